@@ -1,0 +1,43 @@
+"""envelock: compose retrieved content into envelopes no body can leave.
+
+See DESIGN.md, README.md and SECURITY.md. This module only re-exports.
+"""
+
+from .compose import compose_preface, entries_of
+from .defang import LEVELS, defang, undefang
+from .entry import PrefaceEntry, stamp
+from .errors import EnvelockError, EnvelopeBreach, InvalidEntry, NestingError
+from .invisible import Transformation
+from .nesting import Preface
+from .parse import Envelope, Problem, parse_preface
+from .provenance import HYGIENE_RULE, Trust, trust_of
+from .tokens import RESERVED_NAMES
+from .verify import Verification, verify_preface
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "HYGIENE_RULE",
+    "LEVELS",
+    "RESERVED_NAMES",
+    "EnvelockError",
+    "Envelope",
+    "EnvelopeBreach",
+    "InvalidEntry",
+    "NestingError",
+    "Preface",
+    "PrefaceEntry",
+    "Problem",
+    "Transformation",
+    "Trust",
+    "Verification",
+    "__version__",
+    "compose_preface",
+    "defang",
+    "entries_of",
+    "parse_preface",
+    "stamp",
+    "trust_of",
+    "undefang",
+    "verify_preface",
+]

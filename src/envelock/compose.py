@@ -1,0 +1,131 @@
+"""``compose_preface``: entries in, a ``Preface`` out, top to bottom.
+
+For each entry: check its fields; strip invisible text and replace characters
+XML cannot carry (reported in ``Preface.transformations``); defang attribute
+values with the ``reserved`` rules and escape them; defang a ``str`` body at
+the chosen level, or insert a ``Preface`` body as-is under the nesting rules;
+render. Then, with ``verify=True``, run :func:`verify_preface` on the output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from . import render
+from .defang import check_level, defang
+from .entry import PrefaceEntry, check_entry, normalize_fetched_at
+from .errors import EnvelopeBreach, InvalidEntry
+from .invisible import XML_IMPOSSIBLE_RE, Transformation, check_policies, sanitize
+from .nesting import NESTING_POLICIES, Preface, _make, check_nested, is_preface
+from .parse import DEPTH_CEILING, Envelope
+from .tokens import RESERVED_NAMES
+
+
+def _attribute(value: str, *, index: int, field: str, invisible: str) -> tuple[str, list[Transformation]]:
+    bad = XML_IMPOSSIBLE_RE.search(value)
+    if bad:
+        raise InvalidEntry(
+            f"U+{ord(bad.group()[0]):04X} at offset {bad.start()} cannot be carried by an XML attribute",
+            index=index,
+            field=field,
+        )
+    value, changes = sanitize(value, invisible=invisible, controls="reject", index=index, field=field)
+    return defang(value), changes
+
+
+def compose_preface(
+    entries: Iterable[PrefaceEntry],
+    *,
+    level: str = "reserved",
+    verify: bool = False,
+    reserved: tuple[str, ...] = RESERVED_NAMES,
+    invisible: str = "strip",
+    controls: str = "replace",
+    nesting: str = "allow",
+    max_depth: int = 2,
+) -> Preface:
+    """Compose entries into ``<retrieved_content>`` envelopes.
+
+    ``level``: ``"reserved"`` (default), ``"markup"`` or ``"xml"`` (see
+    DESIGN.md section 2). ``invisible``: ``"strip"``/``"keep"``/``"reject"``
+    TAG and bidi characters. ``controls``: ``"replace"`` (U+FFFD) or
+    ``"reject"`` characters XML cannot carry. ``nesting``: ``"allow"`` or
+    ``"forbid"`` ``Preface`` bodies; ``max_depth`` bounds envelope depth.
+    ``verify=True`` re-checks the output with the entries as ``expected`` and
+    raises :class:`EnvelopeBreach` on any problem.
+
+    Raises :class:`InvalidEntry` or :class:`NestingError` naming the entry
+    index and field. Every removal or replacement is listed in the returned
+    ``Preface.transformations``.
+    """
+    lvl = check_level(level)
+    check_policies(invisible, controls)
+    if nesting not in NESTING_POLICIES:
+        raise ValueError(f"nesting must be one of {NESTING_POLICIES}; got {nesting!r}")
+    if not 1 <= max_depth <= DEPTH_CEILING:
+        raise ValueError(f"max_depth must be between 1 and {DEPTH_CEILING}; got {max_depth}")
+    if isinstance(entries, (str, bytes, PrefaceEntry)):
+        raise InvalidEntry("expected a list of PrefaceEntry, got a single value", field="entries")
+    reserved = tuple(reserved)
+    entry_list = list(entries)
+    parts: list[str] = []
+    changes: list[Transformation] = []
+    depth = 0 if not entry_list else 1
+    for index, raw in enumerate(entry_list):
+        entry = check_entry(raw, index)
+        fetched_at = normalize_fetched_at(entry.fetched_at, index=index)
+        source, c1 = _attribute(entry.source, index=index, field="source", invisible=invisible)
+        origin, c2 = _attribute(entry.origin, index=index, field="origin", invisible=invisible)
+        changes += c1 + c2
+        body = entry.body
+        if is_preface(body) and body:
+            depth = max(
+                depth, check_nested(body, index=index, level=lvl, reserved=reserved, nesting=nesting, max_depth=max_depth)
+            )
+            content = str(body)
+        else:
+            text, c3 = sanitize(str.__str__(body), invisible=invisible, controls=controls, index=index, field="body")
+            changes += c3
+            content = defang(text, level=lvl, reserved=reserved)
+        parts.append(render.envelope(render.open_tag(source, origin, fetched_at), content))
+    text = render.join(parts)
+    out = _make(text, lvl, reserved, depth, tuple(changes))
+    if verify:
+        from .verify import verify_preface
+
+        result = verify_preface(
+            out,
+            expected=entry_list,
+            level=lvl,
+            reserved=reserved,
+            invisible=invisible,
+            controls=controls,
+            max_depth=max_depth,
+        )
+        if not result.ok:
+            raise EnvelopeBreach("composed preface failed verification", result.problems)
+    return out
+
+
+def entries_of(
+    envelopes: Iterable[Envelope], *, level: str = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, max_depth: int = 2
+) -> list[PrefaceEntry]:
+    """Turn parsed envelopes back into entries (children become a nested ``Preface``).
+
+    ``compose_preface(entries_of(parse_preface(t)))`` gives back ``t`` for every
+    sound preface ``t``.
+    """
+    out: list[PrefaceEntry] = []
+    for env in envelopes:
+        if env.body is None:
+            body: str = compose_preface(
+                entries_of(env.children, level=level, reserved=reserved, max_depth=max_depth),
+                level=level,
+                reserved=reserved,
+                max_depth=max_depth,
+                invisible="keep",
+            )
+        else:
+            body = env.body
+        out.append(PrefaceEntry(env.source, env.origin, body, env.fetched_at))
+    return out

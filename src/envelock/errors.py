@@ -1,0 +1,53 @@
+"""The typed errors envelock raises. Every one is a ``ValueError``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .parse import Problem
+
+
+class EnvelockError(ValueError):
+    """Base class of every error envelock raises on bad input."""
+
+
+class InvalidEntry(EnvelockError):
+    """An entry (or one of its fields) cannot be composed.
+
+    ``index`` is the entry's position in the list given to ``compose_preface``
+    (``None`` when the value was checked outside a list) and ``field`` the
+    field name (``source``, ``origin``, ``body``, ``fetched_at`` or ``entry``).
+    """
+
+    def __init__(self, message: str, *, index: int | None = None, field: str = "entry") -> None:
+        where = f"entry {index}" if index is not None else "entry"
+        super().__init__(f"{where}, field {field!r}: {message}")
+        self.index = index
+        self.field = field
+        self.reason = message
+
+
+class NestingError(EnvelockError):
+    """A ``Preface`` body breaks the nesting rules (depth, ``nesting="forbid"``, level)."""
+
+    def __init__(self, message: str, *, index: int | None = None, field: str = "body") -> None:
+        where = f"entry {index}" if index is not None else "preface"
+        super().__init__(f"{where}, field {field!r}: {message}")
+        self.index = index
+        self.field = field
+        self.reason = message
+
+
+class EnvelopeBreach(EnvelockError):
+    """Text that should be a composed preface is not one (or could break out).
+
+    ``problems`` lists every problem found, each with its position and entry.
+    """
+
+    def __init__(self, message: str, problems: Sequence[Problem] = ()) -> None:
+        self.problems: tuple[Problem, ...] = tuple(problems)
+        detail = "; ".join(str(p) for p in self.problems[:5])
+        more = f" (+{len(self.problems) - 5} more)" if len(self.problems) > 5 else ""
+        super().__init__(f"{message}: {detail}{more}" if detail else message)

@@ -1,0 +1,123 @@
+"""Invisible text and characters XML cannot carry: removal and replacement, always reported.
+
+* Invisible text: Unicode TAG characters U+E0000..U+E007F ("ASCII smuggling"),
+  except inside an RGI emoji tag sequence (the flags of England, Scotland and
+  Wales), and bidi embedding/override/isolate controls U+202A..U+202E,
+  U+2066..U+2069 (Trojan Source). Policy ``invisible``: ``"strip"`` (default),
+  ``"keep"`` or ``"reject"``.
+* Characters XML 1.0 cannot carry: C0 controls other than TAB, LF, CR; U+FFFE;
+  U+FFFF; surrogates (a Python ``str`` can hold them only unpaired). Policy
+  ``controls``: ``"replace"`` with U+FFFD (default) or ``"reject"``.
+
+Every removal and replacement is returned as a :class:`Transformation`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from .errors import InvalidEntry
+from .unicode_tables import RGI_EMOJI_TAG_SEQUENCES
+
+InvisiblePolicy = Literal["strip", "keep", "reject"]
+ControlsPolicy = Literal["replace", "reject"]
+INVISIBLE_POLICIES = ("strip", "keep", "reject")
+CONTROLS_POLICIES = ("replace", "reject")
+
+_RGI_ALT = "|".join(re.escape(s) for s in RGI_EMOJI_TAG_SEQUENCES)
+INVISIBLE_CLASS = "\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069"
+INVISIBLE_RE = re.compile(f"({_RGI_ALT})|([{INVISIBLE_CLASS}]+)")
+#: Characters XML 1.0 cannot carry at all.
+XML_IMPOSSIBLE_CLASS = "\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff"
+XML_IMPOSSIBLE_RE = re.compile(f"[{XML_IMPOSSIBLE_CLASS}]+")
+HAS_INVISIBLE_RE = re.compile(f"[{INVISIBLE_CLASS}]")
+
+
+@dataclass(frozen=True)
+class Transformation:
+    """One reported change to an entry's text.
+
+    ``kind`` is ``"stripped-invisible"`` or ``"replaced-control"``; ``start``
+    and ``end`` are code-point offsets in the field's original value and
+    ``removed`` the original characters.
+    """
+
+    entry: int | None
+    field: str
+    kind: str
+    start: int
+    end: int
+    removed: str
+
+    def __str__(self) -> str:
+        cps = " ".join(f"U+{ord(c):04X}" for c in self.removed[:8])
+        more = " ..." if len(self.removed) > 8 else ""
+        where = f"entry {self.entry}" if self.entry is not None else "entry"
+        return f"{where}, field {self.field!r}: {self.kind} at {self.start}..{self.end}: {cps}{more}"
+
+
+def check_policies(invisible: str, controls: str) -> None:
+    if invisible not in INVISIBLE_POLICIES:
+        raise ValueError(f"invisible must be one of {INVISIBLE_POLICIES}; got {invisible!r}")
+    if controls not in CONTROLS_POLICIES:
+        raise ValueError(f"controls must be one of {CONTROLS_POLICIES}; got {controls!r}")
+
+
+def handle_invisible(
+    text: str, policy: str, *, index: int | None, field: str
+) -> tuple[str, list[Transformation]]:
+    """Apply the ``invisible`` policy to ``text``; return the new text and what changed."""
+    if policy == "keep" or not HAS_INVISIBLE_RE.search(text):
+        return text, []
+    out: list[str] = []
+    changes: list[Transformation] = []
+    last = 0
+    for m in INVISIBLE_RE.finditer(text):
+        if m.group(1):
+            continue
+        if policy == "reject":
+            raise InvalidEntry(
+                f"invisible character U+{ord(m.group(2)[0]):04X} at offset {m.start()} "
+                "(TAG or bidi control; invisible='reject')",
+                index=index,
+                field=field,
+            )
+        out.append(text[last : m.start()])
+        changes.append(Transformation(index, field, "stripped-invisible", m.start(), m.end(), m.group(2)))
+        last = m.end()
+    if not changes:
+        return text, []
+    out.append(text[last:])
+    return "".join(out), changes
+
+
+def handle_controls(
+    text: str, policy: str, *, index: int | None, field: str
+) -> tuple[str, list[Transformation]]:
+    """Apply the ``controls`` policy; return the new text and what changed."""
+    first = XML_IMPOSSIBLE_RE.search(text)
+    if first is None:
+        return text, []
+    if policy == "reject":
+        raise InvalidEntry(
+            f"character U+{ord(first.group()[0]):04X} at offset {first.start()} cannot be "
+            "carried by XML 1.0 (controls='reject')",
+            index=index,
+            field=field,
+        )
+    changes = [
+        Transformation(index, field, "replaced-control", m.start(), m.end(), m.group())
+        for m in XML_IMPOSSIBLE_RE.finditer(text)
+    ]
+    return XML_IMPOSSIBLE_RE.sub(lambda m: "\ufffd" * len(m.group()), text), changes
+
+
+def sanitize(
+    text: str, *, invisible: str, controls: str, index: int | None, field: str
+) -> tuple[str, list[Transformation]]:
+    """Controls first (offsets refer to the original), then invisible text."""
+    text, changes = handle_controls(text, controls, index=index, field=field)
+    text, more = handle_invisible(text, invisible, index=index, field=field)
+    return text, changes + more

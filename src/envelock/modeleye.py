@@ -1,0 +1,249 @@
+"""The model's eye: how a reader that is not a parser sees a run of text.
+
+An LLM does not tokenise markup. It will take ``</ retrieved-content>``,
+``\uff1c/retrieved_content\uff1e``, a Cyrillic ``\u0435`` inside the name or a
+zero-width space between ``<`` and ``/`` for a close tag. This module decides,
+for the text right after an *opener*, whether that text starts something
+dangerous: a reserved envelope name or a chat-template control token.
+
+The check is a bounded lookahead: at most :data:`MAX_RUN` skipped characters in
+a row and at most :data:`MAX_LOOKAHEAD` characters in all. When a bound is
+reached while the text could still turn into a reserved name, the answer is
+"dangerous" (fail closed), so the cost per opener is constant and every scan is
+linear in the input.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .tokens import ANGLE_TOKEN_NAMES, RESERVED_NAMES
+from .unicode_tables import (
+    CONFUSABLE_TO_ASCII,
+    DEFAULT_IGNORABLE_RANGES,
+    GT_LOOKALIKES,
+    LT_LOOKALIKES,
+    PIPE_LOOKALIKES,
+    SLASH_LOOKALIKES,
+)
+
+#: Longest run of skipped characters (whitespace, ignorables, slashes,
+#: separators) the lookahead follows before failing closed.
+MAX_RUN = 32
+#: Most characters the lookahead examines after one opener.
+MAX_LOOKAHEAD = 256
+
+
+def _class(cps: Iterable[int]) -> str:
+    return "".join(re.escape(chr(c)) for c in cps)
+
+
+def _range_class(ranges: Iterable[tuple[int, int]]) -> str:
+    return "".join(
+        re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}"
+        for lo, hi in ranges
+    )
+
+
+IGNORABLE_CLASS = _range_class(DEFAULT_IGNORABLE_RANGES)
+IGNORABLE_RE = re.compile(f"[{IGNORABLE_CLASS}]")
+LT_CHARS = "<" + "".join(chr(c) for c in LT_LOOKALIKES)
+GT_CHARS = ">" + "".join(chr(c) for c in GT_LOOKALIKES)
+SLASH_CHARS = "/" + "".join(chr(c) for c in SLASH_LOOKALIKES)
+PIPE_CHARS = "|" + "".join(chr(c) for c in PIPE_LOOKALIKES)
+
+_IGNORABLE = frozenset(
+    chr(cp) for lo, hi in DEFAULT_IGNORABLE_RANGES for cp in range(lo, hi + 1)
+)
+_GT = frozenset(GT_CHARS)
+_SLASH = frozenset(SLASH_CHARS)
+_PIPE = frozenset(PIPE_CHARS)
+#: Dropped from a name's skeleton (after folding) and skipped between letters.
+_SEPARATORS = frozenset("_-\\")
+
+#: A character reference for ``<`` (any case, leading zeros, optional ``;``,
+#: any number of ``amp;`` layers as in ``&amp;lt;``). Used to find openers.
+LT_REF_PATTERN = (
+    r"&(?:[aA][mM][pP];)*"
+    r"(?:[lL][tT];?|#0*60(?![0-9]);?|#[xX]0*3[cC](?![0-9a-fA-F]);?)"
+)
+#: Any opener: ``<``, a look-alike, or a character reference for ``<``.
+OPENER_PATTERN = f"(?:[{_class(ord(c) for c in LT_CHARS)}]|{LT_REF_PATTERN})"
+OPENER_RE = re.compile(OPENER_PATTERN)
+
+#: Character references a reader may take for ``/`` (``&#47;``, ``&#x2f;``, ``&sol;``).
+_SLASH_REF_RE = re.compile(r"&(?:#0*47(?![0-9])|#[xX]0*2[fF](?![0-9a-fA-F])|[sS][oO][lL]);?")
+#: Character references for ``>``.
+_GT_REF_RE = re.compile(r"&(?:[gG][tT]|#0*62(?![0-9])|#[xX]0*3[eE](?![0-9a-fA-F]));?")
+#: A numeric character reference inside a name (``&#114;`` for ``r``).
+_NUM_REF_RE = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));?")
+
+
+def is_ignorable(ch: str) -> bool:
+    """True for a Default_Ignorable_Code_Point (zero-width, TAG, bidi, VS...)."""
+    return ch in _IGNORABLE
+
+
+def _is_skip(ch: str) -> bool:
+    return ch.isspace() or ch in _IGNORABLE or ch in _SEPARATORS
+
+
+@lru_cache(maxsize=8192)
+def char_skeleton(ch: str) -> str:
+    """Skeleton of one character: NFKC, casefold, confusables to ASCII, separators dropped."""
+    folded = unicodedata.normalize("NFKC", ch).casefold()
+    mapped = "".join(CONFUSABLE_TO_ASCII.get(ord(c), c) for c in folded)
+    mapped = unicodedata.normalize("NFKC", mapped).casefold()
+    return "".join(c for c in mapped if not (c.isspace() or c in _SEPARATORS or c in _IGNORABLE))
+
+
+def skeleton(text: str) -> str:
+    """Skeleton of a string (see :func:`char_skeleton`)."""
+    return "".join(char_skeleton(c) for c in text)
+
+
+@dataclass(frozen=True)
+class Names:
+    """Skeletons of the names the lookahead looks for."""
+
+    reserved: tuple[str, ...]
+    tokens: tuple[str, ...]
+    pipes: bool = True
+
+    def viable(self, skel: str) -> bool:
+        """Could ``skel`` still grow into a reserved name or a token?"""
+        return any(r.startswith(skel) for r in self.reserved) or any(
+            t.startswith(skel) for t in self.tokens
+        )
+
+    def reserved_match(self, skel: str) -> bool:
+        return any(skel.startswith(r) for r in self.reserved)
+
+
+@lru_cache(maxsize=64)
+def names_for(reserved: tuple[str, ...] = RESERVED_NAMES) -> Names:
+    """Skeleton tables for a set of reserved names (the chat tokens are fixed)."""
+    skels = tuple(sorted({skeleton(n) for n in reserved if skeleton(n)}))
+    if len(skels) != len(tuple(n for n in reserved if n)):
+        # Two names folding to the same skeleton is harmless; an empty one is not.
+        if any(not skeleton(n) for n in reserved):
+            raise ValueError("a reserved name has an empty skeleton")
+    tokens = tuple(sorted({skeleton(t) for t in ANGLE_TOKEN_NAMES}))
+    return Names(skels, tokens)
+
+
+def _fold_char_at(text: str, i: int) -> tuple[str, int]:
+    """The character at ``i`` with numeric character references decoded."""
+    ch = text[i]
+    if ch == "&":
+        m = _NUM_REF_RE.match(text, i)
+        if m:
+            cp = int(m.group(1), 16) if m.group(1) else int(m.group(2))
+            if 0 < cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF:
+                return chr(cp), m.end()
+    return ch, i + 1
+
+
+def dangerous_after(text: str, pos: int, names: Names) -> bool:
+    """Does the text at ``pos`` (just after an opener) start a dangerous construct?
+
+    Skips whitespace, default-ignorables, backslashes, slashes and look-alike
+    slashes (and ``&#47;``/``&sol;``); then a pipe or look-alike pipe is a
+    chat-template token, and a name whose skeleton starts with a reserved name,
+    or equals a ``<NAME>`` token followed by ``>``, is dangerous.
+    """
+    n = len(text)
+    end = min(n, pos + MAX_LOOKAHEAD)
+    i = pos
+    run = 0
+    # Phase 1: whitespace, ignorables, backslashes and slashes in any order.
+    while i < end:
+        ch = text[i]
+        if _is_skip(ch) or ch in _SLASH:
+            i += 1
+        elif ch == "&" and (m := _SLASH_REF_RE.match(text, i)):
+            i = m.end()
+        else:
+            break
+        run += 1
+        if run >= MAX_RUN:
+            return True  # fail closed: too much padding to follow
+    if i >= n:
+        return False
+    if i >= end:
+        return True
+    if names.pipes and (text[i] in _PIPE or unicodedata.normalize("NFKC", text[i]) in _PIPE):
+        return True
+    # Phase 2: the name, folded to its skeleton one character at a time.
+    skel = ""
+    run = 0
+    while i < end:
+        ch, nxt = _fold_char_at(text, i)
+        if _is_skip(ch):
+            i = nxt
+            run += 1
+            if run >= MAX_RUN:
+                return True
+            continue
+        part = char_skeleton(ch)
+        i = nxt
+        if not part:
+            run += 1
+            if run >= MAX_RUN:
+                return True
+            continue
+        run = 0
+        skel += part
+        if names.reserved_match(skel):
+            return True
+        if skel in names.tokens and _gt_follows(text, i, end):
+            return True
+        if not names.viable(skel):
+            return False
+    # The lookahead budget ran out (or the text ended) while a name was forming.
+    return i < n
+
+
+def _gt_follows(text: str, i: int, end: int) -> bool:
+    """Is the next non-skipped character a ``>``, a look-alike or ``&gt;``?"""
+    run = 0
+    while i < end and run < MAX_RUN:
+        ch = text[i]
+        if _is_skip(ch) or ch in _SLASH:
+            i += 1
+            run += 1
+            continue
+        if ch in _GT or unicodedata.normalize("NFKC", ch) in _GT:
+            return True
+        return bool(ch == "&" and _GT_REF_RE.match(text, i))
+    return i < len(text) and run >= MAX_RUN
+
+
+def reserved_tag_count(text: str, names: Names | None = None) -> int:
+    """How many envelope tags (open or close, reserved names only) a model's eye sees.
+
+    Counts openers not followed by ``\\`` whose lookahead reaches a reserved
+    name. Chat tokens are not counted (see :func:`dangerous_after`).
+    """
+    names = names or names_for()
+    only_reserved = Names(names.reserved, (), pipes=False)
+    count = 0
+    for m in OPENER_RE.finditer(text):
+        end = m.end()
+        if end < len(text) and text[end] == "\\":
+            continue
+        if dangerous_after(text, end, only_reserved):
+            count += 1
+    return count
+
+
+def visible(text: str) -> str:
+    """``text`` with invisible, control and ignorable characters shown as ``U+XXXX``."""
+    return "".join(
+        c if (c.isprintable() and c not in _IGNORABLE) or c == " " else f"U+{ord(c):04X}"
+        for c in text
+    )

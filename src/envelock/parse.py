@@ -1,0 +1,247 @@
+"""The strict grammar of a composed preface, and its exact inverse.
+
+::
+
+    preface  := "" | envelope ("\\n\\n" envelope)*
+    envelope := OPEN "\\n" content "\\n" CLOSE
+    content  := body | preface          (a nested preface, depth-limited)
+    OPEN     := <retrieved_content provenance="V" origin="V"[ fetched_at="V"]>
+    CLOSE    := </retrieved_content>
+
+A body is defanged, so it never holds a raw ``<retrieved_content`` or
+``</retrieved_content>``: the first ``\\n</retrieved_content>`` after a body's
+start is its end, and content that starts with an open tag is a nested
+preface. Everything is checked in one left-to-right pass; the cost is linear
+in the text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .defang import check_level, defang, undefang
+from .entry import CANONICAL_FETCHED_AT_RE, parse_iso8601
+from .errors import EnvelopeBreach
+from .invisible import HAS_INVISIBLE_RE, INVISIBLE_RE, XML_IMPOSSIBLE_RE
+from .modeleye import OPENER_RE, dangerous_after, names_for, visible
+from .render import CLOSE_TAG, OPEN_TAG_RE, SEPARATOR, TAG, unescape_attribute
+from .tokens import RESERVED_NAMES
+
+#: Largest ``max_depth`` accepted (the parser recurses once per level).
+DEPTH_CEILING = 32
+_CLOSE = "\n" + CLOSE_TAG
+_NEXT_OPEN = SEPARATOR + f"<{TAG} "
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """One parsed envelope. ``body`` is the undefanged text, or ``None`` when it holds ``children``."""
+
+    source: str
+    origin: str
+    fetched_at: str | None
+    body: str | None
+    children: tuple[Envelope, ...] = ()
+    #: Offset of the open tag in the parsed text.
+    offset: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason a text is not a sound preface.
+
+    ``code`` is a stable rule id, ``offset``/``line``/``column`` locate it
+    (0-based offset; 1-based line and column in code points), ``entry`` is the
+    top-level envelope index (``None`` outside any envelope) and ``path`` the
+    index path through nested envelopes.
+    """
+
+    code: str
+    message: str
+    offset: int
+    line: int
+    column: int
+    entry: int | None = None
+    path: tuple[int, ...] = ()
+
+    def __str__(self) -> str:
+        where = f"entry {self.entry}" if self.entry is not None else "outside envelopes"
+        if len(self.path) > 1:
+            where += " (path " + ".".join(map(str, self.path)) + ")"
+        return f"{self.line}:{self.column}: [{self.code}] {where}: {self.message}"
+
+
+@dataclass
+class _Scan:
+    text: str
+    level: str
+    reserved: tuple[str, ...]
+    max_depth: int
+    invisible: str
+    problems: list[Problem] = field(default_factory=list)
+    depth_seen: int = 0
+
+    def problem(self, code: str, message: str, offset: int, path: tuple[int, ...]) -> None:
+        line = self.text.count("\n", 0, offset) + 1
+        column = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
+        entry = path[0] if path else None
+        self.problems.append(Problem(code, message, offset, line, column, entry, path))
+
+
+def _snippet(text: str, start: int, width: int = 40) -> str:
+    """A short excerpt with invisible characters shown as ``U+XXXX``."""
+    return visible(text[start : start + width])
+
+
+def _attribute(scan: _Scan, raw: str, name: str, offset: int, path: tuple[int, ...]) -> str:
+    value = unescape_attribute(raw)
+    bad = XML_IMPOSSIBLE_RE.search(value)
+    if bad:
+        scan.problem("attribute-invalid-char", f"{name}: U+{ord(bad.group()[0]):04X} cannot be carried by XML", offset, path)
+    if scan.invisible == "strip" and HAS_INVISIBLE_RE.search(value):
+        scan.problem("invisible-text", f"{name}: invisible TAG/bidi character (compose strips these)", offset, path)
+    plain = undefang(value)
+    if defang(plain) != value:
+        scan.problem("attribute-not-canonical", f"{name}: not in canonical defanged form: {_snippet(value, 0)!r}", offset, path)
+    return plain
+
+
+def _body(scan: _Scan, start: int, end: int, path: tuple[int, ...]) -> str:
+    raw = scan.text[start:end]
+    plain = undefang(raw, level=scan.level)
+    if defang(plain, level=scan.level, reserved=scan.reserved) == raw:
+        return plain
+    # Not canonical: say where a reader would see a tag, else where the form differs.
+    names = names_for(scan.reserved)
+    found = 0
+    for m in OPENER_RE.finditer(raw):
+        e = m.end()
+        if (e >= len(raw) or raw[e] != "\\") and dangerous_after(raw, e, names):
+            scan.problem(
+                "undefanged-tag",
+                f"a reader sees an envelope tag or control token here: {_snippet(raw, m.start())!r}",
+                start + m.start(),
+                path,
+            )
+            found += 1
+            if found >= 20:
+                break
+    if not found:
+        canon = defang(plain, level=scan.level, reserved=scan.reserved)
+        i = next((k for k, (a, b) in enumerate(zip(raw, canon, strict=False)) if a != b), min(len(raw), len(canon)))
+        scan.problem(
+            "body-not-canonical",
+            f"body is not in canonical defanged form at level {scan.level!r}: {_snippet(raw, i)!r}",
+            start + i,
+            path,
+        )
+    return plain
+
+
+def _envelope(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple[Envelope | None, int]:
+    text = scan.text
+    m = OPEN_TAG_RE.match(text, pos)
+    if m is None:
+        scan.problem("structure", f"expected an open tag <{TAG} provenance=... origin=...>: {_snippet(text, pos)!r}", pos, path)
+        return None, -1
+    source = _attribute(scan, m.group(1), "provenance", pos, path)
+    origin = _attribute(scan, m.group(2), "origin", pos, path)
+    fetched_at: str | None = None
+    if m.group(3) is not None:
+        fetched_at = unescape_attribute(m.group(3))
+        if not CANONICAL_FETCHED_AT_RE.fullmatch(fetched_at) or fetched_at.endswith(".000000Z"):
+            scan.problem("fetched-at", f"fetched_at is not in canonical UTC form: {fetched_at[:40]!r}", pos, path)
+        else:
+            try:
+                parse_iso8601(fetched_at)
+            except ValueError as exc:
+                scan.problem("fetched-at", f"fetched_at is not a valid date-time: {exc}", pos, path)
+    depth += 1
+    scan.depth_seen = max(scan.depth_seen, depth)
+    inner = m.end()
+    if OPEN_TAG_RE.match(text, inner):
+        if depth >= scan.max_depth:
+            scan.problem("nesting-depth", f"envelopes nested deeper than max_depth={scan.max_depth}", inner, path)
+            return None, -1
+        children, after = _sequence(scan, inner, depth, path)
+        if after < 0:
+            return None, -1
+        if not text.startswith(_CLOSE, after):
+            scan.problem("structure", f"expected {CLOSE_TAG!r} after nested envelopes: {_snippet(text, after)!r}", after, path)
+            return None, -1
+        return Envelope(source, origin, fetched_at, None, tuple(children), pos), after + len(_CLOSE)
+    close = text.find(_CLOSE, inner)
+    if close < 0:
+        scan.problem("structure", f"envelope is never closed with {CLOSE_TAG!r}", pos, path)
+        return None, -1
+    body = _body(scan, inner, close, path)
+    return Envelope(source, origin, fetched_at, body, (), pos), close + len(_CLOSE)
+
+
+def _sequence(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple[list[Envelope], int]:
+    envelopes: list[Envelope] = []
+    while True:
+        env, pos = _envelope(scan, pos, depth, (*path, len(envelopes)))
+        if env is None:
+            return envelopes, -1
+        envelopes.append(env)
+        if not scan.text.startswith(_NEXT_OPEN, pos):
+            return envelopes, pos
+        pos += len(SEPARATOR)
+
+
+def scan_preface(
+    text: str,
+    *,
+    level: str = "reserved",
+    reserved: tuple[str, ...] = RESERVED_NAMES,
+    max_depth: int = 2,
+    invisible: str = "strip",
+) -> tuple[list[Envelope], list[Problem], int]:
+    """Parse ``text``; return the envelopes, every problem found, and the depth seen."""
+    check_level(level)
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, got {type(text).__name__}")
+    if not 1 <= max_depth <= DEPTH_CEILING:
+        raise ValueError(f"max_depth must be between 1 and {DEPTH_CEILING}; got {max_depth}")
+    scan = _Scan(text, level, tuple(reserved), max_depth, invisible)
+    if text == "":
+        return [], [], 0
+    envelopes, end = _sequence(scan, 0, 0, ())
+    if end >= 0 and end != len(text):
+        scan.problem("text-outside", f"text after the last envelope: {_snippet(text, end)!r}", end, ())
+    bad = XML_IMPOSSIBLE_RE.search(text)
+    if bad:
+        scan.problem(
+            "invalid-char", f"U+{ord(bad.group()[0]):04X} cannot be carried by XML (compose replaces it)", bad.start(), ()
+        )
+    if invisible == "strip":
+        for m in INVISIBLE_RE.finditer(text):
+            if m.group(2):
+                scan.problem(
+                    "invisible-text",
+                    f"invisible TAG/bidi character U+{ord(m.group(2)[0]):04X} (compose strips these)",
+                    m.start(),
+                    (),
+                )
+                break
+    return envelopes, scan.problems, scan.depth_seen
+
+
+def parse_preface(
+    text: str,
+    *,
+    level: str = "reserved",
+    reserved: tuple[str, ...] = RESERVED_NAMES,
+    max_depth: int = 2,
+) -> list[Envelope]:
+    """The exact inverse of ``compose_preface``: envelopes with undefanged bodies.
+
+    Raises :class:`EnvelopeBreach` listing every problem when ``text`` is not a
+    sound preface at ``level`` (the same checks as ``verify_preface`` without
+    ``expected`` or the reader checks).
+    """
+    envelopes, problems, _ = scan_preface(text, level=level, reserved=reserved, max_depth=max_depth, invisible="keep")
+    if problems:
+        raise EnvelopeBreach("not a sound preface", problems)
+    return envelopes
