@@ -1,0 +1,76 @@
+"""Shared test helpers: the ``../shared`` data folder and hypothesis profiles."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS_DIR = ROOT / "corpus"
+
+settings.register_profile("ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("deep", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+def shared_dir() -> Path:
+    """``../shared`` next to the checkout; skip (or fail in CI) when it is absent.
+
+    A user's clone has no ``../shared``: tests that need it skip with this
+    reason. ``.ci/run`` sets ``ENVELOCK_REQUIRE_SHARED=1`` so that there they
+    fail instead of skipping.
+    """
+    path = Path(os.environ.get("ENVELOCK_SHARED", ROOT.parent / "shared"))
+    if not (path / "corpora").is_dir():
+        reason = f"needs the shared data folder {path} (corpora, unicode data, SARIF schema); not present"
+        if os.environ.get("ENVELOCK_REQUIRE_SHARED") == "1":
+            pytest.fail(reason + " but ENVELOCK_REQUIRE_SHARED=1")
+        pytest.skip(reason)
+    return path
+
+
+def load_corpus() -> list[dict[str, Any]]:
+    """Every payload of the project corpus (``corpus/*.json``), with its class."""
+    out: list[dict[str, Any]] = []
+    for path in sorted(CORPUS_DIR.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for p in data["payloads"]:
+            out.append({**p, "class": data["class"]})
+    return out
+
+
+def shared_strings() -> list[tuple[str, str]]:
+    """(label, string) for every string of the third-party corpora in ``../shared``."""
+    base = shared_dir() / "corpora"
+    out: list[tuple[str, str]] = []
+
+    def walk(label: str, obj: Any) -> None:
+        if isinstance(obj, str):
+            out.append((label, obj))
+        elif isinstance(obj, list):
+            for i, x in enumerate(obj):
+                walk(f"{label}[{i}]", x)
+        elif isinstance(obj, dict):
+            for k, v in obj.items():
+                walk(f"{label}.{k}", v)
+
+    for path in sorted(base.rglob("*.json")):
+        rel = str(path.relative_to(base))
+        data = json.loads(path.read_text(encoding="utf-8", errors="surrogatepass"))
+        if rel.endswith("envelope_escape_payloads.json"):
+            for p in data["payloads"]:
+                out.append((f"{rel}:{p['id']}", p["payload"]))
+        else:
+            walk(rel, data)
+    for path in sorted(base.rglob("*.txt")):
+        rel = str(path.relative_to(base))
+        for i, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines()):
+            if line and not line.startswith("#"):
+                out.append((f"{rel}:{i + 1}", line))
+    return out
