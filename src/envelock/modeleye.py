@@ -15,6 +15,7 @@ linear in the input.
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -75,12 +76,9 @@ LT_REF_PATTERN = (
 OPENER_PATTERN = f"(?:[{_class(ord(c) for c in LT_CHARS)}]|{LT_REF_PATTERN})"
 OPENER_RE = re.compile(OPENER_PATTERN)
 
-#: Character references a reader may take for ``/`` (``&#47;``, ``&#x2f;``, ``&sol;``).
-_SLASH_REF_RE = re.compile(r"&(?:#0*47(?![0-9])|#[xX]0*2[fF](?![0-9a-fA-F])|[sS][oO][lL]);?")
-#: Character references for ``>``.
-_GT_REF_RE = re.compile(r"&(?:[gG][tT]|#0*62(?![0-9])|#[xX]0*3[eE](?![0-9a-fA-F]));?")
-#: A numeric character reference inside a name (``&#114;`` for ``r``).
-_NUM_REF_RE = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));?")
+#: A character reference as ``html.unescape`` finds one (numeric, or a name of up
+#: to 32 characters, ``;`` optional). Bounded: no backtracking beyond 33 characters.
+_REF_RE = re.compile(r"&(?:#[0-9]{1,8};?|#[xX][0-9a-fA-F]{1,8};?|[^\t\n\f <&#;]{1,32};?)")
 
 
 def is_ignorable(ch: str) -> bool:
@@ -136,25 +134,25 @@ def names_for(reserved: tuple[str, ...] = RESERVED_NAMES) -> Names:
     return Names(skels, tokens)
 
 
-def _fold_char_at(text: str, i: int) -> tuple[str, int]:
-    """The character at ``i`` with numeric character references decoded."""
-    ch = text[i]
-    if ch == "&":
-        m = _NUM_REF_RE.match(text, i)
+def _decode_at(text: str, i: int) -> tuple[str, int]:
+    """The text at ``i``: one character, or a character reference decoded as ``html.unescape`` would."""
+    if text[i] == "&":
+        m = _REF_RE.match(text, i)
         if m:
-            cp = int(m.group(1), 16) if m.group(1) else int(m.group(2))
-            if 0 < cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF:
-                return chr(cp), m.end()
-    return ch, i + 1
+            decoded = html.unescape(m.group())
+            if decoded != m.group():
+                return decoded, m.end()
+    return text[i], i + 1
 
 
 def dangerous_after(text: str, pos: int, names: Names) -> bool:
     """Does the text at ``pos`` (just after an opener) start a dangerous construct?
 
     Skips whitespace, default-ignorables, backslashes, slashes and look-alike
-    slashes (and ``&#47;``/``&sol;``); then a pipe or look-alike pipe is a
-    chat-template token, and a name whose skeleton starts with a reserved name,
-    or equals a ``<NAME>`` token followed by ``>``, is dangerous.
+    slashes (also written as character references); then a pipe or look-alike
+    pipe is a chat-template token, and a name whose skeleton starts with a
+    reserved name, or equals a ``<NAME>`` token followed by ``>``, is
+    dangerous. Character references are decoded as ``html.unescape`` does.
     """
     n = len(text)
     end = min(n, pos + MAX_LOOKAHEAD)
@@ -162,13 +160,10 @@ def dangerous_after(text: str, pos: int, names: Names) -> bool:
     run = 0
     # Phase 1: whitespace, ignorables, backslashes and slashes in any order.
     while i < end:
-        ch = text[i]
-        if _is_skip(ch) or ch in _SLASH:
-            i += 1
-        elif ch == "&" and (m := _SLASH_REF_RE.match(text, i)):
-            i = m.end()
-        else:
+        piece, nxt = _decode_at(text, i)
+        if not all(_is_skip(c) or c in _SLASH for c in piece):
             break
+        i = nxt
         run += 1
         if run >= MAX_RUN:
             return True  # fail closed: too much padding to follow
@@ -176,21 +171,15 @@ def dangerous_after(text: str, pos: int, names: Names) -> bool:
         return False
     if i >= end:
         return True
-    if names.pipes and (text[i] in _PIPE or unicodedata.normalize("NFKC", text[i]) in _PIPE):
+    first, _ = _decode_at(text, i)
+    if names.pipes and (first[0] in _PIPE or unicodedata.normalize("NFKC", first[0])[:1] in _PIPE):
         return True
-    # Phase 2: the name, folded to its skeleton one character at a time.
+    # Phase 2: the name, folded to its skeleton one piece at a time.
     skel = ""
     run = 0
     while i < end:
-        ch, nxt = _fold_char_at(text, i)
-        if _is_skip(ch):
-            i = nxt
-            run += 1
-            if run >= MAX_RUN:
-                return True
-            continue
-        part = char_skeleton(ch)
-        i = nxt
+        piece, i = _decode_at(text, i)
+        part = skeleton(piece)
         if not part:
             run += 1
             if run >= MAX_RUN:
@@ -209,17 +198,15 @@ def dangerous_after(text: str, pos: int, names: Names) -> bool:
 
 
 def _gt_follows(text: str, i: int, end: int) -> bool:
-    """Is the next non-skipped character a ``>``, a look-alike or ``&gt;``?"""
+    """Is the next non-skipped piece a ``>``, a look-alike or a reference to one?"""
     run = 0
     while i < end and run < MAX_RUN:
-        ch = text[i]
-        if _is_skip(ch) or ch in _SLASH:
-            i += 1
+        piece, i = _decode_at(text, i)
+        if all(_is_skip(c) or c in _SLASH for c in piece):
             run += 1
             continue
-        if ch in _GT or unicodedata.normalize("NFKC", ch) in _GT:
-            return True
-        return bool(ch == "&" and _GT_REF_RE.match(text, i))
+        first = piece[0]
+        return first in _GT or unicodedata.normalize("NFKC", first)[:1] in _GT
     return i < len(text) and run >= MAX_RUN
 
 
