@@ -58,6 +58,13 @@ class Transformation:
         return f"{where}, field {self.field!r}: {self.kind} at {self.start}..{self.end}: {cps}{more}"
 
 
+def first_strippable(text: str) -> re.Match[str] | None:
+    """The first run of invisible text that ``invisible="strip"`` would remove, if any."""
+    if not HAS_INVISIBLE_RE.search(text):
+        return None
+    return next((m for m in INVISIBLE_RE.finditer(text) if m.group(2)), None)
+
+
 def check_policies(invisible: str, controls: str) -> None:
     if invisible not in INVISIBLE_POLICIES:
         raise ValueError(f"invisible must be one of {INVISIBLE_POLICIES}; got {invisible!r}")

@@ -63,6 +63,8 @@ _IGNORABLE = frozenset(
 _GT = frozenset(GT_CHARS)
 _SLASH = frozenset(SLASH_CHARS)
 _PIPE = frozenset(PIPE_CHARS)
+#: ``<!name`` and ``<?name`` read as tags too (declarations, processing instructions).
+_BANG = frozenset("!?\uff01\uff1f")
 #: Dropped from a name's skeleton (after folding) and skipped between letters.
 _SEPARATORS = frozenset("_-\\")
 
@@ -87,7 +89,12 @@ def is_ignorable(ch: str) -> bool:
 
 
 def _is_skip(ch: str) -> bool:
-    return ch.isspace() or ch in _IGNORABLE or ch in _SEPARATORS
+    return ch.isspace() or ch in _IGNORABLE or ch in _SEPARATORS or ch in _CONTROLS
+
+
+#: Controls (Cc) and U+FFFD (what compose puts in place of characters XML cannot
+#: carry) are skipped like separators: ``retrieved_\x08content`` still reads as the name.
+_CONTROLS = frozenset([*map(chr, range(0x20)), *map(chr, range(0x7F, 0xA0)), "\ufffd"])
 
 
 @lru_cache(maxsize=8192)
@@ -96,7 +103,7 @@ def char_skeleton(ch: str) -> str:
     folded = unicodedata.normalize("NFKC", ch).casefold()
     mapped = "".join(CONFUSABLE_TO_ASCII.get(ord(c), c) for c in folded)
     mapped = unicodedata.normalize("NFKC", mapped).casefold()
-    return "".join(c for c in mapped if not (c.isspace() or c in _SEPARATORS or c in _IGNORABLE))
+    return "".join(c for c in mapped if not _is_skip(c))
 
 
 def skeleton(text: str) -> str:
@@ -148,8 +155,8 @@ def _decode_at(text: str, i: int) -> tuple[str, int]:
 def dangerous_after(text: str, pos: int, names: Names) -> bool:
     """Does the text at ``pos`` (just after an opener) start a dangerous construct?
 
-    Skips whitespace, default-ignorables, backslashes, slashes and look-alike
-    slashes (also written as character references); then a pipe or look-alike
+    Skips whitespace, default-ignorables, controls, backslashes, ``!``, ``?``,
+    slashes and look-alike slashes (also written as character references); then a pipe or look-alike
     pipe is a chat-template token, and a name whose skeleton starts with a
     reserved name, or equals a ``<NAME>`` token followed by ``>``, is
     dangerous. Character references are decoded as ``html.unescape`` does.
@@ -161,7 +168,7 @@ def dangerous_after(text: str, pos: int, names: Names) -> bool:
     # Phase 1: whitespace, ignorables, backslashes and slashes in any order.
     while i < end:
         piece, nxt = _decode_at(text, i)
-        if not all(_is_skip(c) or c in _SLASH for c in piece):
+        if not all(_is_skip(c) or c in _SLASH or c in _BANG for c in piece):
             break
         i = nxt
         run += 1

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from .defang import check_level, defang, undefang
 from .entry import CANONICAL_FETCHED_AT_RE, parse_iso8601
 from .errors import EnvelopeBreach
-from .invisible import HAS_INVISIBLE_RE, INVISIBLE_RE, XML_IMPOSSIBLE_RE
+from .invisible import XML_IMPOSSIBLE_RE, first_strippable
 from .modeleye import OPENER_RE, dangerous_after, names_for, visible
 from .render import CLOSE_TAG, OPEN_TAG_RE, SEPARATOR, TAG, unescape_attribute
 from .tokens import RESERVED_NAMES
@@ -98,7 +98,7 @@ def _attribute(scan: _Scan, raw: str, name: str, offset: int, path: tuple[int, .
     bad = XML_IMPOSSIBLE_RE.search(value)
     if bad:
         scan.problem("attribute-invalid-char", f"{name}: U+{ord(bad.group()[0]):04X} cannot be carried by XML", offset, path)
-    if scan.invisible == "strip" and HAS_INVISIBLE_RE.search(value):
+    if scan.invisible == "strip" and first_strippable(value):
         scan.problem("invisible-text", f"{name}: invisible TAG/bidi character (compose strips these)", offset, path)
     plain = undefang(value)
     if defang(plain) != value:
@@ -215,16 +215,10 @@ def scan_preface(
         scan.problem(
             "invalid-char", f"U+{ord(bad.group()[0]):04X} cannot be carried by XML (compose replaces it)", bad.start(), ()
         )
-    if invisible == "strip":
-        for m in INVISIBLE_RE.finditer(text):
-            if m.group(2):
-                scan.problem(
-                    "invisible-text",
-                    f"invisible TAG/bidi character U+{ord(m.group(2)[0]):04X} (compose strips these)",
-                    m.start(),
-                    (),
-                )
-                break
+    hidden = first_strippable(text) if invisible == "strip" else None
+    if hidden:
+        code = ord(hidden.group(2)[0])
+        scan.problem("invisible-text", f"invisible TAG/bidi character U+{code:04X} (compose strips these)", hidden.start(), ())
     return envelopes, scan.problems, scan.depth_seen
 
 

@@ -1,0 +1,98 @@
+"""Properties over arbitrary Unicode (surrogates and controls included)."""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import any_text, entries
+
+from envelock import LEVELS, PrefaceEntry, compose_preface, defang, parse_preface, undefang, verify_preface
+from envelock.invisible import sanitize
+from envelock.modeleye import IGNORABLE_RE, reserved_tag_count
+from envelock.unicode_tables import CONFUSABLE_TO_ASCII
+
+levels = st.sampled_from(LEVELS)
+
+
+@given(any_text, levels)
+def test_undefang_inverts_defang(s: str, level: str) -> None:
+    assert undefang(defang(s, level=level), level=level) == s
+
+
+@given(any_text, any_text, levels)
+def test_defang_is_injective(a: str, b: str, level: str) -> None:
+    if a != b:
+        assert defang(a, level=level) != defang(b, level=level)
+
+
+@given(any_text)
+def test_defang_only_inserts_backslashes(s: str) -> None:
+    out = defang(s)
+    assert out.replace("\\", "") == s.replace("\\", "")
+    assert len(out) >= len(s)
+
+
+@given(any_text, levels)
+def test_defanged_text_has_no_reserved_tag(s: str, level: str) -> None:
+    assert reserved_tag_count(defang(s, level=level)) == 0
+
+
+def _expected_body(body: str) -> str:
+    return sanitize(body, invisible="strip", controls="replace", index=0, field="body")[0]
+
+
+@given(entries, levels)
+def test_parse_inverts_compose(es: list[PrefaceEntry], level: str) -> None:
+    out = compose_preface(es, level=level if level == "reserved" else "reserved")
+    got = parse_preface(out)
+    assert len(got) == len(es)
+    for env, e in zip(got, es, strict=True):
+        assert env.body == _expected_body(e.body)
+        assert env.source == sanitize(e.source, invisible="strip", controls="reject", index=0, field="s")[0]
+        assert env.origin == sanitize(e.origin, invisible="strip", controls="reject", index=0, field="o")[0]
+
+
+@given(entries)
+def test_verify_accepts_compose_with_expected(es: list[PrefaceEntry]) -> None:
+    out = compose_preface(es)
+    result = verify_preface(out, expected=es)
+    assert result.ok, result.problems
+
+
+@given(entries)
+def test_model_eye_tag_count_equals_emitted(es: list[PrefaceEntry]) -> None:
+    out = compose_preface(es)
+    assert reserved_tag_count(out) == 2 * len(es)
+    assert reference_tag_count(out) == 2 * len(es)
+
+
+_REFERENCE_TAG = re.compile(r"<\s*/?\s*retrieved[\s_-]*content", re.IGNORECASE)
+
+
+def reference_tag_count(text: str) -> int:
+    """An independent, deliberately different model's-eye normaliser (research notes, attack catalog):
+    drop ignorables, up to 3 rounds of html.unescape, NFKC, confusables, casefold, then one regex."""
+    t = IGNORABLE_RE.sub("", text)
+    for _ in range(3):
+        t = html.unescape(t)
+    t = unicodedata.normalize("NFKC", t)
+    t = "".join(CONFUSABLE_TO_ASCII.get(ord(c), c) if ord(c) > 0x7F or c in "01" else c for c in t)
+    return len(_REFERENCE_TAG.findall(t.casefold()))
+
+
+@given(entries)
+def test_compose_is_deterministic_and_verify_idempotent(es: list[PrefaceEntry]) -> None:
+    a = compose_preface(es)
+    assert compose_preface(es) == a
+    assert verify_preface(a).ok and verify_preface(a).ok
+
+
+@given(st.text(max_size=300))
+def test_verify_never_raises_on_any_text(text: str) -> None:
+    for level in ("reserved",):
+        result = verify_preface(text, level=level)
+        assert isinstance(result.ok, bool)
