@@ -122,4 +122,3 @@ def xml_escape_text(text: str) -> str:
 def xml_unescape_text(text: str) -> str:
     """Inverse of :func:`xml_escape_text` (only the four references it emits)."""
     return _XML_UNESCAPE_RE.sub(lambda m: _XML_UNESCAPE[m.group(1)], text)
-

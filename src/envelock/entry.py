@@ -14,9 +14,7 @@ _ISO_RE = re.compile(
     r"([Zz]|[+-]\d{2}(?::?\d{2})?)"
 )
 #: The one form ``fetched_at`` is rendered in (and the only form a verifier accepts).
-CANONICAL_FETCHED_AT_RE = re.compile(
-    r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{6})?Z"
-)
+CANONICAL_FETCHED_AT_RE = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{6})?Z")
 
 
 @dataclass(frozen=True)
@@ -40,10 +38,7 @@ def format_fetched_at(value: datetime) -> str:
     """Render an aware datetime in UTC as ``YYYY-MM-DDTHH:MM:SS[.ffffff]Z``."""
     d = value.astimezone(timezone.utc)
     frac = f".{d.microsecond:06d}" if d.microsecond else ""
-    return (
-        f"{d.year:04d}-{d.month:02d}-{d.day:02d}T"
-        f"{d.hour:02d}:{d.minute:02d}:{d.second:02d}{frac}Z"
-    )
+    return f"{d.year:04d}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}:{d.second:02d}{frac}Z"
 
 
 def parse_iso8601(text: str) -> datetime:
@@ -84,39 +79,29 @@ def normalize_fetched_at(value: object, *, index: int | None = None) -> str | No
             raise InvalidEntry(f"cannot render in UTC: {exc}", index=index, field="fetched_at") from None
     if isinstance(value, str):
         if value == "":
-            raise InvalidEntry(
-                "empty string (use None to omit fetched_at)", index=index, field="fetched_at"
-            )
+            raise InvalidEntry("empty string (use None to omit fetched_at)", index=index, field="fetched_at")
         try:
             return format_fetched_at(parse_iso8601(value))
         except (OverflowError, ValueError) as exc:
             shown = value if len(value) <= 40 else value[:40] + "..."
             raise InvalidEntry(f"{shown!r}: {exc}", index=index, field="fetched_at") from None
-    raise InvalidEntry(
-        f"expected datetime, str or None, got {type(value).__name__}", index=index, field="fetched_at"
-    )
+    raise InvalidEntry(f"expected datetime, str or None, got {type(value).__name__}", index=index, field="fetched_at")
 
 
 def check_entry(entry: object, index: int) -> PrefaceEntry:
     """Type-check one entry; every refusal names the index and field."""
     if not isinstance(entry, PrefaceEntry):
-        raise InvalidEntry(
-            f"expected PrefaceEntry, got {type(entry).__name__}", index=index, field="entry"
-        )
+        raise InvalidEntry(f"expected PrefaceEntry, got {type(entry).__name__}", index=index, field="entry")
     for field in ("source", "origin", "body"):
         value = getattr(entry, field)
         if not isinstance(value, str):
-            raise InvalidEntry(
-                f"expected str, got {type(value).__name__}", index=index, field=field
-            )
+            raise InvalidEntry(f"expected str, got {type(value).__name__}", index=index, field=field)
     if entry.source == "":
         raise InvalidEntry("empty source: every envelope needs a provenance", index=index, field="source")
     return entry
 
 
-def stamp(
-    entries: Iterable[PrefaceEntry], fetched_at: datetime | str | None = None
-) -> list[PrefaceEntry]:
+def stamp(entries: Iterable[PrefaceEntry], fetched_at: datetime | str | None = None) -> list[PrefaceEntry]:
     """Give every entry of one turn the same ``fetched_at`` (now, in UTC, by default).
 
     One timestamp per turn keeps the preface byte-stable for prompt caching and

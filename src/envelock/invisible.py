@@ -72,9 +72,7 @@ def check_policies(invisible: str, controls: str) -> None:
         raise ValueError(f"controls must be one of {CONTROLS_POLICIES}; got {controls!r}")
 
 
-def handle_invisible(
-    text: str, policy: str, *, index: int | None, field: str
-) -> tuple[str, list[Transformation]]:
+def handle_invisible(text: str, policy: str, *, index: int | None, field: str) -> tuple[str, list[Transformation]]:
     """Apply the ``invisible`` policy to ``text``; return the new text and what changed."""
     if policy == "keep" or not HAS_INVISIBLE_RE.search(text):
         return text, []
@@ -86,8 +84,7 @@ def handle_invisible(
             continue
         if policy == "reject":
             raise InvalidEntry(
-                f"invisible character U+{ord(m.group(2)[0]):04X} at offset {m.start()} "
-                "(TAG or bidi control; invisible='reject')",
+                f"invisible character U+{ord(m.group(2)[0]):04X} at offset {m.start()} (TAG or bidi control; invisible='reject')",
                 index=index,
                 field=field,
             )
@@ -100,30 +97,24 @@ def handle_invisible(
     return "".join(out), changes
 
 
-def handle_controls(
-    text: str, policy: str, *, index: int | None, field: str
-) -> tuple[str, list[Transformation]]:
+def handle_controls(text: str, policy: str, *, index: int | None, field: str) -> tuple[str, list[Transformation]]:
     """Apply the ``controls`` policy; return the new text and what changed."""
     first = XML_IMPOSSIBLE_RE.search(text)
     if first is None:
         return text, []
     if policy == "reject":
         raise InvalidEntry(
-            f"character U+{ord(first.group()[0]):04X} at offset {first.start()} cannot be "
-            "carried by XML 1.0 (controls='reject')",
+            f"character U+{ord(first.group()[0]):04X} at offset {first.start()} cannot be carried by XML 1.0 (controls='reject')",
             index=index,
             field=field,
         )
     changes = [
-        Transformation(index, field, "replaced-control", m.start(), m.end(), m.group())
-        for m in XML_IMPOSSIBLE_RE.finditer(text)
+        Transformation(index, field, "replaced-control", m.start(), m.end(), m.group()) for m in XML_IMPOSSIBLE_RE.finditer(text)
     ]
     return XML_IMPOSSIBLE_RE.sub(lambda m: "\ufffd" * len(m.group()), text), changes
 
 
-def sanitize(
-    text: str, *, invisible: str, controls: str, index: int | None, field: str
-) -> tuple[str, list[Transformation]]:
+def sanitize(text: str, *, invisible: str, controls: str, index: int | None, field: str) -> tuple[str, list[Transformation]]:
     """Controls first (offsets refer to the original), then invisible text."""
     text, changes = handle_controls(text, controls, index=index, field=field)
     text, more = handle_invisible(text, invisible, index=index, field=field)

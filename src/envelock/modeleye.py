@@ -44,10 +44,7 @@ def _class(cps: Iterable[int]) -> str:
 
 
 def _range_class(ranges: Iterable[tuple[int, int]]) -> str:
-    return "".join(
-        re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}"
-        for lo, hi in ranges
-    )
+    return "".join(re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}" for lo, hi in ranges)
 
 
 IGNORABLE_CLASS = _range_class(DEFAULT_IGNORABLE_RANGES)
@@ -57,9 +54,7 @@ GT_CHARS = ">" + "".join(chr(c) for c in GT_LOOKALIKES)
 SLASH_CHARS = "/" + "".join(chr(c) for c in SLASH_LOOKALIKES)
 PIPE_CHARS = "|" + "".join(chr(c) for c in PIPE_LOOKALIKES)
 
-_IGNORABLE = frozenset(
-    chr(cp) for lo, hi in DEFAULT_IGNORABLE_RANGES for cp in range(lo, hi + 1)
-)
+_IGNORABLE = frozenset(chr(cp) for lo, hi in DEFAULT_IGNORABLE_RANGES for cp in range(lo, hi + 1))
 _GT = frozenset(GT_CHARS)
 _SLASH = frozenset(SLASH_CHARS)
 _PIPE = frozenset(PIPE_CHARS)
@@ -121,9 +116,7 @@ class Names:
 
     def viable(self, skel: str) -> bool:
         """Could ``skel`` still grow into a reserved name or a token?"""
-        return any(r.startswith(skel) for r in self.reserved) or any(
-            t.startswith(skel) for t in self.tokens
-        )
+        return any(r.startswith(skel) for r in self.reserved) or any(t.startswith(skel) for t in self.tokens)
 
     def reserved_match(self, skel: str) -> bool:
         return any(skel.startswith(r) for r in self.reserved)
@@ -237,7 +230,4 @@ def reserved_tag_count(text: str, names: Names | None = None) -> int:
 
 def visible(text: str) -> str:
     """``text`` with invisible, control and ignorable characters shown as ``U+XXXX``."""
-    return "".join(
-        c if (c.isprintable() and c not in _IGNORABLE) or c == " " else f"U+{ord(c):04X}"
-        for c in text
-    )
+    return "".join(c if (c.isprintable() and c not in _IGNORABLE) or c == " " else f"U+{ord(c):04X}" for c in text)

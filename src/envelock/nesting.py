@@ -48,9 +48,7 @@ class Preface(str):
         check_level(level)
         if not isinstance(text, str):
             raise TypeError(f"Preface text must be str, got {type(text).__name__}")
-        _, problems, depth = scan_preface(
-            text, level=level, reserved=tuple(reserved), max_depth=max_depth
-        )
+        _, problems, depth = scan_preface(text, level=level, reserved=tuple(reserved), max_depth=max_depth)
         if problems:
             if all(p.code == "nesting-depth" for p in problems):
                 raise NestingError(str(problems[0]))
@@ -89,21 +87,15 @@ def is_preface(body: object) -> TypeGuard[Preface]:
     return type(body) is Preface
 
 
-def check_nested(
-    body: Preface, *, index: int, level: str, reserved: tuple[str, ...], nesting: str, max_depth: int
-) -> int:
+def check_nested(body: Preface, *, index: int, level: str, reserved: tuple[str, ...], nesting: str, max_depth: int) -> int:
     """Check a ``Preface`` body against the nesting rules; return the depth it creates."""
     if nesting == "forbid":
         raise NestingError("a Preface body is refused (nesting='forbid')", index=index)
     if body.level != level:
-        raise NestingError(
-            f"Preface composed at level {body.level!r} cannot nest in level {level!r}", index=index
-        )
+        raise NestingError(f"Preface composed at level {body.level!r} cannot nest in level {level!r}", index=index)
     if tuple(body.reserved) != tuple(reserved):
         raise NestingError("Preface composed with other reserved names cannot nest here", index=index)
     depth = body.depth + 1
     if depth > max_depth:
-        raise NestingError(
-            f"nesting depth {depth} exceeds max_depth={max_depth}", index=index
-        )
+        raise NestingError(f"nesting depth {depth} exceeds max_depth={max_depth}", index=index)
     return depth

@@ -56,10 +56,7 @@ def unescape_attribute(value: str) -> str:
 def open_tag(provenance: str, origin: str, fetched_at: str | None) -> str:
     """The open tag; arguments are already defanged, not yet escaped."""
     fetched = "" if fetched_at is None else f' fetched_at="{escape_attribute(fetched_at)}"'
-    return (
-        f'<{TAG} provenance="{escape_attribute(provenance)}" '
-        f'origin="{escape_attribute(origin)}"{fetched}>'
-    )
+    return f'<{TAG} provenance="{escape_attribute(provenance)}" origin="{escape_attribute(origin)}"{fetched}>'
 
 
 def envelope(open_: str, content: str) -> str:
