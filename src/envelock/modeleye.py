@@ -61,7 +61,7 @@ _PIPE = frozenset(PIPE_CHARS)
 #: ``<!name`` and ``<?name`` read as tags too (declarations, processing instructions).
 _BANG = frozenset("!?\uff01\uff1f")
 #: Dropped from a name's skeleton (after folding) and skipped between letters.
-_SEPARATORS = frozenset("_-\\")
+_SEPARATORS = frozenset("_-.\\")
 
 #: A character reference for ``<`` (any case, leading zeros, optional ``;``,
 #: any number of ``amp;`` layers as in ``&amp;lt;``). Used to find openers.
@@ -192,9 +192,24 @@ def dangerous_after(text: str, pos: int, names: Names) -> bool:
         if skel in names.tokens and _gt_follows(text, i, end):
             return True
         if not names.viable(skel):
-            return False
+            # A namespace prefix (``ns:retrieved_content``) is read past, not stopped at.
+            if part.endswith(":"):
+                skel = ""
+                continue
+            after = _after_namespace(text, i, end)
+            if after < 0:
+                return False
+            skel, i = "", after
     # The lookahead budget ran out (or the text ended) while a name was forming.
     return i < n
+
+
+def _after_namespace(text: str, i: int, end: int) -> int:
+    """If a name prefix continues from ``i`` and ends in a colon, the index after the colon; else -1."""
+    k = i
+    while k < end and k - i < MAX_RUN and (text[k].isalnum() or text[k] in _SEPARATORS):
+        k += 1
+    return k + 1 if k < end and unicodedata.normalize("NFKC", text[k]) == ":" else -1
 
 
 def _gt_follows(text: str, i: int, end: int) -> bool:
