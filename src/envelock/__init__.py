@@ -11,6 +11,7 @@ from .invisible import Transformation
 from .nesting import Preface
 from .parse import Envelope, Problem, parse_preface
 from .provenance import HYGIENE_RULE, Trust, trust_of
+from .scan import Finding, scan_text
 from .tokens import RESERVED_NAMES
 from .verify import Verification, verify_preface
 
@@ -23,6 +24,7 @@ __all__ = [
     "EnvelockError",
     "Envelope",
     "EnvelopeBreach",
+    "Finding",
     "InvalidEntry",
     "NestingError",
     "Preface",
@@ -36,6 +38,7 @@ __all__ = [
     "defang",
     "entries_of",
     "parse_preface",
+    "scan_text",
     "stamp",
     "trust_of",
     "undefang",
