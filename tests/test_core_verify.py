@@ -253,3 +253,11 @@ def test_invisible_and_controls_policies() -> None:
 def test_verify_rejects_non_str_with_type_error() -> None:
     with pytest.raises(TypeError):
         verify_preface(b"<retrieved_content>")  # type: ignore[arg-type]
+
+
+def test_character_problems_name_their_envelope() -> None:
+    good = compose_preface(GOOD)
+    bad = good.replace("world", "w\x00o\u202erld", 1)
+    problems = {p.code: p for p in verify_preface(bad).problems}
+    assert problems["invalid-char"].entry == 1 and problems["invisible-text"].entry == 1
+    assert bad[problems["invalid-char"].offset] == "\x00"

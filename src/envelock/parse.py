@@ -17,6 +17,7 @@ in the text.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from .defang import check_level, defang, undefang
@@ -210,15 +211,21 @@ def scan_preface(
     envelopes, end = _sequence(scan, 0, 0, ())
     if end >= 0 and end != len(text):
         scan.problem("text-outside", f"text after the last envelope: {_snippet(text, end)!r}", end, ())
+    starts = [e.offset for e in envelopes]
+
+    def owner(offset: int) -> tuple[int, ...]:
+        """The top-level envelope that holds ``offset`` (characters are checked over the whole text)."""
+        k = bisect_right(starts, offset) - 1
+        return (k,) if k >= 0 else ()
+
     bad = XML_IMPOSSIBLE_RE.search(text)
     if bad:
-        scan.problem(
-            "invalid-char", f"U+{ord(bad.group()[0]):04X} cannot be carried by XML (compose replaces it)", bad.start(), ()
-        )
+        message = f"U+{ord(bad.group()[0]):04X} cannot be carried by XML (compose replaces it)"
+        scan.problem("invalid-char", message, bad.start(), owner(bad.start()))
     hidden = first_strippable(text) if invisible == "strip" else None
     if hidden:
-        code = ord(hidden.group(2)[0])
-        scan.problem("invisible-text", f"invisible TAG/bidi character U+{code:04X} (compose strips these)", hidden.start(), ())
+        message = f"invisible TAG/bidi character U+{ord(hidden.group(2)[0]):04X} (compose strips these)"
+        scan.problem("invisible-text", message, hidden.start(), owner(hidden.start()))
     return envelopes, scan.problems, scan.depth_seen
 
 
