@@ -21,7 +21,18 @@ hostile_text = st.lists(
     st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=6)), max_size=24
 ).map("".join)
 
-any_text = st.one_of(hostile_text, st.text(max_size=60))
+#: Any code point, surrogates and controls included.
+all_code_points = st.text(
+    st.one_of(
+        st.characters(exclude_categories=()),
+        st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF),
+        st.characters(max_codepoint=0x1F),
+        st.characters(min_codepoint=0xE0000, max_codepoint=0xE007F),
+    ),
+    max_size=60,
+)
+
+any_text = st.one_of(hostile_text, all_code_points, st.text(max_size=60))
 
 #: Attribute values: any text without the characters XML cannot carry.
 attr_text = any_text.map(
