@@ -379,7 +379,7 @@ def _disguises(snippet: str, canonical: str) -> str:
     return " (disguised by " + ", ".join(found) + ")"
 
 
-_ATTR_RE = re.compile(r"(provenance|source|origin)[ \t]{0,4}=[ \t]{0,4}[\"']?([^\"'\s>]{1,64})", re.IGNORECASE)
+_ATTR_RE = re.compile(r"(provenance|source|origin)[ \t]{0,4}=[ \t]{0,4}\\?[\"']?([^\"'\\\s>]{1,64})", re.IGNORECASE)
 
 
 def _describe_hit(text: str, start: int, hit: _Hit) -> tuple[str, str, Severity]:
@@ -783,10 +783,11 @@ class _Lines:
 
 
 def _snippet(text: str, start: int, end: int) -> str:
-    part = text[start:end]
-    if len(part) > SNIPPET_MAX:
-        return visible(part[:SNIPPET_MAX]) + "…"
-    return visible(part)
+    part = text[start : min(end, start + SNIPPET_MAX)]
+    shown = visible(part)
+    if len(shown) > 2 * SNIPPET_MAX:
+        shown = shown[: 2 * SNIPPET_MAX]
+    return shown + ("…" if end - start > len(part) or len(shown) < len(visible(part)) else "")
 
 
 #: Every rule runner, keyed by the rule ids it can emit (for ``disable=``).
