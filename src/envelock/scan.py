@@ -336,6 +336,33 @@ def _walk(text: str, pos: int, reserved: tuple[str, ...]) -> _Hit | None:
     return None
 
 
+def _fallback(text: str, pos: int, reserved: tuple[str, ...]) -> _Hit | None:
+    """Classify what :func:`dangerous_after` flagged but :func:`_walk` cannot follow.
+
+    The model's eye in :mod:`envelock.modeleye` is the authority (it reads past
+    ``<?``/``<!``, namespace prefixes, ...); this finds the reserved name or
+    token in the bounded window by skeleton, so the scanner never reports less
+    than the defang escapes. Pure padding (the lookahead failing closed) is not
+    reported here.
+    """
+    names, res_map, tok_map = _name_maps(reserved)
+    window = text[pos : pos + MAX_LOOKAHEAD]
+    skel = modeleye.skeleton(window[:MAX_RUN * 2])
+    first_alnum = next((k for k, c in enumerate(window) if c.isalnum()), len(window))
+    slash = any(c in _SLASH for c in window[:first_alnum]) or bool(_SLASH_REF_RE.search(window[:first_alnum]))
+    for r in names.reserved:
+        k = skel.find(r)
+        if 0 <= k <= MAX_RUN:
+            close, closed = _tag_end(text, pos)
+            return _Hit("reserved", res_map.get(r, r), slash, close if closed else min(len(text), pos + first_alnum + len(r)), closed)
+    for t in names.tokens:
+        if len(t) > 1 and skel.startswith(t):
+            close, closed = _tag_end(text, pos)
+            if closed:
+                return _Hit("token", tok_map.get(t, t), slash, close, closed)
+    return None
+
+
 def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
     """``|name|>`` at ``i`` (any pipe look-alike): a chat-template special token."""
     n = len(text)
@@ -463,7 +490,7 @@ def _scan_openers(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None
                 _Raw("defanged-tag", "warning", f"already-escaped form of {what} ({hit.name!r})", start, hit.end)
             )
             continue
-        hit = _walk(text, end, reserved)
+        hit = _walk(text, end, reserved) or _fallback(text, end, reserved)
         if hit is None:
             continue
         rule, message, severity = _describe_hit(text, start, hit)
