@@ -57,7 +57,9 @@ def pull_temporal_facts() -> list[PrefaceEntry]:
     ]
 
 
-def build_request(stored: list[MessageParam], user_text: str, user_id: str, conversation_id: str) -> MessageCreateParamsNonStreaming:
+def build_request(
+    stored: list[MessageParam], user_text: str, user_id: str, conversation_id: str
+) -> MessageCreateParamsNonStreaming:
     """The request body for this turn. ``stored`` is not modified."""
     entries = stamp(pull_memory(user_id) + pull_artifacts(conversation_id) + pull_temporal_facts(), NOW)
     preface = compose_preface(entries, verify=True)

@@ -7,11 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import load_corpus, shared_dir
 
 from envelock import Finding, scan_text
 from envelock.rules import RULES, RULES_BY_ID, SEVERITY_RANK
-
-from conftest import load_corpus, shared_dir
 
 BENIGN_DIR = Path(__file__).parent / "data" / "benign"
 #: Classes of corpus/ whose payloads are benign on purpose.

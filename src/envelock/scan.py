@@ -354,7 +354,8 @@ def _fallback(text: str, pos: int, reserved: tuple[str, ...]) -> _Hit | None:
         k = skel.find(r)
         if 0 <= k <= MAX_RUN:
             close, closed = _tag_end(text, pos)
-            return _Hit("reserved", res_map.get(r, r), slash, close if closed else min(len(text), pos + first_alnum + len(r)), closed)
+            stop = close if closed else min(len(text), pos + first_alnum + len(r))
+            return _Hit("reserved", res_map.get(r, r), slash, stop, closed)
     for t in names.tokens:
         if len(t) > 1 and skel.startswith(t):
             close, closed = _tag_end(text, pos)
