@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Fuzz ``compose_preface``: 1-6 entries, arbitrary Unicode fields, every level.
+
+Properties (DESIGN.md sections 1-4):
+
+* composition succeeds, or raises a documented ``EnvelockError`` for a field
+  that can be invalid (empty/XML-impossible ``source``/``origin``, a bad
+  ``fetched_at``); a field-valid input must compose;
+* ``verify_preface(out, expected=entries, level=L).ok``;
+* ``parse_preface(out, level=L)`` gives the entries back, modulo the
+  documented handling (TAG/bidi stripped, XML-impossible characters in
+  bodies replaced by U+FFFD), ``fetched_at`` rendered in UTC;
+* the model's eye sees exactly two reserved tags per envelope
+  (``reserved_tag_count(out) == 2 * n``).
+
+Input: header bytes from the end (level, per-entry timestamp bits, timestamp
+seed); the rest is UTF-8 text, entries split on ``\\x1e``, fields on ``\\x1f``:
+``body`` | ``origin\\x1fbody`` | ``source\\x1forigin\\x1fbody`` |
+``source\\x1forigin\\x1ffetched_at\\x1fbody`` (see ``_common.py``).
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common  # noqa: E402  (imports envelock under atheris.instrument_imports)
+from _common import LEVELS, RS, US, XML_IMPOSSIBLE, Input, expected_attr, expected_text  # noqa: E402
+
+import envelock  # noqa: E402
+from envelock import InvalidEntry, PrefaceEntry, compose_preface, parse_preface, verify_preface  # noqa: E402
+from envelock.modeleye import reserved_tag_count  # noqa: E402
+
+HEADER = 4
+MAX_ENTRIES = 6
+
+
+def _stamp(seed: int, tz: int, k: int) -> datetime:
+    micro = 0 if seed % 3 == 0 else (seed * 3907 + k) % 1_000_000
+    zone = timezone(timedelta(minutes=(tz - 128) * 10))
+    return datetime(1990 + seed % 80, 1 + seed % 12, 1 + (seed + k) % 28, (seed + k) % 24, (seed * 7) % 60, k % 60, micro, tzinfo=zone)
+
+
+def _utc(d: datetime) -> str:
+    u = d.astimezone(timezone.utc)
+    s = u.strftime("%Y-%m-%dT%H:%M:%S")
+    return s + (f".{u.microsecond:06d}" if u.microsecond else "") + "Z"
+
+
+def decode(data: bytes) -> tuple[str, list[PrefaceEntry]]:
+    """The level and the entries an input stands for."""
+    inp = Input(data, HEADER)
+    level_b, stamps, seed, tz = inp.header
+    level = LEVELS[level_b % 3]
+    entries = []
+    for k, rec in enumerate(inp.text.split(RS)[:MAX_ENTRIES]):
+        f = rec.split(US)
+        fetched: datetime | str | None = None
+        if len(f) == 1:
+            source, origin, body = "external", "fuzz", f[0]
+        elif len(f) == 2:
+            source, origin, body = "external", f[0], f[1]
+        elif len(f) == 3:
+            source, origin, body = f
+        else:
+            source, origin, fetched, body = f[0], f[1], f[2], US.join(f[3:])
+        if fetched is None and stamps >> k & 1:
+            fetched = _stamp(seed, tz, k)
+        entries.append(PrefaceEntry(source, origin, body, fetched))
+    return level, entries
+
+
+def may_be_invalid(e: PrefaceEntry, field: str) -> bool:
+    """Could this field of this entry legitimately be refused with InvalidEntry?"""
+    if field == "source":
+        return e.source == "" or bool(XML_IMPOSSIBLE.search(e.source))
+    if field == "origin":
+        return bool(XML_IMPOSSIBLE.search(e.origin))
+    if field == "fetched_at":
+        return isinstance(e.fetched_at, str)  # we do not re-implement ISO 8601 here
+    return False
+
+
+def check(data: bytes) -> None:
+    level, entries = decode(data)
+    try:
+        out = compose_preface(entries, level=level)
+    except InvalidEntry as exc:
+        idx = exc.index
+        assert idx is not None and 0 <= idx < len(entries), f"InvalidEntry without a valid index: {exc}"
+        assert may_be_invalid(entries[idx], exc.field), f"refused a valid field: {exc!r} for {entries[idx]!r}"
+        # Everything before the refused entry was valid.
+        for j in range(idx):
+            for fld in ("source", "origin"):
+                assert not (fld == "source" and entries[j].source == "") and not XML_IMPOSSIBLE.search(getattr(entries[j], fld)), (
+                    f"entry {j} was invalid but entry {idx} was reported: {exc}"
+                )
+        return
+    except envelock.EnvelockError as exc:
+        raise AssertionError(f"undocumented error for plain str bodies: {exc!r}") from exc
+    for j, e in enumerate(entries):
+        for fld in ("source", "origin"):
+            assert not may_be_invalid(e, fld) or fld == "fetched_at", f"accepted invalid {fld} of entry {j}: {e!r}"
+
+    assert isinstance(out, envelock.Preface), type(out)
+    assert not XML_IMPOSSIBLE.search(out), "output holds a character XML cannot carry"
+
+    v = verify_preface(out, expected=entries, level=level)
+    assert v.ok, f"verify_preface rejects the composer's own output at {level}: {[str(p) for p in v.problems]}"
+
+    envs = parse_preface(out, level=level)
+    assert len(envs) == len(entries), (len(envs), len(entries))
+    for j, (env, e) in enumerate(zip(envs, entries, strict=True)):
+        assert env.children == (), f"entry {j}: a str body parsed as nested envelopes"
+        assert env.source == expected_attr(e.source), (j, env.source, e.source)
+        assert env.origin == expected_attr(e.origin), (j, env.origin, e.origin)
+        assert env.body == expected_text(e.body), (j, env.body, e.body)
+        if e.fetched_at is None:
+            assert env.fetched_at is None
+        elif isinstance(e.fetched_at, datetime):
+            assert env.fetched_at == _utc(e.fetched_at), (env.fetched_at, e.fetched_at)
+        else:
+            assert env.fetched_at is not None and env.fetched_at.endswith("Z")
+
+    count = reserved_tag_count(out)
+    if count != 2 * len(entries) and not _common.STRICT and known_body_end_fail_closed(out, len(entries)):
+        return  # KNOWN-1 (see fuzz/README.md): tolerated unless ENVELOCK_FUZZ_STRICT=1
+    assert count == 2 * len(entries), f"the model's eye sees {count} envelope tags for {len(entries)} envelopes"
+
+
+def known_body_end_fail_closed(out: str, n: int) -> bool:
+    """KNOWN-1: a body ending in a run of skipped characters (whitespace, ignorables,
+    slashes) just short of ``MAX_RUN`` after an opener is judged safe by ``defang``
+    (text ends), but in the preface the run continues with the ``\n`` before the close
+    tag, reaches ``MAX_RUN`` and the model's eye fails closed. True when ending every
+    body with a neutral character makes the count right, i.e. the extra tag is only
+    that boundary effect."""
+    neutral = out.replace("\n</retrieved_content>", "X\n</retrieved_content>")
+    return reserved_tag_count(neutral) == 2 * n
+
+
+if __name__ == "__main__":
+    _common.neutralise_missing_readers()
+    _common.main("compose", check)

@@ -1,0 +1,154 @@
+"""Deliberately weakened components: the negative controls of the harnesses.
+
+A harness whose mutant survives a bounded run is broken, not green. ``fuzz/ci.sh``
+runs every harness against its mutant first and requires a non-zero exit.
+
+Select one with ``--mutant NAME`` or ``ENVELOCK_FUZZ_MUTANT=NAME``. Each mutant
+monkeypatches envelock *in this process only*; nothing in ``src/`` changes.
+Harness oracles use the real components captured in ``_common.py`` before a
+mutant is applied.
+
+| name | harness | the planted weakness |
+|---|---|---|
+| ``one-regex`` | compose | the original TypeScript defence: one case-insensitive regex for ``</retrieved_content\\s*>`` |
+| ``case-sensitive`` | defang | a model's-eye matcher that compares names case-sensitively (no skeleton) |
+| ``skip-canonical`` | verify | a verifier that skips the canonical-body check |
+| ``nesting-off-by-one`` | nesting | the depth check allows ``max_depth + 1`` |
+| ``forget-bang`` | readers | a markup defang that forgets ``<!`` (comments, CDATA, doctype) |
+| ``no-lookalikes`` | scan | a scanner that only knows ASCII ``<`` and ``/`` |
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+
+_MUTANTS: dict[str, Callable[[], None]] = {}
+
+#: The harness each mutant is the negative control of.
+HARNESS = {
+    "one-regex": "compose",
+    "case-sensitive": "defang",
+    "skip-canonical": "verify",
+    "nesting-off-by-one": "nesting",
+    "forget-bang": "readers",
+    "no-lookalikes": "scan",
+}
+
+
+def _mutant(name: str) -> Callable[[Callable[[], None]], Callable[[], None]]:
+    def deco(fn: Callable[[], None]) -> Callable[[], None]:
+        _MUTANTS[name] = fn
+        return fn
+
+    return deco
+
+
+def _mod(name: str):  # noqa: ANN202
+    return sys.modules[name]
+
+
+@_mutant("one-regex")
+def one_regex() -> None:
+    """compose: the seed's only defence, ``/<\\/retrieved_content\\s*>/gi`` -> ``<\\/retrieved_content>``."""
+
+    def weak_defang(text: str, *, level: str = "reserved", reserved: tuple[str, ...] = ()) -> str:
+        return re.sub(r"</retrieved_content\s*>", r"<\\/retrieved_content>", text, flags=re.I)
+
+    _mod("envelock.compose").defang = weak_defang
+
+
+@_mutant("case-sensitive")
+def case_sensitive() -> None:
+    """defang: a matcher that skips ASCII blanks and ``/`` and compares names case-sensitively."""
+    from envelock.tokens import RESERVED_NAMES
+
+    def weak_dangerous_after(text: str, pos: int, names: object) -> bool:
+        i = pos
+        while i < len(text) and text[i] in " \t\r\n/":
+            i += 1
+        return text.startswith(RESERVED_NAMES, i) or text.startswith("|", i)
+
+    _mod("envelock.defang").dangerous_after = weak_dangerous_after
+
+
+@_mutant("skip-canonical")
+def skip_canonical() -> None:
+    """verify: the body is undefanged but never checked to be in canonical defanged form."""
+    parse = _mod("envelock.parse")
+    undefang = parse.undefang
+
+    def weak_body(scan: object, start: int, end: int, path: tuple[int, ...]) -> str:
+        return undefang(scan.text[start:end], level=scan.level)  # type: ignore[attr-defined]
+
+    parse._body = weak_body
+
+
+@_mutant("nesting-off-by-one")
+def nesting_off_by_one() -> None:
+    """nesting: ``depth > max_depth + 1`` instead of ``depth > max_depth`` in the composer's check."""
+    nesting = _mod("envelock.nesting")
+    real = nesting.check_nested
+
+    def weak_check_nested(body, *, index, level, reserved, nesting, max_depth):  # noqa: ANN001, ANN202
+        return real(body, index=index, level=level, reserved=reserved, nesting=nesting, max_depth=max_depth + 1)
+
+    nesting.check_nested = weak_check_nested
+    _mod("envelock.compose").check_nested = weak_check_nested
+
+
+@_mutant("forget-bang")
+def forget_bang() -> None:
+    """readers: the markup defang escapes ``<`` + letter, ``/``, ``?`` but forgets ``!``."""
+    defang_mod = _mod("envelock.defang")
+    is_ignorable = _mod("envelock.modeleye").is_ignorable
+
+    def weak_markup_after(text: str, pos: int) -> bool:
+        i = pos
+        while i < len(text):
+            ch = text[i]
+            if ch.isspace() or is_ignorable(ch):
+                i += 1
+                continue
+            return ch.isalpha() or ch in "/?"
+        return False
+
+    defang_mod.markup_after = weak_markup_after
+
+
+@_mutant("no-lookalikes")
+def no_lookalikes() -> None:
+    """scan: a scanner that only matches ASCII ``<``/``</`` + a reserved name (case-insensitive)."""
+    import envelock
+
+    scan_mod = sys.modules.get("envelock.scan")
+    real = getattr(envelock, "scan_text", None) or getattr(scan_mod, "scan_text", None)
+    if real is None:
+        raise SystemExit("mutant no-lookalikes: envelock.scan_text does not exist yet")
+    pattern = re.compile(r"<\s*/?\s*(?:retrieved_content|external_content)", re.I)
+
+    def weak_scan_text(text: str, *args: object, **kwargs: object) -> list[object]:
+        found = real(text, *args, **kwargs)
+        keep = {m.start() for m in pattern.finditer(text)}
+        return [f for f in found if _finding_start(f) in keep]
+
+    envelock.scan_text = weak_scan_text
+    if scan_mod is not None:
+        scan_mod.scan_text = weak_scan_text
+
+
+def _finding_start(f: object) -> int | None:
+    for attr in ("offset", "start"):
+        v = getattr(f, attr, None)
+        if isinstance(v, int):
+            return v
+    return None
+
+
+def apply(name: str) -> None:
+    try:
+        fn = _MUTANTS[name]
+    except KeyError:
+        raise SystemExit(f"unknown mutant {name!r}; known: {', '.join(sorted(_MUTANTS))}") from None
+    fn()
