@@ -16,6 +16,7 @@ linear in the input.
 from __future__ import annotations
 
 import html
+import html.entities
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -63,12 +64,33 @@ _BANG = frozenset("!?\uff01\uff1f")
 #: Dropped from a name's skeleton (after folding) and skipped between letters.
 _SEPARATORS = frozenset("_-.\\")
 
-#: A character reference for ``<`` (any case, leading zeros, optional ``;``,
-#: any number of ``amp;`` layers as in ``&amp;lt;``). Used to find openers.
-LT_REF_PATTERN = (
-    r"&(?:[aA][mM][pP];)*"
-    r"(?:[lL][tT];?|#0*60(?![0-9]);?|#[xX]0*3[cC](?![0-9a-fA-F]);?)"
-)
+def _lt_ref_pattern() -> str:
+    """A character reference for ``<`` or a look-alike of it.
+
+    Numeric (decimal or hex, leading zeros, optional ``;``) for every code point in
+    :data:`LT_CHARS`; named for every HTML5 entity whose value is one of them
+    (``&lt``, ``&LT``, ``&lang;``, ``&lsaquo;``...; ``lt`` in any case); any number
+    of ``amp;`` layers in front (``&amp;lt;``). Used to find openers.
+    """
+    codes = sorted(ord(c) for c in LT_CHARS)
+    dec = "|".join(str(c) for c in codes)
+    hexa = "|".join(f"{c:x}" for c in codes)
+    names = sorted(
+        {n.rstrip(";") for n, v in html.entities.html5.items() if v in LT_CHARS and n.endswith(";")}
+        - {"lt", "LT"},
+        key=len,
+        reverse=True,
+    )
+    return (
+        r"&(?:[aA][mM][pP];)*(?:"
+        r"[lL][tT];?"
+        + "".join(f"|{re.escape(n)};" for n in names)
+        + rf"|#0*(?:{dec})(?![0-9]);?"
+        + rf"|#[xX]0*(?i:{hexa})(?![0-9a-fA-F]);?)"
+    )
+
+
+LT_REF_PATTERN = _lt_ref_pattern()
 #: Any opener: ``<``, a look-alike, or a character reference for ``<``.
 OPENER_PATTERN = f"(?:[{_class(ord(c) for c in LT_CHARS)}]|{LT_REF_PATTERN})"
 OPENER_RE = re.compile(OPENER_PATTERN)
