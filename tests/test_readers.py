@@ -25,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_differential import canaries, check_body, compose3, reader_failures
 
-from envelock import EnvelopeBreach, PrefaceEntry, compose_preface, verify_preface
+from envelock import RESERVED_NAMES, EnvelopeBreach, PrefaceEntry, compose_preface, verify_preface
 from envelock.parse import scan_preface
 from envelock.readers import LIBXML2_LIMIT, html_parser, reader_problems, xml_parser
 
@@ -138,8 +138,15 @@ def test_negative_control_reference_readers_derailed_at_reserved(name: str, payl
 
 
 def test_negative_control_broken_markup_defang_is_caught_by_verify(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A markup defang that forgets markup openers passes the grammar, but the readers catch it."""
-    monkeypatch.setattr(DEFANG, "markup_after", lambda text, pos: False)
+    """A markup defang that forgets markup openers (applies only the reserved rules) fools the grammar,
+    which shares it, but the HTML reader check catches every construct."""
+    real = DEFANG.defang
+
+    def broken(text: str, *, level: str = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+        return real(text, level="reserved" if level == "markup" else level, reserved=reserved)
+
+    for module in ("envelock.compose", "envelock.parse"):
+        monkeypatch.setattr(importlib.import_module(module), "defang", broken)
     for name, payload, rule, _ in CONSTRUCTS:
         start, end = canaries(name)
         text, entries = compose3(start + payload + end, "markup")
