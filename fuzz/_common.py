@@ -67,6 +67,7 @@ def instrumented_import() -> None:
     ]
     optional = ["envelock.scan"]
     import importlib
+    import importlib.util
 
     ctx = atheris.instrument_imports(include=["envelock"]) if atheris is not None else None
     if ctx is not None:
@@ -75,10 +76,8 @@ def instrumented_import() -> None:
         for m in mods:
             importlib.import_module(m)
         for m in optional:
-            try:
+            if importlib.util.find_spec(m) is not None:
                 importlib.import_module(m)
-            except ImportError:
-                pass
     finally:
         if ctx is not None:
             ctx.__exit__(None, None, None)
@@ -103,7 +102,7 @@ def readers_available() -> bool:
         _readers.reader_problems("", [], level="markup")
     except NotImplementedError:
         return False
-    except Exception:  # noqa: BLE001 - any other answer means it exists
+    except Exception:
         return True
     return True
 
@@ -142,8 +141,17 @@ def text_of(raw: bytes) -> str:
 
 
 def bytes_of(text: str) -> bytes:
-    """Inverse of :func:`text_of` (for seeds)."""
-    return text.encode("utf-8", "surrogateescape")
+    """Inverse of :func:`text_of` (for seeds). A lone surrogate outside U+DC80..U+DCFF
+    is written as its 3 UTF-8-style bytes, which decode back to lone surrogates too."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return b"".join(
+            c.encode("utf-8", "surrogateescape")
+            if not 0xD800 <= ord(c) < 0xDC80 and not 0xDD00 <= ord(c) <= 0xDFFF
+            else c.encode("utf-8", "surrogatepass")
+            for c in text
+        )
 
 
 class Input:

@@ -27,12 +27,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common  # noqa: E402  (imports envelock under atheris.instrument_imports)
-from _common import LEVELS, RS, US, XML_IMPOSSIBLE, Input, expected_attr, expected_text  # noqa: E402
+import _common
+from _common import LEVELS, RS, US, XML_IMPOSSIBLE, Input, expected_attr, expected_text
 
-import envelock  # noqa: E402
-from envelock import InvalidEntry, PrefaceEntry, compose_preface, parse_preface, verify_preface  # noqa: E402
-from envelock.modeleye import reserved_tag_count  # noqa: E402
+import envelock
+from envelock import InvalidEntry, PrefaceEntry, compose_preface, parse_preface, verify_preface
+from envelock.modeleye import reserved_tag_count
 
 HEADER = 4
 MAX_ENTRIES = 6
@@ -41,7 +41,8 @@ MAX_ENTRIES = 6
 def _stamp(seed: int, tz: int, k: int) -> datetime:
     micro = 0 if seed % 3 == 0 else (seed * 3907 + k) % 1_000_000
     zone = timezone(timedelta(minutes=(tz - 128) * 10))
-    return datetime(1990 + seed % 80, 1 + seed % 12, 1 + (seed + k) % 28, (seed + k) % 24, (seed * 7) % 60, k % 60, micro, tzinfo=zone)
+    day, hour = 1 + (seed + k) % 28, (seed + k) % 24
+    return datetime(1990 + seed % 80, 1 + seed % 12, day, hour, (seed * 7) % 60, k % 60, micro, tzinfo=zone)
 
 
 def _utc(d: datetime) -> str:
@@ -95,9 +96,8 @@ def check(data: bytes) -> None:
         # Everything before the refused entry was valid.
         for j in range(idx):
             for fld in ("source", "origin"):
-                assert not (fld == "source" and entries[j].source == "") and not XML_IMPOSSIBLE.search(getattr(entries[j], fld)), (
-                    f"entry {j} was invalid but entry {idx} was reported: {exc}"
-                )
+                bad = (fld == "source" and entries[j].source == "") or XML_IMPOSSIBLE.search(getattr(entries[j], fld))
+                assert not bad, f"entry {j} was invalid but entry {idx} was reported: {exc}"
         return
     except envelock.EnvelockError as exc:
         raise AssertionError(f"undocumented error for plain str bodies: {exc!r}") from exc

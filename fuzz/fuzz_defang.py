@@ -24,12 +24,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common  # noqa: E402
-from _common import LEVELS, REAL_DANGEROUS_AFTER, REAL_MARKUP_AFTER, text_of  # noqa: E402
+import _common
+from _common import LEVELS, REAL_DANGEROUS_AFTER, REAL_MARKUP_AFTER, text_of
 
-from envelock import defang, undefang  # noqa: E402
-from envelock.modeleye import OPENER_RE, names_for  # noqa: E402
-from envelock.tokens import BRACKET_TOKEN_NAMES  # noqa: E402
+from envelock import defang, undefang
+from envelock.modeleye import OPENER_RE, names_for
+from envelock.tokens import BRACKET_TOKEN_NAMES
 
 NAMES = names_for()
 _BRACKET_LEFT = re.compile(

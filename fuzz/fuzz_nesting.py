@@ -26,10 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common  # noqa: E402
-from _common import LEVELS, RS, Input, expected_text  # noqa: E402
+import _common
+from _common import LEVELS, RS, Input, expected_text
 
-from envelock import (  # noqa: E402
+from envelock import (
     EnvelockError,
     NestingError,
     Preface,
@@ -138,7 +138,7 @@ def check(data: bytes) -> None:
     for d in range(1, 5):
         try:
             p = Preface(out, level=level, max_depth=d)
-        except NestingError:
+        except NestingError:  # noqa: PERF203
             assert depth > d, f"Preface refused depth {depth} with max_depth={d}"
         else:
             assert depth <= d, f"Preface accepted depth {depth} with max_depth={d}"

@@ -27,16 +27,16 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from xml.etree import ElementTree as ET  # noqa: N817,S405 - only to recognise html5lib comment nodes
+from xml.etree import ElementTree as ET
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common  # noqa: E402
-from _common import Input, expected_text  # noqa: E402
-from fuzz_compose import decode as decode_entries  # noqa: E402
-from lxml import etree  # noqa: E402
+import _common
+from _common import Input, expected_text
+from fuzz_compose import decode as decode_entries
+from lxml import etree
 
-from envelock import InvalidEntry, PrefaceEntry, compose_preface, defang, parse_preface, undefang, verify_preface  # noqa: E402
+from envelock import InvalidEntry, PrefaceEntry, compose_preface, defang, parse_preface, undefang, verify_preface
 
 try:
     import html5lib
@@ -45,8 +45,14 @@ except ImportError:  # pragma: no cover
 
 TAG = "retrieved_content"
 _XML_PARSER = etree.XMLParser(
-    resolve_entities=False, load_dtd=False, no_network=True, huge_tree=False, recover=False, remove_comments=False,
-    remove_pis=False, strip_cdata=False,
+    resolve_entities=False,
+    load_dtd=False,
+    no_network=True,
+    huge_tree=False,
+    recover=False,
+    remove_comments=False,
+    remove_pis=False,
+    strip_cdata=False,
 )
 _HTML_PARSER = etree.HTMLParser(remove_comments=False, remove_pis=False, no_network=True)
 

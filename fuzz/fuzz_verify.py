@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common  # noqa: E402
-from _common import LEVELS, Input  # noqa: E402
+import _common
+from _common import LEVELS, Input
 
-from envelock import EnvelockError, compose_preface, entries_of, parse_preface, verify_preface  # noqa: E402
+from envelock import EnvelockError, compose_preface, entries_of, parse_preface, verify_preface
 
 HEADER = 1
 

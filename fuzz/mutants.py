@@ -45,7 +45,7 @@ def _mutant(name: str) -> Callable[[Callable[[], None]], Callable[[], None]]:
     return deco
 
 
-def _mod(name: str):  # noqa: ANN202
+def _mod(name: str):
     return sys.modules[name]
 
 
@@ -91,7 +91,7 @@ def nesting_off_by_one() -> None:
     nesting = _mod("envelock.nesting")
     real = nesting.check_nested
 
-    def weak_check_nested(body, *, index, level, reserved, nesting, max_depth):  # noqa: ANN001, ANN202
+    def weak_check_nested(body, *, index, level, reserved, nesting, max_depth):
         return real(body, index=index, level=level, reserved=reserved, nesting=nesting, max_depth=max_depth + 1)
 
     nesting.check_nested = weak_check_nested
