@@ -74,3 +74,10 @@ def shared_strings() -> list[tuple[str, str]]:
             if line and not line.startswith("#"):
                 out.append((f"{rel}:{i + 1}", line))
     return out
+
+
+# Run the whole suite over one defang implementation: ENVELOCK_DEFANG_IMPL=fast (default) or reference.
+if os.environ.get("ENVELOCK_DEFANG_IMPL"):
+    import importlib
+
+    importlib.import_module("envelock.defang")._IMPL = os.environ["ENVELOCK_DEFANG_IMPL"]

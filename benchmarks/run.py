@@ -1,0 +1,330 @@
+"""envelock benchmarks against the anchors, as one command.
+
+    python benchmarks/run.py [--quick] [--out benchmarks/results]
+
+Times (best of N, ``time.perf_counter``) envelock's ``defang``, ``compose_preface``
+and ``verify_preface`` at each level, and ``scan_text``, against the original
+one-regex defang, ``markupsafe.escape``, ``html.escape``, lxml HTML parsing and
+lxml strict XML parsing of the same text, on deterministic generated inputs
+(prose, tag-dense HTML, Markdown with code, source code, multilingual text and
+adversarial inputs) from 64 KB to 16 MB. Writes a table of MB/s and ratios to
+the anchors (terminal and ``latest.json``) and a log-log chart
+``throughput.png``. Never used as a timed assertion in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import importlib
+import json
+import platform
+import random
+import re
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import markupsafe
+from lxml import etree
+
+import envelock
+from envelock import PrefaceEntry, compose_preface, verify_preface
+
+DEFANG = importlib.import_module("envelock.defang")
+KB = 1024
+MB = 1024 * KB
+FULL_SIZES = [64 * KB, 512 * KB, 4 * MB]
+#: One 16 MB body, for these classes only (keeps the full run to minutes on 2 cores).
+HUGE = 16 * MB
+HUGE_KINDS = ("prose", "html", "adv-close")
+QUICK_SIZES = [64 * KB, 512 * KB]
+ORIGINAL_RE = re.compile(r"</retrieved_content\s*>", re.I)
+TEXT_CLASSES = ("prose", "html", "markdown", "source", "multilingual")
+ADVERSARIAL = ("adv-lt", "adv-conten", "adv-ltref", "adv-ignorables", "adv-close")
+
+WORDS = (
+    "the of and to in is you that it he was for on are as with his they at be this have from or one had by word but not "
+    "what all were we when your can said there use an each which she do how their if will up other about out many then "
+    "them these so some her would make like him into time has look two more write go see number no way could people my "
+    "than first water been call who oil its now find long down day did get come made may part retrieval content system"
+).split()
+
+
+def _fill(size: int, make: Callable[[random.Random], str]) -> str:
+    rng = random.Random(size)
+    parts: list[str] = []
+    n = 0
+    while n < size:
+        p = make(rng)
+        parts.append(p)
+        n += len(p)
+    return "".join(parts)[:size]
+
+
+def _sentence(rng: random.Random) -> str:
+    words = [rng.choice(WORDS) for _ in range(rng.randint(6, 18))]
+    s = " ".join(words).capitalize()
+    return s + rng.choice([". ", ". ", "? ", "! ", ", \"quoted\" and 'single'. ", ".\n\n"])
+
+
+def _html(rng: random.Random) -> str:
+    tag = rng.choice(["div", "p", "span", "a", "b", "em", "strong", "td", "tr", "li", "section", "script", "table", "footer"])
+    attrs = rng.choice(['', ' class="c1"', ' id="x9" class="btn btn-primary"', ' href="https://a.example/?q=1&amp;r=2"', ' style="color:red"'])
+    return f"<{tag}{attrs}>{' '.join(rng.choice(WORDS) for _ in range(rng.randint(1, 4)))}</{tag}>"
+
+
+def _markdown(rng: random.Random) -> str:
+    r = rng.random()
+    if r < 0.15:
+        return "\n```python\ndef f(x: int) -> list[int]:\n    return [i * 2 for i in range(x) if i < 10]\n```\n\n"
+    if r < 0.3:
+        return f"## {rng.choice(WORDS).title()} {rng.choice(WORDS)}\n\n- [{rng.choice(WORDS)}](https://x.example/{rng.choice(WORDS)}) `code`\n"
+    return _sentence(rng)
+
+
+def _source(rng: random.Random) -> str:
+    return rng.choice([
+        "    if (a < b && b > c) { return a << 2; }\n",
+        "def run(self, items: list[str]) -> dict[str, int]:\n        return {k: len(k) for k in items if k}\n",
+        '    printf("%d\\n", x[i] <= y ? 1 : 0);\n',
+        "#include <stdio.h>\n#include <vector>\nstd::vector<std::string> v;\n",
+        "        # comment: keep < and > and & here\n",
+        "    let re = /<\\/?[a-z]+>/g; // tags\n",
+    ])
+
+
+def _multilingual(rng: random.Random) -> str:
+    return rng.choice([
+        "Съешь же ещё этих мягких французских булок, да выпей чаю. ",
+        "敏捷的棕色狐狸跳过了懒狗。《书名》和〈篇名〉。 ",
+        "いろはにほへと ちりぬるを わかよたれそ つねならむ。 ",
+        "Ο γρήγορος καφέ αλεπού πηδά πάνω από το τεμπέλικο σκυλί. ",
+        "الثعلب البني السريع يقفز فوق الكلب الكسول. ",
+        "Le « renard » brun ‹ rapide › saute. Größe – Maß. ",
+        "हिन्दी पाठ का एक वाक्य यहाँ है। 😀👍🏽 ",
+    ])
+
+
+def make_input(kind: str, size: int) -> str:
+    if kind == "prose":
+        return _fill(size, _sentence)
+    if kind == "html":
+        return _fill(size, _html)
+    if kind == "markdown":
+        return _fill(size, _markdown)
+    if kind == "source":
+        return _fill(size, _source)
+    if kind == "multilingual":
+        return _fill(size, _multilingual)
+    unit = {
+        "adv-lt": "<",
+        "adv-conten": "</retrieved_conten",
+        "adv-ltref": "&lt;&#x3c;",
+        "adv-ignorables": "<\u200b\u200d\u2060/x ",
+        "adv-close": "</retrieved_content>",
+    }[kind]
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+def original_defang(s: str) -> str:
+    return ORIGINAL_RE.sub(r"<\\/retrieved_content>", s)
+
+
+def _readers_available(level: str) -> bool:
+    if level == "reserved":
+        return True
+    try:
+        p = compose_preface([PrefaceEntry("external", "web:x", "<b>x</b>")], level=level)
+        verify_preface(p, level=level)
+        return True
+    except NotImplementedError:
+        return False
+
+
+def _scan_text() -> Callable[[str], Any] | None:
+    try:
+        from envelock import scan_text
+
+        scan_text("<retrieved_content>")
+        return scan_text  # type: ignore[no-any-return]
+    except (ImportError, NotImplementedError):
+        return None
+
+
+def best_of(fn: Callable[[], Any], repeat: int, budget: float) -> float:
+    """Best wall time of up to ``repeat`` runs (fewer when one run exceeds ``budget`` seconds)."""
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        dt = time.perf_counter() - t
+        best = min(best, dt)
+        if dt > budget:
+            break
+    return best
+
+
+def implementations(text: str, notes: list[str]) -> dict[str, Callable[[], Any]]:
+    entries = [PrefaceEntry("external", "web:https://bench.example/", text)]
+    impls: dict[str, Callable[[], Any]] = {
+        "original-regex": lambda: original_defang(text),
+        "markupsafe.escape": lambda: markupsafe.escape(text),
+        "html.escape": lambda: html.escape(text),
+        "defang": lambda: DEFANG.defang(text),
+    }
+    xml_src = "<r>" + html.escape(text, quote=False) + "</r>"
+    html_parser = etree.HTMLParser()
+    impls["lxml-html"] = lambda: etree.fromstring("<html><body><pre>" + text + "</pre></body></html>", html_parser)
+    xml_parser = etree.XMLParser(resolve_entities=False, load_dtd=False, no_network=True, huge_tree=True)
+    impls["lxml-xml-strict"] = lambda: etree.fromstring(xml_src.encode("utf-8"), xml_parser)
+    for level in ("reserved", "markup", "xml"):
+        impls[f"compose[{level}]"] = lambda level=level: compose_preface(entries, level=level)  # type: ignore[misc]
+        if _readers_available(level):
+            composed = compose_preface(entries, level=level)
+            impls[f"verify[{level}]"] = lambda c=composed, level=level: verify_preface(c, level=level)  # type: ignore[misc]
+        elif f"verify[{level}]" not in " ".join(notes):
+            notes.append(f"verify[{level}] skipped: reader checks raise NotImplementedError")
+    scan = _scan_text()
+    if scan is not None:
+        impls["scan_text"] = lambda: scan(text)
+    elif "scan_text skipped" not in " ".join(notes):
+        notes.append("scan_text skipped: envelock.scan_text not available")
+    return impls
+
+
+def run(sizes: list[int], repeat: int, out: Path, kinds: tuple[str, ...]) -> dict[str, Any]:
+    notes: list[str] = []
+    results: list[dict[str, Any]] = []
+    for kind in kinds:
+        for size in [*sizes, *([HUGE] if sizes[-1] < HUGE and kind in HUGE_KINDS and len(sizes) > 2 else [])]:
+            text = make_input(kind, size)
+            impls = implementations(text, notes)
+            row: dict[str, float] = {}
+            for name, fn in impls.items():
+                if name.startswith("lxml") and kind.startswith("adv") and size > 4 * MB:
+                    continue  # lxml's own limits / slow error paths on pathological text
+                try:
+                    fn()  # warm up (builds the regexes once)
+                    row[name] = best_of(fn, repeat, budget=2.0)
+                except Exception as exc:
+                    notes.append(f"{name} on {kind}/{size}: {type(exc).__name__}: {str(exc)[:80]}")
+            nbytes = len(text.encode("utf-8"))
+            results.append({"input": kind, "size": size, "bytes": nbytes, "seconds": row})
+            print(f"  {kind:15} {size // KB:>6} KB  " + "  ".join(f"{k}={nbytes / v / 1e6:.0f}" for k, v in row.items() if v > 0), flush=True)
+    return {"results": results, "notes": sorted(set(notes))}
+
+
+RATIOS = [
+    ("compose[reserved]", "markupsafe.escape"),
+    ("verify[reserved]", "compose[reserved]"),
+    ("defang", "markupsafe.escape"),
+    ("defang", "original-regex"),
+    ("compose[markup]", "markupsafe.escape"),
+    ("compose[xml]", "lxml-xml-strict"),
+]
+
+
+def report(data: dict[str, Any]) -> str:
+    lines: list[str] = []
+    results = data["results"]
+    names = sorted({n for r in results for n in r["seconds"]})
+    lines.append("Throughput, MB/s of UTF-8 input (higher is better)")
+    head = f"{'input':15} {'size':>7} " + " ".join(f"{n[:17]:>17}" for n in names)
+    lines.append(head)
+    for r in results:
+        cells = [f"{r['bytes'] / r['seconds'][n] / 1e6:17.1f}" if n in r["seconds"] else f"{'-':>17}" for n in names]
+        lines.append(f"{r['input']:15} {r['size'] // KB:>5}KB " + " ".join(cells))
+    lines.append("")
+    lines.append("Time ratios (A / B; lower is better; target in brackets)")
+    lines.append(f"{'input':15} {'size':>7} " + " ".join(f"{a[:12]}/{b[:12]:>12}" for a, b in RATIOS))
+    for r in results:
+        s = r["seconds"]
+        cells = [f"{s[a] / s[b]:25.2f}" if a in s and b in s else f"{'-':>25}" for a, b in RATIOS]
+        lines.append(f"{r['input']:15} {r['size'] // KB:>5}KB " + " ".join(cells))
+    lines.append("")
+    lines.append("Scaling on adversarial inputs: time(8n) / time(n) for compose[reserved] (target <= 10)")
+    by = {(r["input"], r["size"]): r["seconds"] for r in results}
+    sizes = sorted({r["size"] for r in results})
+    for kind in ADVERSARIAL:
+        for a in sizes:
+            b = a * 8
+            if (kind, a) in by and (kind, b) in by and "compose[reserved]" in by[(kind, a)]:
+                ratio = by[(kind, b)]["compose[reserved]"] / by[(kind, a)]["compose[reserved]"]
+                lines.append(f"  {kind:15} {a // KB:>6}KB -> {b // KB:>6}KB: {ratio:.2f}")
+    for n in data["notes"]:
+        lines.append(f"note: {n}")
+    return "\n".join(lines)
+
+
+def chart(data: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    results = data["results"]
+    kinds = list(dict.fromkeys(r["input"] for r in results))
+    shown = ["compose[reserved]", "verify[reserved]", "defang", "markupsafe.escape", "original-regex", "html.escape", "lxml-xml-strict", "scan_text"]
+    styles = {n: (f"C{i}", "-o" if i < 3 else "--s") for i, n in enumerate(shown)}
+    cols = 4
+    rows = (len(kinds) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(5 * cols, 4 * rows), squeeze=False)
+    for ax, kind in zip(axes.flat, kinds, strict=False):
+        rs = [r for r in results if r["input"] == kind]
+        for n in shown:
+            pts = [(r["bytes"], r["bytes"] / r["seconds"][n] / 1e6) for r in rs if n in r["seconds"]]
+            if pts:
+                color, style = styles[n]
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], style, color=color, label=n, markersize=4)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(kind)
+        ax.set_xlabel("input size (bytes)")
+        ax.set_ylabel("MB/s")
+        ax.grid(True, which="both", alpha=0.3)
+    for ax in list(axes.flat)[len(kinds):]:
+        ax.axis("off")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower right", ncol=2, fontsize=10)
+    fig.suptitle("envelock throughput vs input size (log-log; one panel per input class)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="fewer sizes and repeats (for development)")
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
+    ap.add_argument("--only", default="", help="comma-separated input classes")
+    args = ap.parse_args(argv)
+    sizes = QUICK_SIZES if args.quick else FULL_SIZES
+    repeat = 3 if args.quick else 5
+    kinds = tuple(k for k in (*TEXT_CLASSES, *ADVERSARIAL) if not args.only or k in args.only.split(","))
+    args.out.mkdir(parents=True, exist_ok=True)
+    print(f"envelock {getattr(envelock, '__version__', '?')} defang impl={DEFANG._IMPL}; sizes {[s // KB for s in sizes]} KB; best of {repeat}")
+    data = run(sizes, repeat, args.out, kinds)
+    data["meta"] = {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "markupsafe": markupsafe.__version__ if hasattr(markupsafe, "__version__") else "?",
+        "lxml": etree.__version__,
+        "impl": DEFANG._IMPL,
+        "quick": args.quick,
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+    text = report(data)
+    print()
+    print(text)
+    (args.out / "latest.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    (args.out / "latest.txt").write_text(text + "\n", encoding="utf-8")
+    chart(data, args.out / "throughput.png")
+    print(f"\nwrote {args.out / 'latest.json'}, {args.out / 'latest.txt'} and {args.out / 'throughput.png'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
