@@ -109,7 +109,11 @@ def _attribute(scan: _Scan, raw: str, name: str, offset: int, path: tuple[int, .
 
 def _body(scan: _Scan, start: int, end: int, path: tuple[int, ...]) -> str:
     raw = scan.text[start:end]
-    plain = undefang(raw, level=scan.level)
+    if scan.level != "xml" and "\\" not in raw:
+        # No backslash: undefang(raw) is raw itself, so skip that pass (same verdict).
+        plain = raw
+    else:
+        plain = undefang(raw, level=scan.level)
     if defang(plain, level=scan.level, reserved=scan.reserved) == raw:
         return plain
     # Not canonical: say where a reader would see a tag, else where the form differs.
