@@ -37,7 +37,7 @@ RS = "\x1e"  # entry separator
 US = "\x1f"  # field separator
 LEVELS = ("reserved", "markup", "xml")
 #: ENVELOCK_FUZZ_STRICT=1 turns off the narrow tolerances for known, reported core bugs
-#: (listed in fuzz/README.md, each with an xfail(strict=True) regression test).
+#: (listed in fuzz/README.md, each with an xfail(strict=True) regression test; none at present).
 STRICT = os.environ.get("ENVELOCK_FUZZ_STRICT") == "1"
 
 try:  # atheris is optional for the regression tests (they only call check()).

@@ -126,20 +126,7 @@ def check(data: bytes) -> None:
             assert env.fetched_at is not None and env.fetched_at.endswith("Z")
 
     count = reserved_tag_count(out)
-    if count != 2 * len(entries) and not _common.STRICT and known_body_end_fail_closed(out, len(entries)):
-        return  # KNOWN-1 (see fuzz/README.md): tolerated unless ENVELOCK_FUZZ_STRICT=1
     assert count == 2 * len(entries), f"the model's eye sees {count} envelope tags for {len(entries)} envelopes"
-
-
-def known_body_end_fail_closed(out: str, n: int) -> bool:
-    """KNOWN-1: a body ending in a run of skipped characters (whitespace, ignorables,
-    slashes) just short of ``MAX_RUN`` after an opener is judged safe by ``defang``
-    (text ends), but in the preface the run continues with the ``\n`` before the close
-    tag, reaches ``MAX_RUN`` and the model's eye fails closed. True when ending every
-    body with a neutral character makes the count right, i.e. the extra tag is only
-    that boundary effect."""
-    neutral = out.replace("\n</retrieved_content>", "X\n</retrieved_content>")
-    return reserved_tag_count(neutral) == 2 * n
 
 
 if __name__ == "__main__":

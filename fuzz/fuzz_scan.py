@@ -64,28 +64,10 @@ def check(data: bytes) -> None:
         if e < len(text) and text[e] == "\\":
             continue
         if REAL_DANGEROUS_AFTER(text, e, ONLY_RESERVED) and spelled(text, e):
-            if not _common.STRICT and long_padding(text, e):
-                continue  # KNOWN-2 (fuzz/README.md): tolerated unless ENVELOCK_FUZZ_STRICT=1
             assert m.start() in starts, (
                 f"the defang escapes the opener at {m.start()} (a reserved name is spelled) but scan_text "
                 f"reports nothing there: {text[m.start() : m.start() + 40]!r}"
             )
-
-
-def long_padding(text: str, e: int) -> bool:
-    """KNOWN-2: scan_text misses a reserved name reached only past a run of at least
-    MAX_RUN skipped characters (whitespace, ignorables, slashes, separators, controls
-    with an empty skeleton), e.g. ``<`` + 50 spaces + ``/retrieved_content>``, which the
-    defang escapes (fail closed). True when such a run starts within the lookahead."""
-    run = 0
-    for ch in text[e : e + _modeleye.MAX_LOOKAHEAD]:
-        if _modeleye._is_skip(ch) or ch in _modeleye._SLASH or not _modeleye.char_skeleton(ch):
-            run += 1
-            if run >= _modeleye.MAX_RUN:
-                return True
-        else:
-            run = 0
-    return False
 
 
 def spelled(text: str, e: int) -> bool:

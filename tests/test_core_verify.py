@@ -136,7 +136,7 @@ ATTACKS = [
 def test_negative_control_weakened_composer_is_caught(weak: Callable[..., str], monkeypatch: pytest.MonkeyPatch) -> None:
     caught = []
     for attack in ATTACKS:
-        monkeypatch.setattr(envelock.compose, "defang", weak)
+        monkeypatch.setattr(envelock.compose, "defang_body", weak)
         entry = PrefaceEntry("external", "web:x", attack)
         out = compose_preface([entry])
         monkeypatch.undo()
@@ -147,7 +147,7 @@ def test_negative_control_weakened_composer_is_caught(weak: Callable[..., str], 
     assert let_through, "the weakened defang must differ from the real one"
     assert set(caught) == set(let_through)
     with pytest.raises(EnvelopeBreach):
-        monkeypatch.setattr(envelock.compose, "defang", weak)
+        monkeypatch.setattr(envelock.compose, "defang_body", weak)
         compose_preface([PrefaceEntry("external", "web:x", let_through[0])], verify=True)
 
 

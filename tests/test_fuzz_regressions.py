@@ -55,12 +55,13 @@ def test_seed_corpus_is_small() -> None:
     assert sum(p.stat().st_size for _, p in files) < 2_000_000
 
 
-# --------------------------------------------------------------------------- KNOWN-1
+# --------------------------------------------------------------------------- KNOWN-1 (fixed)
 # compose: a body that ends in a run of skipped characters just short of MAX_RUN
-# after an opener. defang judges the body alone (the text ends: not dangerous); in
+# after an opener. defang judged the body alone (the text ends: not dangerous); in
 # the preface the run continues with the "\n" before the close tag, reaches
-# MAX_RUN, and the model's eye (reserved_tag_count) fails closed: it counts one
-# more envelope tag than was emitted. verify_preface says ok.
+# MAX_RUN, and the model's eye (reserved_tag_count) failed closed: it counted one
+# more envelope tag than was emitted. Fixed by ``defang_body``, which judges a body
+# in the context it is rendered in (followed by "\n<").
 
 KNOWN1 = (
     "KNOWN-1 (core): defang decides at the end of a body as if the text ended there; in the preface the "
@@ -68,17 +69,14 @@ KNOWN1 = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN1)
 def test_known1_compose_crlf_run(strict: None) -> None:
     harness("compose").check((FUZZ / "corpus/compose/regress-known1-crlf-run").read_bytes())
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN1)
 def test_known1_compose_fffd_run(strict: None) -> None:
     harness("compose").check((FUZZ / "corpus/compose/regress-known1-fffd-run").read_bytes())
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN1)
 @pytest.mark.parametrize(
     "body", ["<" + " " * 31, "<retr" + "\u200b" * 31, "</" + "\r" * 30], ids=["lt-31-spaces", "retr-31-zwsp", "close-30-cr"]
 )
@@ -90,12 +88,7 @@ def test_known1_minimal(body: str) -> None:
     assert reserved_tag_count(out) == 2
 
 
-def test_known1_tolerated_without_strict() -> None:
-    """The harness tolerates exactly this class (so CI stays green) unless STRICT."""
-    harness("compose").check((FUZZ / "corpus/compose/regress-known1-crlf-run").read_bytes())
-
-
-# --------------------------------------------------------------------------- KNOWN-2
+# --------------------------------------------------------------------------- KNOWN-2 (fixed)
 # scan: a reserved name reached only past a long run of skipped characters is
 # escaped by the defang (the model's eye fails closed at MAX_RUN) but scan_text
 # reports no envelope tag: '<' + 50 spaces + '/retrieved_content>' gives no
@@ -107,12 +100,10 @@ KNOWN2 = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN2)
 def test_known2_scan_nul_padding(strict: None) -> None:
     harness("scan").check((FUZZ / "corpus/scan/regress-known2-nul-padding").read_bytes())
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN2)
 @pytest.mark.parametrize(
     "text",
     ["<" + " " * 50 + "/retrieved_content>", "</retrieved_c" + "-" * 60 + "ontent>"],

@@ -140,13 +140,13 @@ def test_negative_control_reference_readers_derailed_at_reserved(name: str, payl
 def test_negative_control_broken_markup_defang_is_caught_by_verify(monkeypatch: pytest.MonkeyPatch) -> None:
     """A markup defang that forgets markup openers (applies only the reserved rules) fools the grammar,
     which shares it, but the HTML reader check catches every construct."""
-    real = DEFANG.defang
+    real = DEFANG.defang_body
 
     def broken(text: str, *, level: str = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
         return real(text, level="reserved" if level == "markup" else level, reserved=reserved)
 
     for module in ("envelock.compose", "envelock.parse"):
-        monkeypatch.setattr(importlib.import_module(module), "defang", broken)
+        monkeypatch.setattr(importlib.import_module(module), "defang_body", broken)
     for name, payload, rule, _ in CONSTRUCTS:
         start, end = canaries(name)
         text, entries = compose3(start + payload + end, "markup")

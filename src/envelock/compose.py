@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from . import render
-from .defang import check_level, defang
+from .defang import check_level, defang, defang_body
 from .entry import PrefaceEntry, check_entry, normalize_fetched_at
 from .errors import EnvelopeBreach, InvalidEntry
 from .invisible import XML_IMPOSSIBLE_RE, Transformation, check_policies, sanitize
@@ -86,7 +86,7 @@ def compose_preface(
         else:
             text, c3 = sanitize(str.__str__(body), invisible=invisible, controls=controls, index=index, field="body")
             changes += c3
-            content = defang(text, level=lvl, reserved=reserved)
+            content = defang_body(text, level=lvl, reserved=reserved)
         parts.append(render.envelope(render.open_tag(source, origin, fetched_at), content))
     text = render.join(parts)
     out = _make(text, lvl, reserved, depth, tuple(changes))

@@ -20,6 +20,7 @@ as ``&#13;``), so a strict XML parser returns the defanged text exactly.
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
@@ -347,8 +348,11 @@ def defang_fast(text: str, *, level: str = "reserved", reserved: tuple[str, ...]
     return text
 
 
-#: ``"fast"`` (default) or ``"reference"``; tests run the suite over both.
-_IMPL = "fast"
+#: The fast path uses possessive quantifiers (``{0,n}+``), new in Python 3.11;
+#: on 3.10 every call takes the reference implementation (same output, slower).
+FAST_AVAILABLE = sys.version_info >= (3, 11)
+#: ``"fast"`` (default where available) or ``"reference"``; tests run the suite over both.
+_IMPL = "fast" if FAST_AVAILABLE else "reference"
 
 
 def defang(text: str, *, level: str = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
@@ -356,6 +360,27 @@ def defang(text: str, *, level: str = "reserved", reserved: tuple[str, ...] = RE
 
     Injective; :func:`undefang` is its exact inverse.
     """
-    if _IMPL == "reference":
+    if _IMPL == "reference" or not FAST_AVAILABLE:
         return defang_reference(text, level=level, reserved=reserved)
     return defang_fast(text, level=level, reserved=reserved)
+
+
+#: What follows every body in a composed preface: the LF before the close tag, then ``<``.
+BODY_CONTEXT = "\n<"
+
+
+def defang_body(text: str, *, level: str = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+    """:func:`defang` for a body, judged in the context it is rendered in.
+
+    In a preface a body is always followed by ``\n</retrieved_content>``. The
+    lookahead at the end of a body must see that ``\n`` (one more skipped
+    character towards the fail-closed bound) and then a ``<`` (which ends any
+    name), exactly as a reader of the whole preface does; :func:`defang` alone
+    judges the end of its text as the end of input. ``undefang`` inverts both.
+    """
+    lvl = check_level(level)
+    out = defang(text + BODY_CONTEXT, level="markup" if lvl == "xml" else lvl, reserved=reserved)
+    if not out.endswith(BODY_CONTEXT):  # pragma: no cover - a '<' at the end of input is never escaped
+        raise AssertionError("body context was escaped")
+    out = out[: -len(BODY_CONTEXT)]
+    return xml_escape_text(out) if lvl == "xml" else out

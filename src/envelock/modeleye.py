@@ -64,6 +64,7 @@ _BANG = frozenset("!?\uff01\uff1f")
 #: Dropped from a name's skeleton (after folding) and skipped between letters.
 _SEPARATORS = frozenset("_-.\\")
 
+
 def _lt_ref_pattern() -> str:
     """A character reference for ``<`` or a look-alike of it.
 
@@ -76,8 +77,7 @@ def _lt_ref_pattern() -> str:
     dec = "|".join(str(c) for c in codes)
     hexa = "|".join(f"{c:x}" for c in codes)
     names = sorted(
-        {n.rstrip(";") for n, v in html.entities.html5.items() if v in LT_CHARS and n.endswith(";")}
-        - {"lt", "LT"},
+        {n.rstrip(";") for n, v in html.entities.html5.items() if v in LT_CHARS and n.endswith(";")} - {"lt", "LT"},
         key=len,
         reverse=True,
     )

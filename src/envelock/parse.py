@@ -20,7 +20,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from .defang import check_level, defang, undefang
+from .defang import BODY_CONTEXT, check_level, defang, defang_body, undefang
 from .entry import CANONICAL_FETCHED_AT_RE, parse_iso8601
 from .errors import EnvelopeBreach
 from .invisible import XML_IMPOSSIBLE_RE, first_strippable
@@ -114,14 +114,15 @@ def _body(scan: _Scan, start: int, end: int, path: tuple[int, ...]) -> str:
         plain = raw
     else:
         plain = undefang(raw, level=scan.level)
-    if defang(plain, level=scan.level, reserved=scan.reserved) == raw:
+    if defang_body(plain, level=scan.level, reserved=scan.reserved) == raw:
         return plain
     # Not canonical: say where a reader would see a tag, else where the form differs.
     names = names_for(scan.reserved)
     found = 0
+    seen = raw + BODY_CONTEXT  # as a reader of the whole preface sees the body's end
     for m in OPENER_RE.finditer(raw):
         e = m.end()
-        if (e >= len(raw) or raw[e] != "\\") and dangerous_after(raw, e, names):
+        if (e >= len(raw) or raw[e] != "\\") and dangerous_after(seen, e, names):
             scan.problem(
                 "undefanged-tag",
                 f"a reader sees an envelope tag or control token here: {_snippet(raw, m.start())!r}",
@@ -132,7 +133,7 @@ def _body(scan: _Scan, start: int, end: int, path: tuple[int, ...]) -> str:
             if found >= 20:
                 break
     if not found:
-        canon = defang(plain, level=scan.level, reserved=scan.reserved)
+        canon = defang_body(plain, level=scan.level, reserved=scan.reserved)
         i = next((k for k, (a, b) in enumerate(zip(raw, canon, strict=False)) if a != b), min(len(raw), len(canon)))
         scan.problem(
             "body-not-canonical",

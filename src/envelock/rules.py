@@ -131,6 +131,15 @@ RULES: tuple[Rule, ...] = (
         "warning",
     ),
     Rule(
+        "padded-opener",
+        "Opener followed by long padding",
+        "An opener (`<`, a look-alike or `&lt;`) is followed by a run of whitespace, invisible characters, "
+        "controls, slashes or separators too long for the model's-eye lookahead to follow (32 or more in a row, "
+        "or past 256 characters while a reserved name could still form). What a model makes of it cannot be "
+        "bounded, so compose_preface escapes the opener (fail closed). Padding is a hiding technique.",
+        "warning",
+    ),
+    Rule(
         "prose-turn-marker",
         "Prose turn marker at the start of a line",
         "`Human:`, `Assistant:`, `### Instruction:`, `SYSTEM:`, ... at the start of a line imitate a "

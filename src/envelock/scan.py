@@ -347,7 +347,7 @@ def _fallback(text: str, pos: int, reserved: tuple[str, ...]) -> _Hit | None:
     """
     names, res_map, tok_map = _name_maps(reserved)
     window = text[pos : pos + MAX_LOOKAHEAD]
-    skel = modeleye.skeleton(window[:MAX_RUN * 2])
+    skel = modeleye.skeleton(window[: MAX_RUN * 2])
     first_alnum = next((k for k, c in enumerate(window) if c.isalnum()), len(window))
     slash = any(c in _SLASH for c in window[:first_alnum]) or bool(_SLASH_REF_RE.search(window[:first_alnum]))
     for r in names.reserved:
@@ -362,6 +362,37 @@ def _fallback(text: str, pos: int, reserved: tuple[str, ...]) -> _Hit | None:
             if closed:
                 return _Hit("token", tok_map.get(t, t), slash, close, closed)
     return None
+
+
+def _padded(text: str, pos: int) -> bool:
+    """Does a run of skipped characters long enough to make the lookahead fail closed follow ``pos``?"""
+    run = 0
+    for ch in text[pos : pos + MAX_LOOKAHEAD]:
+        run = run + 1 if (_is_skip(ch) or ch in _SLASH or ch in "!?") else 0
+        if run >= MAX_RUN:
+            return True
+    return False
+
+
+def _padding_finding(text: str, start: int, end: int, reserved: tuple[str, ...]) -> _Raw:
+    """A finding for an opener the lookahead gave up on: an envelope tag if a reserved name
+    follows the padding (an ``error``), else the padding itself (a ``warning``)."""
+    names, res_map, _ = _name_maps(reserved)
+    window = text[end : end + MAX_LOOKAHEAD]
+    first_alnum = next((k for k, c in enumerate(window) if c.isalnum()), len(window))
+    lead = next((k for k, c in enumerate(window) if not (_is_skip(c) or c in _SLASH or c in "!?")), len(window))
+    skel = modeleye.skeleton(window[lead:])
+    for r in names.reserved:
+        if skel.startswith(r):
+            name = res_map.get(r, r)
+            slash = any(c in _SLASH for c in window[:first_alnum])
+            close, _ = _tag_end(text, end + first_alnum)
+            rule = "envelope-close-tag" if slash else "envelope-open-tag"
+            what = "close" if slash else "open"
+            stop = max(close, end + first_alnum)
+            return _Raw(rule, "error", f"envelope {what} tag for {name!r} (disguised by padding)", start, stop)
+    stop = min(len(text), end + MAX_LOOKAHEAD)
+    return _Raw("padded-opener", "warning", "opener followed by padding too long to read past", start, stop)
 
 
 def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
@@ -487,12 +518,13 @@ def _scan_openers(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None
                     out.append(_Raw("defanged-tag", "warning", "escaped slash before a reserved name", start, min(n, k + 16)))
                 continue
             what = "an envelope tag" if hit.kind == "reserved" else "a control token"
-            out.append(
-                _Raw("defanged-tag", "warning", f"already-escaped form of {what} ({hit.name!r})", start, hit.end)
-            )
+            out.append(_Raw("defanged-tag", "warning", f"already-escaped form of {what} ({hit.name!r})", start, hit.end))
             continue
         hit = _walk(text, end, reserved) or _fallback(text, end, reserved)
         if hit is None:
+            if _padded(text, end):
+                # dangerous_after failed closed on padding: report it, never less than the defang escapes.
+                out.append(_padding_finding(text, start, end, reserved))
             continue
         rule, message, severity = _describe_hit(text, start, hit)
         out.append(_Raw(rule, severity, message, start, hit.end))
@@ -656,9 +688,7 @@ def _decode_escapes(window: str) -> str:
 
 def _cipher_names(reserved: tuple[str, ...]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
-    atbash = str.maketrans(
-        "abcdefghijklmnopqrstuvwxyz", "zyxwvutsrqponmlkjihgfedcba"
-    )
+    atbash = str.maketrans("abcdefghijklmnopqrstuvwxyz", "zyxwvutsrqponmlkjihgfedcba")
     for name in reserved:
         low = name.lower()
         out.append((codecs.encode(low, "rot13"), f"ROT13 of {name!r}"))
