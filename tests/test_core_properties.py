@@ -96,3 +96,13 @@ def test_verify_never_raises_on_any_text(text: str) -> None:
     for level in ("reserved",):
         result = verify_preface(text, level=level)
         assert isinstance(result.ok, bool)
+
+
+@given(st.one_of(any_text, any_text.map(lambda s: s + "<" + " " * 31), any_text.map(lambda s: "&" + "amp;" * 16 + "lt;/" + s)),
+       st.text(alphabet="ab \u200b", max_size=400), st.sampled_from(["reserved", "markup"]))
+def test_defang_body_equals_defang_in_context(s: str, pad: str, level: str) -> None:
+    """The shortcut in defang_body (no opener near the end) never changes the verdict."""
+    from envelock.defang import BODY_CONTEXT, defang_body
+
+    body = s + pad
+    assert defang_body(body, level=level) == defang(body + BODY_CONTEXT, level=level)[: -len(BODY_CONTEXT)]

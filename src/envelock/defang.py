@@ -379,8 +379,13 @@ def defang_body(text: str, *, level: str = "reserved", reserved: tuple[str, ...]
     judges the end of its text as the end of input. ``undefang`` inverts both.
     """
     lvl = check_level(level)
-    out = defang(text + BODY_CONTEXT, level="markup" if lvl == "xml" else lvl, reserved=reserved)
-    if not out.endswith(BODY_CONTEXT):  # pragma: no cover - a '<' at the end of input is never escaped
-        raise AssertionError("body context was escaped")
-    out = out[: -len(BODY_CONTEXT)]
+    inner = "markup" if lvl == "xml" else lvl
+    if not _may_hold_opener(text[-(_me.MAX_LOOKAHEAD + _me.MAX_OPENER_LEN + 2) :]):
+        # No opener ends close enough to the end for its lookahead to reach it.
+        out = defang(text, level=inner, reserved=reserved)
+    else:
+        out = defang(text + BODY_CONTEXT, level=inner, reserved=reserved)
+        if not out.endswith(BODY_CONTEXT):  # pragma: no cover - a '<' at the end of input is never escaped
+            raise AssertionError("body context was escaped")
+        out = out[: -len(BODY_CONTEXT)]
     return xml_escape_text(out) if lvl == "xml" else out

@@ -58,9 +58,25 @@ class Transformation:
         return f"{where}, field {self.field!r}: {self.kind} at {self.start}..{self.end}: {cps}{more}"
 
 
+#: The C0 controls XML cannot carry (the only XML-impossible characters in ASCII text).
+_ASCII_IMPOSSIBLE = tuple(c for c in map(chr, range(0x20)) if c not in "\t\n\r")
+
+
+def has_xml_impossible(text: str) -> bool:
+    """Does ``text`` hold a character XML 1.0 cannot carry? (ASCII text: 29 memchr scans, no regex.)"""
+    if text.isascii():
+        return any(c in text for c in _ASCII_IMPOSSIBLE)
+    return XML_IMPOSSIBLE_RE.search(text) is not None
+
+
+def has_invisible(text: str) -> bool:
+    """Does ``text`` hold a TAG or bidi control character? (Never in ASCII text.)"""
+    return not text.isascii() and HAS_INVISIBLE_RE.search(text) is not None
+
+
 def first_strippable(text: str) -> re.Match[str] | None:
     """The first run of invisible text that ``invisible="strip"`` would remove, if any."""
-    if not HAS_INVISIBLE_RE.search(text):
+    if not has_invisible(text):
         return None
     return next((m for m in INVISIBLE_RE.finditer(text) if m.group(2)), None)
 
@@ -74,7 +90,7 @@ def check_policies(invisible: str, controls: str) -> None:
 
 def handle_invisible(text: str, policy: str, *, index: int | None, field: str) -> tuple[str, list[Transformation]]:
     """Apply the ``invisible`` policy to ``text``; return the new text and what changed."""
-    if policy == "keep" or not HAS_INVISIBLE_RE.search(text):
+    if policy == "keep" or not has_invisible(text):
         return text, []
     out: list[str] = []
     changes: list[Transformation] = []
@@ -99,6 +115,8 @@ def handle_invisible(text: str, policy: str, *, index: int | None, field: str) -
 
 def handle_controls(text: str, policy: str, *, index: int | None, field: str) -> tuple[str, list[Transformation]]:
     """Apply the ``controls`` policy; return the new text and what changed."""
+    if not has_xml_impossible(text):
+        return text, []
     first = XML_IMPOSSIBLE_RE.search(text)
     if first is None:
         return text, []

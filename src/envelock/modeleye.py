@@ -65,13 +65,20 @@ _BANG = frozenset("!?\uff01\uff1f")
 _SEPARATORS = frozenset("_-.\\")
 
 
+#: Most ``&amp;`` layers an opener may carry (``&amp;amp;lt;`` has two).
+MAX_AMP_LAYERS = 16
+#: An upper bound on the length of one opener token.
+MAX_OPENER_LEN = 4 + 4 * MAX_AMP_LAYERS + 32
+
+
 def _lt_ref_pattern() -> str:
     """A character reference for ``<`` or a look-alike of it.
 
-    Numeric (decimal or hex, leading zeros, optional ``;``) for every code point in
+    Numeric (decimal or hex, up to 16 leading zeros, optional ``;``) for every code point in
     :data:`LT_CHARS`; named for every HTML5 entity whose value is one of them
     (``&lt``, ``&LT``, ``&lang;``, ``&lsaquo;``...; ``lt`` in any case); any number
-    of ``amp;`` layers in front (``&amp;lt;``). Used to find openers.
+    of ``amp;`` layers in front, up to :data:`MAX_AMP_LAYERS` (``&amp;lt;``), so an
+    opener is at most about 100 characters long. Used to find openers.
     """
     codes = sorted(ord(c) for c in LT_CHARS)
     dec = "|".join(str(c) for c in codes)
@@ -82,11 +89,11 @@ def _lt_ref_pattern() -> str:
         reverse=True,
     )
     return (
-        r"&(?:[aA][mM][pP];)*(?:"
+        rf"&(?:[aA][mM][pP];){{0,{MAX_AMP_LAYERS}}}(?:"
         r"[lL][tT];?"
         + "".join(f"|{re.escape(n)};" for n in names)
-        + rf"|#0*(?:{dec})(?![0-9]);?"
-        + rf"|#[xX]0*(?i:{hexa})(?![0-9a-fA-F]);?)"
+        + rf"|#0{{0,{MAX_AMP_LAYERS}}}(?:{dec})(?![0-9]);?"
+        + rf"|#[xX]0{{0,{MAX_AMP_LAYERS}}}(?i:{hexa})(?![0-9a-fA-F]);?)"
     )
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from .defang import BODY_CONTEXT, check_level, defang, defang_body, undefang
 from .entry import CANONICAL_FETCHED_AT_RE, parse_iso8601
 from .errors import EnvelopeBreach
-from .invisible import XML_IMPOSSIBLE_RE, first_strippable
+from .invisible import XML_IMPOSSIBLE_RE, first_strippable, has_xml_impossible
 from .modeleye import OPENER_RE, dangerous_after, names_for, visible
 from .render import CLOSE_TAG, OPEN_TAG_RE, SEPARATOR, TAG, unescape_attribute
 from .tokens import RESERVED_NAMES
@@ -223,7 +223,7 @@ def scan_preface(
         k = bisect_right(starts, offset) - 1
         return (k,) if k >= 0 else ()
 
-    bad = XML_IMPOSSIBLE_RE.search(text)
+    bad = XML_IMPOSSIBLE_RE.search(text) if has_xml_impossible(text) else None
     if bad:
         message = f"U+{ord(bad.group()[0]):04X} cannot be carried by XML (compose replaces it)"
         scan.problem("invalid-char", message, bad.start(), owner(bad.start()))
