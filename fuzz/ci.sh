@@ -4,7 +4,7 @@
 #
 #   PYTHON=/path/to/python bash fuzz/ci.sh
 #
-# Knobs (seconds / counts): FUZZ_MUTANT_TIME (default 30, the most a mutant may
+# Knobs (seconds / counts): FUZZ_MUTANT_TIME (default 90, the most a mutant may
 # survive), FUZZ_TIME (default 45 per real harness), FUZZ_RUNS (default
 # 20000000, an -atheris_runs upper bound), FUZZ_LANES (default 2 harnesses in
 # parallel; the CI machine has 2 cores), FUZZ_ONLY (space-separated harness
@@ -18,7 +18,7 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PYTHON=${PYTHON:-python}
-MUTANT_TIME=${FUZZ_MUTANT_TIME:-30}
+MUTANT_TIME=${FUZZ_MUTANT_TIME:-90}
 REAL_TIME=${FUZZ_TIME:-45}
 RUNS=${FUZZ_RUNS:-20000000}
 LANES=${FUZZ_LANES:-2}
