@@ -163,14 +163,33 @@ def names_for(reserved: tuple[str, ...] = RESERVED_NAMES) -> Names:
     return Names(skels, tokens)
 
 
+_HTML5 = html.entities.html5
+#: The longest legacy (no ``;``) entity name.
+_LEGACY_MAX = max(len(n) for n in _HTML5 if not n.endswith(";"))
+
+
 def _decode_at(text: str, i: int) -> tuple[str, int]:
-    """The text at ``i``: one character, or a character reference decoded as ``html.unescape`` would."""
+    """The text at ``i``: one character, or one character reference decoded as ``html.unescape`` would.
+
+    Only the reference itself is consumed: for a legacy reference without ``;``
+    (``&LTfoo``, ``&ampx``) that is the longest known entity name, as in
+    ``html.unescape``, and the characters after it are read one by one.
+    """
     if text[i] == "&":
         m = _REF_RE.match(text, i)
         if m:
-            decoded = html.unescape(m.group())
-            if decoded != m.group():
-                return decoded, m.end()
+            ref = m.group()
+            if ref[1] == "#":
+                decoded = html.unescape(ref)
+                if decoded != ref:
+                    return decoded, m.end()
+            else:
+                name = ref[1:]
+                if name in _HTML5:
+                    return _HTML5[name], m.end()
+                for k in range(min(len(name), _LEGACY_MAX), 1, -1):
+                    if name[:k] in _HTML5:
+                        return _HTML5[name[:k]], i + 1 + k
     return text[i], i + 1
 
 
