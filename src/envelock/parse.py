@@ -25,7 +25,7 @@ from .entry import CANONICAL_FETCHED_AT_RE, parse_iso8601
 from .errors import EnvelopeBreach
 from .invisible import XML_IMPOSSIBLE_RE, first_strippable, has_xml_impossible
 from .modeleye import OPENER_RE, dangerous_after, names_for, visible
-from .render import CLOSE_TAG, OPEN_TAG_RE, SEPARATOR, TAG, unescape_attribute
+from .render import ATTR_INVALID_RE, CLOSE_TAG, OPEN_TAG_RE, SEPARATOR, TAG, unescape_attribute
 from .tokens import RESERVED_NAMES
 
 #: Largest ``max_depth`` accepted (the parser recurses once per level).
@@ -150,6 +150,12 @@ def _envelope(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple
     if m is None:
         scan.problem("structure", f"expected an open tag <{TAG} provenance=... origin=...>: {_snippet(text, pos)!r}", pos, path)
         return None, -1
+    for k, name in ((1, "provenance"), (2, "origin"), (3, "fetched_at")):
+        raw = m.group(k)
+        bad = ATTR_INVALID_RE.search(raw) if raw else None
+        if bad:
+            found = _snippet(raw, bad.start(), 8)
+            scan.problem("structure", f"{name}: {found!r} is not escaped as the renderer escapes it", m.start(k), path)
     source = _attribute(scan, m.group(1), "provenance", pos, path)
     origin = _attribute(scan, m.group(2), "origin", pos, path)
     fetched_at: str | None = None

@@ -34,8 +34,11 @@ _ATTR_ESCAPES = (
 _ATTR_UNESCAPE = {ref: raw for raw, ref in _ATTR_ESCAPES}
 _ATTR_REF_RE = re.compile("|".join(re.escape(ref) for _, ref in _ATTR_ESCAPES))
 
-#: One attribute value as rendered: no raw special character, only our references.
-ATTR_VALUE_PATTERN = r"(?:[^\"&<>'\t\n\r]|&(?:amp|lt|gt|quot|#39|#9|#10|#13);)*"
+#: The characters an attribute value runs over in the open-tag pattern (one class, so
+#: matching is a single linear scan); what is inside is checked by ATTR_INVALID_RE.
+ATTR_VALUE_PATTERN = r'[^"<>\n]*'
+#: A character or reference the renderer never leaves in an attribute value.
+ATTR_INVALID_RE = re.compile(r"['\t\r]|&(?!(?:amp|lt|gt|quot|#39|#9|#10|#13);)")
 #: The open tag exactly as rendered, with the ``\\n`` that follows it.
 OPEN_TAG_RE = re.compile(
     rf'<{TAG} provenance="({ATTR_VALUE_PATTERN})" origin="({ATTR_VALUE_PATTERN})"'
