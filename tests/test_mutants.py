@@ -349,3 +349,263 @@ def test_fast_defang_equals_reference(level: str) -> None:
 )
 def test_markup_after(text: str, want: bool) -> None:
     assert defang_mod.markup_after(text, 1) is want
+
+
+# --------------------------------------------------------------------------- fresh run (see fuzz/README.md)
+# Each test below names the mutants it kills (mutmut 3.8 names, run of this commit).
+
+ONE = '<retrieved_content provenance="external" origin="'
+
+
+def full(text: str, **kw: object) -> list[tuple[object, ...]]:
+    _, probs, _ = scan_preface(text, **kw)  # type: ignore[arg-type]
+    return [(p.code, p.offset, p.line, p.column, p.entry, p.path, p.message) for p in probs]
+
+
+def test_positions_when_the_text_starts_with_a_newline() -> None:
+    # _Scan.problem: count/rfind must start at offset 0; owner() of an offset before any envelope is ().
+    assert full("\n\x01") == [
+        ("structure", 0, 1, 1, 0, (0,), "expected an open tag <retrieved_content provenance=... origin=...>: 'U+000AU+0001'"),
+        ("invalid-char", 1, 2, 1, None, (), "U+0001 cannot be carried by XML (compose replaces it)"),
+    ]
+
+
+def test_problem_in_the_first_envelope_names_entry_0() -> None:
+    assert full(ONE + 'o">\na\x01\n</retrieved_content>') == [
+        ("invalid-char", 54, 2, 2, 0, (0,), "U+0001 cannot be carried by XML (compose replaces it)")
+    ]
+
+
+def test_provenance_problems_name_the_field_and_position() -> None:
+    assert full('<retrieved_content provenance="ext\x01" origin="o">\nb\n</retrieved_content>') == [
+        ("attribute-invalid-char", 0, 1, 1, 0, (0,), "provenance: U+0001 cannot be carried by XML"),
+        ("invalid-char", 34, 1, 35, 0, (0,), "U+0001 cannot be carried by XML (compose replaces it)"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        (
+            '<retrieved_content provenance="ex\'tabcdefghij" origin="o">\nb\n</retrieved_content>',
+            [("structure", 31, 1, 32, 0, (0,), 'provenance: "\'tabcdef" is not escaped as the renderer escapes it')],
+        ),
+        (
+            ONE + 'o\tabcdefghijk">\nb\n</retrieved_content>',
+            [("structure", 49, 1, 50, 0, (0,), "origin: 'U+0009abcdefg' is not escaped as the renderer escapes it")],
+        ),
+        (
+            ONE + 'o" fetched_at="2026-11-29T21:29:03Z\r">\nb\n</retrieved_content>',
+            [
+                ("structure", 64, 1, 65, 0, (0,), "fetched_at: 'U+000D' is not escaped as the renderer escapes it"),
+                ("fetched-at", 0, 1, 1, 0, (0,), "fetched_at is not in canonical UTC form: '2026-11-29T21:29:03Z\\r'"),
+            ],
+        ),
+        (
+            ONE + 'o" fetched_at="' + "2" * 50 + '">\nb\n</retrieved_content>',
+            [("fetched-at", 0, 1, 1, 0, (0,), "fetched_at is not in canonical UTC form: '" + "2" * 40 + "'")],
+        ),
+    ],
+    ids=["provenance-quote", "origin-tab", "fetched-at-cr", "fetched-at-long"],
+)
+def test_unescaped_attribute_characters(text: str, want: list[tuple[object, ...]]) -> None:
+    assert full(text) == want
+
+
+def test_body_diagnostics_exact() -> None:
+    # the first difference from the canonical form, found at the body's level ...
+    assert full(ONE + 'o">\nx<a\n</retrieved_content>', level="markup") == [
+        ("body-not-canonical", 55, 2, 3, 0, (0,), "body is not in canonical defanged form at level 'markup': 'a'")
+    ]
+    # ... and with the body's reserved names (here retrieved_content is not reserved)
+    assert full(ONE + 'o">\nz</retrieved_content>x<\\y\n</retrieved_content>', reserved=("foo_bar",)) == [
+        ("body-not-canonical", 76, 2, 24, 0, (0,), "body is not in canonical defanged form at level 'reserved': '\\\\y'")
+    ]
+    # the raw body is longer than its canonical form and equal to it up to there
+    assert full(ONE + 'o">\n<\\\n</retrieved_content>') == [
+        ("body-not-canonical", 54, 2, 2, 0, (0,), "body is not in canonical defanged form at level 'reserved': '\\\\'")
+    ]
+    # an opener at the very end of a non-canonical body
+    assert [p[:6] for p in full(ONE + 'o">\nabc<\\x<\n</retrieved_content>')] == [("body-not-canonical", 57, 2, 5, 0, (0,))]
+
+
+def test_xml_body_without_backslash_is_unescaped() -> None:
+    text = str(compose_preface([E("external", "o", "a & b > c")], level="xml"))
+    assert "&amp;" in text and "\\" not in text
+    assert full(text, level="xml") == []
+    assert parse_preface(text, level="xml")[0].body == "a & b > c"
+
+
+def test_undefanged_tags_capped_body_still_returned() -> None:
+    body = "q" + "</retrieved_content >" * 25
+    envs, probs, _ = scan_preface(ONE + 'o">\n' + body + "\n</retrieved_content>")
+    assert len(probs) == 20 and envs[0].body == body
+
+
+def test_nested_envelope_keeps_fetched_at() -> None:
+    inner = compose_preface([E("external", "a", "x")])
+    text = str(compose_preface([E("external", "o", inner, "2026-11-29T21:29:03Z")]))
+    env = parse_preface(text)[0]
+    assert (env.fetched_at, env.body, len(env.children)) == ("2026-11-29T21:29:03Z", None, 1)
+
+
+def test_scan_preface_argument_errors_and_empty_text() -> None:
+    with pytest.raises(TypeError) as info:
+        scan_preface(b"x")  # type: ignore[arg-type]
+    assert str(info.value) == "text must be str, got bytes"
+    with pytest.raises(ValueError) as verr:
+        scan_preface("", max_depth=33)
+    assert str(verr.value) == "max_depth must be between 1 and 32; got 33"
+    with pytest.raises(ValueError):
+        scan_preface("", max_depth=0)
+    assert scan_preface("", max_depth=32) == ([], [], 0)
+    assert scan_preface("") == ([], [], 0)
+
+
+def test_parse_preface_error_message() -> None:
+    with pytest.raises(EnvelopeBreach) as info:
+        parse_preface(GOOD + "\nzz")
+    assert str(info.value).startswith("not a sound preface: ")
+
+
+# --------------------------------------------------------------------------- verify (fresh run)
+
+
+def test_expected_entries_are_checked_with_index_and_field() -> None:
+    from envelock import InvalidEntry
+
+    ok = E("external", "a", "x")
+    cases = [
+        (E("", "b", "y"), "entry 1, field 'source': empty source: every envelope needs a provenance"),
+        (
+            E("ext\x01", "b", "y"),
+            "entry 1, field 'source': character U+0001 at offset 3 cannot be carried by XML 1.0 (controls='reject')",
+        ),
+        (
+            E("external", "b\x01", "y"),
+            "entry 1, field 'origin': character U+0001 at offset 1 cannot be carried by XML 1.0 (controls='reject')",
+        ),
+        (E("external", "b", "y", "garbage"), "entry 1, field 'fetched_at': 'garbage': "),
+    ]
+    for entry, msg in cases:
+        with pytest.raises(InvalidEntry) as info:
+            verify_preface(GOOD, expected=[ok, entry])
+        assert str(info.value).startswith(msg), (msg, str(info.value))
+    with pytest.raises(InvalidEntry) as info:
+        verify_preface(GOOD, expected=[ok, E("external", "b", "y\x01")], controls="reject")
+    assert str(info.value) == (
+        "entry 1, field 'body': character U+0001 at offset 1 cannot be carried by XML 1.0 (controls='reject')"
+    )
+
+
+def test_expected_attributes_use_the_invisible_policy() -> None:
+    text = str(compose_preface([E("web:a\u202eb", "o\u202ep", "x")], invisible="keep"))
+    assert verify_preface(text, expected=[E("web:a\u202eb", "o\u202ep", "x")], invisible="keep").ok
+    v = verify_preface(text, expected=[E("web:ab", "o\u202ep", "x")], invisible="keep")
+    src, org = "web:a\u202eb", "o\u202ep"
+    assert [p.message for p in v.problems] == [f"provenance is {src!r}, expected 'web:ab'"]
+    v = verify_preface(text, expected=[E("web:a\u202eb", "op", "x")], invisible="keep")
+    assert [p.message for p in v.problems] == [f"origin is {org!r}, expected 'op'"]
+
+
+def test_mismatch_messages_cut_values_at_60() -> None:
+    long_a, long_b = "a" * 70, "b" * 70
+    text = str(compose_preface([E("web:" + long_a, long_a, "x")]))
+    v = verify_preface(text, expected=[E("web:" + long_b, long_b, "x")])
+    assert [p.message for p in v.problems] == [
+        f"provenance is {('web:' + long_a)[:60]!r}, expected {('web:' + long_b)[:60]!r}",
+        f"origin is {long_a[:60]!r}, expected {long_b[:60]!r}",
+    ]
+
+
+def test_nested_expected_body_is_parsed_with_the_options() -> None:
+    inner_m = compose_preface([E("external", "a", "<a>")], level="markup")
+    text = str(compose_preface([E("external", "o", inner_m)], level="markup"))
+    assert verify_preface(text, level="markup", expected=[E("external", "o", inner_m)]).ok
+    inner_r = compose_preface([E("external", "a", "<foo_bar>")], reserved=("foo_bar",))
+    text = str(compose_preface([E("external", "o", inner_r)], reserved=("foo_bar",)))
+    assert verify_preface(text, reserved=("foo_bar",), expected=[E("external", "o", inner_r)]).ok
+    d3 = compose_preface(
+        [E("external", "a", compose_preface([E("external", "b", compose_preface([E("external", "c", "x")]))], max_depth=3))],
+        max_depth=3,
+    )
+    text = str(compose_preface([E("external", "o", d3)], max_depth=4))
+    assert verify_preface(text, max_depth=4, expected=[E("external", "o", d3)]).ok
+
+
+def test_nested_expected_count_mismatch_with_children() -> None:
+    inner = compose_preface([E("external", "a", "x")])
+    two = compose_preface([E("external", "a", "x"), E("external", "b", "y")])
+    text = str(compose_preface([E("external", "o", inner)]))
+    v = verify_preface(text, expected=[E("external", "o", two)])
+    assert [(p.code, p.entry, p.message) for p in v.problems] == [
+        ("expected-mismatch", 0, "expected 2 nested envelopes, found 1")
+    ]
+
+
+def test_reader_checks_only_on_a_clean_grammar_verdict() -> None:
+    g = str(compose_preface([E("external", "a", "x")], level="markup"))
+    assert [p.code for p in verify_preface(g + "\nzz", level="markup").problems] == ["text-outside"]
+
+
+# --------------------------------------------------------------------------- nesting (fresh run)
+
+
+def test_preface_pickles_with_its_options() -> None:
+    import pickle
+
+    kw: dict[str, object] = {"level": "markup", "reserved": ("foo_bar",), "max_depth": 3}
+    d3 = compose_preface([E("external", "c", "<foo_bar> <a>")], **kw)  # type: ignore[arg-type]
+    for name in ("b", "a"):
+        d3 = compose_preface([E("external", name, d3)], **kw)  # type: ignore[arg-type]
+    back = pickle.loads(pickle.dumps(d3))
+    assert type(back) is Preface and back == d3
+    assert (back.level, back.reserved, back.depth) == ("markup", ("foo_bar",), 3)
+
+
+# --------------------------------------------------------------------------- defang (fresh run)
+
+
+def test_check_level_message() -> None:
+    with pytest.raises(ValueError) as info:
+        defang("x", level="html")
+    assert str(info.value) == "level must be one of reserved, markup, xml; got 'html'"
+
+
+def test_implementations_default_to_reserved_level() -> None:
+    for f in (defang_mod.defang_reference, defang_mod.defang_fast, defang_mod.defang_body):
+        assert f("<a> </retrieved_content>") == "<a> <\\/retrieved_content>"
+
+
+def test_no_opener_fast_path_still_escapes_xml() -> None:
+    assert defang_mod.defang_fast("a>b\r[INST]", level="xml") == "a&gt;b&#13;[\\INST]"
+    assert defang_mod.defang_fast("a>b\r", level="markup") == "a>b\r"
+
+
+def test_may_hold_opener() -> None:
+    assert defang_mod._may_hold_opener("plain \u00e9\u4e00 text") is False
+    assert defang_mod._may_hold_opener("x\uff1cy") is True
+    assert defang_mod._may_hold_opener("a&b") is True
+
+
+@pytest.mark.parametrize("impl", ["fast", "reference"])
+def test_defang_dispatches_to_the_selected_implementation(impl: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    for name in ("defang_fast", "defang_reference"):
+        real = getattr(defang_mod, name)
+
+        def spy(*a: object, _n: str = name, _r: object = real, **k: object) -> str:
+            calls.append(_n)
+            return _r(*a, **k)  # type: ignore[operator]
+
+        monkeypatch.setattr(defang_mod, name, spy)
+    monkeypatch.setattr(defang_mod, "_IMPL", impl)
+    assert defang("<a>", level="markup") == "<\\a>"
+    assert defang("<foo_bar>", reserved=("foo_bar",)) == "<\\foo_bar>"
+    assert calls == [f"defang_{impl}"] * 2
+
+
+def test_defang_body_short_path_keeps_level_and_names() -> None:
+    tail = "x" * 500  # no opener near the end: the body is defanged without its context
+    assert defang_mod.defang_body("<a>" + tail, level="markup") == "<\\a>" + tail
+    assert defang_mod.defang_body("<foo_bar>" + tail, reserved=("foo_bar",)) == "<\\foo_bar>" + tail

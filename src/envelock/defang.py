@@ -158,7 +158,7 @@ _GT_REF_BODY = r"(?:gt|GT|\#[xX]0{0,6}3[eE]|\#0{0,6}62);"
 _NS_RUN = r"[A-Za-z0-9_\-.\\]{0,33}+(?::|[^\x00-\x7f])"
 
 
-def _ranges(chars: Iterable[str]) -> str:
+def _ranges(chars: Iterable[str]) -> str:  # pragma: no mutate block
     """A regex class body for ``chars``, written as ranges (compiles fast)."""
     cps = sorted({ord(c) for c in chars})
     out: list[str] = []
@@ -173,12 +173,12 @@ def _ranges(chars: Iterable[str]) -> str:
     return "".join(out)
 
 
-def _cls(chars: Iterable[str], extra: str = "") -> str:
+def _cls(chars: Iterable[str], extra: str = "") -> str:  # pragma: no mutate block
     body = _ranges(chars) + extra
     return f"[{body}]" if body else "(?!)"
 
 
-def _known_chars() -> list[str]:
+def _known_chars() -> list[str]:  # pragma: no mutate block
     """Characters outside names whose behaviour the regexes model (ignorables come as ranges)."""
     chars = {chr(c) for c in range(0xA0)} | {chr(c) for c in range(0xA0, 0x3001) if chr(c).isspace()}
     chars |= set(_me.SLASH_CHARS) | set(_me.PIPE_CHARS) | set(_me.GT_CHARS) | set(_me._BANG) | {"\ufffd"}
@@ -186,7 +186,7 @@ def _known_chars() -> list[str]:
     return sorted(c for c in chars if not _me.is_ignorable(c) and ord(c) <= 0xFFFF)
 
 
-def _lookahead(names: Names, kind: str) -> tuple[str, str]:
+def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate block
     """The ``danger`` or ``unsure`` lookaheads (after an opener; after a ``<`` for markup).
 
     Inside a name only ASCII is modelled; any other character there is
