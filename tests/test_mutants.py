@@ -609,3 +609,11 @@ def test_defang_body_short_path_keeps_level_and_names() -> None:
     tail = "x" * 500  # no opener near the end: the body is defanged without its context
     assert defang_mod.defang_body("<a>" + tail, level="markup") == "<\\a>" + tail
     assert defang_mod.defang_body("<foo_bar>" + tail, reserved=("foo_bar",)) == "<\\foo_bar>" + tail
+
+
+def test_defang_body_sees_its_context_from_the_longest_lookahead() -> None:
+    # The '<' is 257 characters from the end; its lookahead (gaps between the letters of
+    # a reserved name) reaches the end, where the rendered "\n<" makes it fail closed.
+    t = "<" + ("." * 15).join("retrieved_conten") + "." * 15
+    assert len(t) == 257 and defang("<" + t[1:]) == t
+    assert defang_mod.defang_body(t) == "<\\" + t[1:]
