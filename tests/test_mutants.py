@@ -617,3 +617,23 @@ def test_defang_body_sees_its_context_from_the_longest_lookahead() -> None:
     t = "<" + ("." * 15).join("retrieved_conten") + "." * 15
     assert len(t) == 257 and defang("<" + t[1:]) == t
     assert defang_mod.defang_body(t) == "<\\" + t[1:]
+
+
+def test_verify_consults_the_readers_above_reserved(monkeypatch: pytest.MonkeyPatch) -> None:
+    """verify_preface runs the level's readers at markup and xml, never at reserved."""
+    import envelock.readers
+    from envelock import PrefaceEntry, compose_preface, verify_preface
+    from envelock.parse import Problem
+
+    calls: list[str] = []
+
+    def fake(text: str, envelopes: object, *, level: str) -> list[Problem]:
+        calls.append(level)
+        return [Problem("reader-html", "sentinel", 0, 1, 1, 0, (0,))]
+
+    monkeypatch.setattr(envelock.readers, "reader_problems", fake)
+    for level in ("reserved", "markup", "xml"):
+        out = compose_preface([PrefaceEntry("s", "o", "b")], level=level)
+        codes = [p.code for p in verify_preface(out, level=level).problems]
+        assert codes == ([] if level == "reserved" else ["reader-html"]), level
+    assert calls == ["markup", "xml"]
