@@ -320,10 +320,10 @@ SAMPLES = [
 
 @pytest.mark.parametrize("level", ["reserved", "markup", "xml"])
 def test_fast_defang_equals_reference(level: str) -> None:
-    fast = getattr(defang_mod, "defang_fast", None)
-    ref = getattr(defang_mod, "defang_reference", None)
-    if fast is None or ref is None:
-        pytest.skip("defang has a single implementation")
+    fast = defang_mod.defang_fast
+    ref = defang_mod.defang_reference
+    if not defang_mod.FAST_AVAILABLE:
+        pytest.skip("the fast defang needs Python 3.11+ (possessive quantifiers); 3.10 runs the reference only")
     samples = SAMPLES + [a + b for a in SAMPLES[:20] for b in SAMPLES[14:30]]
     for s in samples:
         assert fast(s, level=level) == ref(s, level=level), (s, level)
