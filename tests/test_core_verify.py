@@ -18,7 +18,6 @@ from envelock import (
     parse_preface,
     verify_preface,
 )
-from envelock.entry import PrefaceEntry as _PE  # noqa: F401  (same class, re-exported)
 
 T = "2026-11-29T21:29:03Z"
 GOOD = [

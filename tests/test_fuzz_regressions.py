@@ -135,3 +135,20 @@ def test_xml_legacy_ref_minimal() -> None:
     body = "<&LT\\apexternal_contentd:retr\u200dieved_content>"
     for level in ("reserved", "markup", "xml"):
         assert reserved_tag_count(defang(body, level=level), names_for()) == 0, level
+
+
+# --------------------------------------------------------------------------- EMPTY-CHARREF (fixed)
+# scan: a character reference that html.unescape decodes to nothing ("&#1;") inside a tag's
+# attributes made the scanner index an empty piece (IndexError). Found by the scan harness
+# within 9 s after the scanner switched to the model's-eye decoding.
+
+
+def test_empty_charref_crash() -> None:
+    harness("scan").check((FUZZ / "corpus/scan/regress-empty-charref").read_bytes())
+
+
+def test_empty_charref_minimal() -> None:
+    from envelock import scan_text
+
+    findings = scan_text("</retrieved_content x=&#1;>")
+    assert [f.rule for f in findings if f.severity == "error"] == ["envelope-close-tag"]

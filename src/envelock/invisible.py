@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from .charsets import BIDI_EMBEDDING_CONTROLS, TAG_CHARACTERS, XML_IMPOSSIBLE, char_class
 from .errors import InvalidEntry
 from .unicode_tables import RGI_EMOJI_TAG_SEQUENCES
 
@@ -27,10 +28,10 @@ INVISIBLE_POLICIES = ("strip", "keep", "reject")
 CONTROLS_POLICIES = ("replace", "reject")
 
 _RGI_ALT = "|".join(re.escape(s) for s in RGI_EMOJI_TAG_SEQUENCES)
-INVISIBLE_CLASS = "\U000e0000-\U000e007f\u202a-\u202e\u2066-\u2069"
+INVISIBLE_CLASS = char_class(TAG_CHARACTERS, BIDI_EMBEDDING_CONTROLS)
 INVISIBLE_RE = re.compile(f"({_RGI_ALT})|([{INVISIBLE_CLASS}]+)")
 #: Characters XML 1.0 cannot carry at all.
-XML_IMPOSSIBLE_CLASS = "\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff"
+XML_IMPOSSIBLE_CLASS = char_class(XML_IMPOSSIBLE)
 XML_IMPOSSIBLE_RE = re.compile(f"[{XML_IMPOSSIBLE_CLASS}]+")
 HAS_INVISIBLE_RE = re.compile(f"[{INVISIBLE_CLASS}]")
 
@@ -59,7 +60,7 @@ class Transformation:
 
 
 #: The C0 controls XML cannot carry (the only XML-impossible characters in ASCII text).
-_ASCII_IMPOSSIBLE = tuple(c for c in map(chr, range(0x20)) if c not in "\t\n\r")
+_ASCII_IMPOSSIBLE = tuple(chr(c) for lo, hi in XML_IMPOSSIBLE for c in range(lo, hi + 1) if c < 0x80)
 
 
 def has_xml_impossible(text: str) -> bool:

@@ -193,6 +193,12 @@ def _decode_at(text: str, i: int) -> tuple[str, int]:
     return text[i], i + 1
 
 
+#: Public name of :func:`_decode_at` (the scanner walks text with the same decoding).
+def decode_at(text: str, i: int) -> tuple[str, int]:
+    """The piece of text at ``i`` as the model's eye reads it (see :func:`_decode_at`)."""
+    return _decode_at(text, i)
+
+
 def dangerous_after(text: str, pos: int, names: Names) -> bool:
     """Does the text at ``pos`` (just after an opener) start a dangerous construct?
 

@@ -44,6 +44,7 @@ import base64
 import binascii
 import bisect
 import codecs
+import html
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -51,6 +52,22 @@ from functools import lru_cache
 from urllib.parse import unquote
 
 from . import modeleye
+from .charsets import (
+    BIDI_EMBEDDING_CONTROLS,
+    BIDI_MARKS,
+    C1_CONTROLS,
+    CANCEL_TAG,
+    JOINING_SCRIPTS,
+    MONGOLIAN_VARIATION_SELECTORS,
+    NO_SPACE_SCRIPTS,
+    SNEAKY_BITS,
+    TAG_CHARACTERS,
+    TAG_SPEC_CHARACTERS,
+    VARIATION_SELECTORS,
+    XML_IMPOSSIBLE,
+    char_class,
+    in_ranges,
+)
 from .modeleye import (
     GT_CHARS,
     LT_CHARS,
@@ -60,8 +77,8 @@ from .modeleye import (
     PIPE_CHARS,
     SLASH_CHARS,
     Names,
-    char_skeleton,
     dangerous_after,
+    decode_at,
     names_for,
     visible,
 )
@@ -130,17 +147,14 @@ _GT = frozenset(GT_CHARS)
 _LT = frozenset(LT_CHARS)
 _SLASH = frozenset(SLASH_CHARS)
 _PIPE = frozenset(PIPE_CHARS)
-_SLASH_REF_RE = re.compile(r"&(?:#0*47(?![0-9])|#[xX]0*2[fF](?![0-9a-fA-F])|[sS][oO][lL]);?")
-_GT_REF_RE = re.compile(r"&(?:[gG][tT]|#0*62(?![0-9])|#[xX]0*3[eE](?![0-9a-fA-F]));?")
-_NUM_REF_RE = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,6})|([0-9]{1,7}));?")
-
-_BIDI_CLASS = "\u202a-\u202e\u2066-\u2069"
-_TAG_LO, _TAG_HI = 0xE0000, 0xE007F
-_MARKS = frozenset("\u200e\u200f\u061c")
+_BIDI_CLASS = char_class(BIDI_EMBEDDING_CONTROLS)
+((_TAG_LO, _TAG_HI),) = TAG_CHARACTERS
+_MARKS = frozenset(map(chr, BIDI_MARKS))
 
 
 def _ignorable_class_without_tag_bidi_marks() -> str:
-    skip = {*range(0x202A, 0x202F), *range(0x2066, 0x206A), *range(_TAG_LO, _TAG_HI + 1), *map(ord, _MARKS)}
+    skip = {cp for lo, hi in (*BIDI_EMBEDDING_CONTROLS, *TAG_CHARACTERS) for cp in range(lo, hi + 1)}
+    skip |= set(BIDI_MARKS)
     parts: list[str] = []
     for lo, hi in DEFAULT_IGNORABLE_RANGES:
         start: int | None = None
@@ -156,37 +170,17 @@ def _ignorable_class_without_tag_bidi_marks() -> str:
 
 
 _HIDDEN_RUN_RE = re.compile(f"[{_ignorable_class_without_tag_bidi_marks()}]+")
-_TAG_RUN_RE = re.compile("[\U000e0000-\U000e007f]+")
+_TAG_RUN_RE = re.compile(f"[{char_class(TAG_CHARACTERS)}]+")
 _BIDI_RUN_RE = re.compile(f"[{_BIDI_CLASS}]+")
-_CONTROL_RUN_RE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]+")
+#: XML-impossible characters (except FORM FEED, a page break in text files) and C1 controls.
+_NO_FORM_FEED = tuple((lo, 0x0B) if (lo, hi) == (0x0B, 0x0C) else (lo, hi) for lo, hi in XML_IMPOSSIBLE)
+_CONTROL_RUN_RE = re.compile(f"[{char_class(_NO_FORM_FEED, C1_CONTROLS)}]+")
 _RGI_TAG_SEQUENCES = frozenset(RGI_EMOJI_TAG_SEQUENCES)
 _BLACK_FLAG = "\U0001f3f4"
-_WELL_FORMED_TAG_SPEC_RE = re.compile("[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,32}\U000e007f")
+_WELL_FORMED_TAG_SPEC_RE = re.compile(f"[{char_class(TAG_SPEC_CHARACTERS)}]{{1,32}}{re.escape(chr(CANCEL_TAG))}")
 
-#: Scripts that use ZWJ/ZWNJ for shaping (code-point ranges, inclusive).
-_JOINING_SCRIPTS: tuple[tuple[int, int], ...] = (
-    (0x0600, 0x08FF),  # Arabic, Syriac, Arabic Supplement, Thaana, N'Ko, Samaritan, Mandaic, Arabic Extended
-    (0x0900, 0x0DFF),  # Devanagari .. Sinhala
-    (0x0F00, 0x0FFF),  # Tibetan
-    (0x1000, 0x109F),  # Myanmar
-    (0x1780, 0x18AF),  # Khmer, Mongolian
-    (0xA8E0, 0xA8FF),  # Devanagari Extended
-    (0xFB50, 0xFDFF),  # Arabic Presentation Forms-A
-    (0xFE70, 0xFEFF),  # Arabic Presentation Forms-B
-    (0x10A00, 0x10A5F),  # Kharoshthi
-    (0x11000, 0x11DFF),  # Brahmi and other Indic scripts
-)
-#: Scripts written without spaces, where ZWSP/WJ mark word boundaries.
-_NO_SPACE_SCRIPTS: tuple[tuple[int, int], ...] = (
-    (0x0E00, 0x0EFF),  # Thai, Lao
-    (0x1000, 0x109F),  # Myanmar
-    (0x1780, 0x17FF),  # Khmer
-    (0x3040, 0x30FF),  # Hiragana, Katakana
-    (0x3400, 0x4DBF),  # CJK Extension A
-    (0x4E00, 0x9FFF),  # CJK Unified Ideographs
-    (0xF900, 0xFAFF),  # CJK Compatibility Ideographs
-    (0x20000, 0x3FFFF),  # CJK Extensions B..
-)
+_JOINING_SCRIPTS = JOINING_SCRIPTS
+_NO_SPACE_SCRIPTS = NO_SPACE_SCRIPTS
 
 
 def _in(ranges: tuple[tuple[int, int], ...], ch: str) -> bool:
@@ -195,8 +189,7 @@ def _in(ranges: tuple[tuple[int, int], ...], ch: str) -> bool:
 
 
 def _is_variation_selector(ch: str) -> bool:
-    cp = ord(ch)
-    return 0xFE00 <= cp <= 0xFE0F or 0xE0100 <= cp <= 0xE01EF or 0x180B <= cp <= 0x180F
+    return in_ranges(VARIATION_SELECTORS, ch) or in_ranges(MONGOLIAN_VARIATION_SELECTORS, ch)
 
 
 def _is_word_char(ch: str) -> bool:
@@ -229,17 +222,6 @@ def _name_maps(reserved: tuple[str, ...]) -> tuple[Names, dict[str, str], dict[s
     return names, res, tok
 
 
-def _fold_char_at(text: str, i: int) -> tuple[str, int]:
-    ch = text[i]
-    if ch == "&":
-        m = _NUM_REF_RE.match(text, i)
-        if m:
-            cp = int(m.group(1), 16) if m.group(1) else int(m.group(2))
-            if 0 < cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF:
-                return chr(cp), m.end()
-    return ch, i + 1
-
-
 def _is_gt(ch: str) -> bool:
     return ch in _GT or unicodedata.normalize("NFKC", ch) in _GT
 
@@ -249,20 +231,16 @@ def _is_pipe(ch: str) -> bool:
 
 
 def _gt_at(text: str, i: int, limit: int) -> int:
-    """End of the '>' that follows at ``i`` past skipped characters, or -1."""
+    """End of the '>' (or look-alike, or reference to one) that follows at ``i`` past skipped characters, or -1."""
     run = 0
     n = len(text)
     while i < min(n, limit) and run < MAX_RUN:
-        ch = text[i]
-        if _is_skip(ch) or ch in _SLASH:
-            i += 1
+        piece, nxt = decode_at(text, i)
+        if all(_is_skip(c) or c in _SLASH for c in piece):
+            i = nxt
             run += 1
             continue
-        if _is_gt(ch):
-            return i + 1
-        if ch == "&" and (m := _GT_REF_RE.match(text, i)):
-            return m.end()
-        return -1
+        return nxt if _is_gt(piece[0]) else -1
     return -1
 
 
@@ -273,13 +251,12 @@ def _tag_end(text: str, i: int) -> tuple[int, bool]:
     j = i
     while j < lim:
         ch = text[j]
-        if _is_gt(ch):
-            return j + 1, True
-        if ch == "&" and (m := _GT_REF_RE.match(text, j)):
-            return m.end(), True
         if ch in _LT or ch == "\n":
             break
-        j += 1
+        piece, nxt = decode_at(text, j)
+        if piece and _is_gt(piece[0]):  # a reference may decode to nothing (html.unescape("&#1;") == "")
+            return nxt, True
+        j = nxt
     return i, False
 
 
@@ -292,17 +269,11 @@ def _walk(text: str, pos: int, reserved: tuple[str, ...]) -> _Hit | None:
     run = 0
     slash = False
     while i < end:
-        ch = text[i]
-        if ch in _SLASH:
-            slash = True
-            i += 1
-        elif _is_skip(ch):
-            i += 1
-        elif ch == "&" and (m := _SLASH_REF_RE.match(text, i)):
-            slash = True
-            i = m.end()
-        else:
+        piece, nxt = decode_at(text, i)
+        if not all(_is_skip(c) or c in _SLASH or c in "!?" for c in piece):
             break
+        slash = slash or any(c in _SLASH for c in piece)
+        i = nxt
         run += 1
         if run >= MAX_RUN:
             return None
@@ -313,9 +284,8 @@ def _walk(text: str, pos: int, reserved: tuple[str, ...]) -> _Hit | None:
     skel = ""
     run = 0
     while i < end:
-        ch, nxt = _fold_char_at(text, i)
-        i = nxt
-        part = "" if _is_skip(ch) else char_skeleton(ch)
+        piece, i = decode_at(text, i)
+        part = modeleye.skeleton(piece)
         if not part:
             run += 1
             if run >= MAX_RUN:
@@ -349,7 +319,7 @@ def _fallback(text: str, pos: int, reserved: tuple[str, ...]) -> _Hit | None:
     window = text[pos : pos + MAX_LOOKAHEAD]
     skel = modeleye.skeleton(window[: MAX_RUN * 2])
     first_alnum = next((k for k, c in enumerate(window) if c.isalnum()), len(window))
-    slash = any(c in _SLASH for c in window[:first_alnum]) or bool(_SLASH_REF_RE.search(window[:first_alnum]))
+    slash = any(c in _SLASH for c in html.unescape(window[:first_alnum]))
     for r in names.reserved:
         k = skel.find(r)
         if 0 <= k <= MAX_RUN:
@@ -575,16 +545,17 @@ def _scan_bidi(text: str, out: list[_Raw]) -> None:
 
 def _decode_hidden(run: str) -> str | None:
     """Decode variation-selector bytes or Sneaky Bits; ``None`` when the run is neither."""
-    if all(_is_variation_selector(c) and not 0x180B <= ord(c) <= 0x180F for c in run):
+    if all(in_ranges(VARIATION_SELECTORS, c) for c in run):
         data = bytes(ord(c) - 0xFE00 if ord(c) <= 0xFE0F else ord(c) - 0xE0100 + 16 for c in run)
         return data.decode("utf-8", "replace")
-    bits = [c for c in run if c in "\u2062\u2064"]
-    if len(bits) >= 8 and all(c in "\u2062\u2064\u200b" for c in run):
+    zero, one = map(chr, SNEAKY_BITS)
+    bits = [c for c in run if c in (zero, one)]
+    if len(bits) >= 8 and all(c in (zero, one, "\u200b") for c in run):
         # Sneaky Bits: INVISIBLE TIMES = 0, INVISIBLE PLUS = 1, ZWSP = space.
         words = run.split("\u200b")
         chars: list[str] = []
         for w in words:
-            bitstr = "".join("1" if c == "\u2064" else "0" for c in w)
+            bitstr = "".join("1" if c == one else "0" for c in w)
             chars.extend(chr(int(bitstr[k : k + 8], 2)) for k in range(0, len(bitstr) - 7, 8))
             chars.append(" ")
         return "".join(chars).rstrip(" ")

@@ -12,7 +12,7 @@ each family's tokenizer / chat template):
   (``<|START_OF_TURN_TOKEN|>``...), DeepSeek V3/R1 fullwidth forms
   (``<\\uFF5Cend\\u2581of\\u2581sentence\\uFF5C>``): every token of the form
   ``<|...|>`` or ``<\\uFF5C...\\uFF5C>``, matched as "an opener followed by a pipe
-  or look-alike pipe" (:data:`PIPE_AFTER_OPENER`), so new tokens of the same
+  or look-alike pipe" (``unicode_tables.PIPE_LOOKALIKES``), so new tokens of the same
   family are covered without listing them.
 * Llama 2 / Mistral: ``<s>``, ``</s>``, ``<<SYS>>``/``<</SYS>>``, ``[INST]``,
   ``[/INST]``; newer Mistral: ``[SYSTEM_PROMPT]``, ``[TOOL_RESULTS]``,
@@ -69,10 +69,6 @@ BRACKET_TOKEN_NAMES: tuple[str, ...] = (
     "RESP",
     "COLN",
 )
-
-#: An opener followed by a pipe (or look-alike, see ``unicode_tables.PIPE_LOOKALIKES``)
-#: starts a ``<|...|>`` special token in every family listed above.
-PIPE_AFTER_OPENER = True
 
 #: Prose turn markers that no escape can neutralise; the scanner reports them.
 PROSE_TURN_MARKERS: tuple[str, ...] = (
