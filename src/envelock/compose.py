@@ -15,7 +15,7 @@ from . import render
 from .defang import check_level, defang, defang_body
 from .entry import PrefaceEntry, check_entry, normalize_fetched_at
 from .errors import EnvelopeBreach, InvalidEntry
-from .invisible import XML_IMPOSSIBLE_RE, Transformation, check_policies, sanitize
+from .invisible import XML_IMPOSSIBLE_RE, Transformation, check_policies, handle_invisible, sanitize
 from .nesting import NESTING_POLICIES, Preface, _make, check_nested, is_preface
 from .parse import DEPTH_CEILING, Envelope
 from .tokens import RESERVED_NAMES
@@ -29,7 +29,7 @@ def _attribute(value: str, *, index: int, field: str, invisible: str) -> tuple[s
             index=index,
             field=field,
         )
-    value, changes = sanitize(value, invisible=invisible, controls="reject", index=index, field=field)
+    value, changes = handle_invisible(value, invisible, index=index, field=field)
     return defang(value), changes
 
 
