@@ -10,8 +10,11 @@
   or a chat-template control token;
 * at level ``markup`` and ``xml``, also after every ``<`` that starts markup
   (followed, past whitespace and ignorables, by a letter, ``/``, ``!`` or ``?``);
-* after the ``[`` of a bracket control token (``[INST]`` -> ``[\\INST]``,
-  ``[\\INST]`` -> ``[\\\\INST]``).
+* after a bracket opener (``[``, a look-alike such as ``［`` or ``⟦``, or a
+  character reference such as ``&lsqb;``) whose lookahead, through the same eye
+  (:func:`envelock.modeleye.read_bracket`), reads a ``[NAME]`` control token
+  (``[INST]`` -> ``[\\INST]``, ``[\\INST]`` -> ``[\\\\INST]``: the eye reads past
+  backslashes, so an escaped token gets one more and the map stays injective).
 
 Level ``xml`` then escapes the result as XML text (``&``, ``<``, ``>`` and CR
 as ``&#13;``), so a strict XML parser returns the defanged text exactly.
@@ -21,13 +24,14 @@ from __future__ import annotations
 
 import re
 import sys
-import unicodedata
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Literal
 
 from . import modeleye as _me
 from .modeleye import (
+    BRACKET_OPENER_PATTERN,
+    BRACKET_OPENER_RE,
     MAX_RUN,
     OPENER_PATTERN,
     OPENER_RE,
@@ -35,19 +39,15 @@ from .modeleye import (
     dangerous_after,
     is_ignorable,
     names_for,
+    read_bracket,
+    readings,
 )
-from .tokens import BRACKET_TOKEN_NAMES, RESERVED_NAMES
-from .unicode_tables import DEFAULT_IGNORABLE_RANGES
+from .tokens import RESERVED_NAMES
+from .unicode_tables import SKIP_RANGES
 
 Level = Literal["reserved", "markup", "xml"]
 LEVELS: tuple[Level, ...] = ("reserved", "markup", "xml")
 
-_BRACKET_NAMES = "|".join(sorted((re.escape(n) for n in BRACKET_TOKEN_NAMES), key=len, reverse=True))
-_BRACKET_TAIL = rf"[ \t]*/?[ \t]*(?:{_BRACKET_NAMES})[ \t]*\]"
-#: ``[`` + any backslashes + a bracket token: gets one more backslash.
-_BRACKET_RE = re.compile(rf"\[(?=\\*{_BRACKET_TAIL})", re.IGNORECASE)
-#: ``[\`` + any backslashes + a bracket token: loses one backslash.
-_BRACKET_UNDO_RE = re.compile(rf"\[\\(?=\\*{_BRACKET_TAIL})", re.IGNORECASE)
 #: An opener followed by a backslash: loses that backslash.
 _OPENER_UNDO_RE = re.compile(rf"({OPENER_PATTERN})\\")
 
@@ -105,7 +105,7 @@ def defang_reference(text: str, *, level: str = "reserved", reserved: tuple[str,
     if last:
         out.append(text[last:])
         text = "".join(out)
-    text = _BRACKET_RE.sub("[\\\\", text)
+    text = defang_brackets(text, fast=False)
     if lvl == "xml":
         text = xml_escape_text(text)
     return text
@@ -117,7 +117,63 @@ def undefang(text: str, *, level: str = "reserved") -> str:
     if lvl == "xml":
         text = xml_unescape_text(text)
     text = _OPENER_UNDO_RE.sub(r"\1", text)
-    return _BRACKET_UNDO_RE.sub("[", text)
+    return undefang_brackets(text)
+
+
+def _may_hold_bracket(text: str) -> bool:
+    if "[" in text or "&" in text:
+        return True
+    return not text.isascii() and any(c in text for c in _me.LBRACKET_CHARS[1:])
+
+
+@lru_cache(maxsize=4)
+def _bracket_prefilter(names: Names) -> re.Pattern[str]:  # pragma: no mutate block
+    """Bracket openers that :func:`read_bracket` must look at (a superset of the dangerous ones).
+
+    ASCII skipped characters and slashes (at most ``MAX_RUN - 1``) followed by a
+    non-ASCII character, an ``&`` or an ASCII character one of whose readings
+    starts a bracket token name; or a run of ``MAX_RUN`` skipped ASCII characters.
+    """
+    skip = [chr(c) for c in range(0x80) if _me.is_skip(chr(c)) or chr(c) in _me.SLASH_CHARS]
+    first = {b[:1] for b in names.brackets}
+    letters = [chr(c) for c in range(0x80) if chr(c) not in skip and any(r[:1] in first for r in readings(chr(c)))]
+    sk = _cls(skip)
+    return re.compile(
+        f"{BRACKET_OPENER_PATTERN}(?={sk}{{0,{MAX_RUN - 1}}}+(?:[^\\x00-\\x7f]|&|{_cls(letters)})|{sk}{{{MAX_RUN}}})"
+    )
+
+
+def defang_brackets(text: str, *, fast: bool = True) -> str:
+    """Insert ``\\`` after every bracket opener whose reading is a ``[NAME]`` token (or fails closed)."""
+    if not _may_hold_bracket(text):
+        return text
+    names = names_for()
+    finder = _bracket_prefilter(names) if fast and FAST_AVAILABLE else BRACKET_OPENER_RE
+    return _insert_after(text, [m.end() for m in finder.finditer(text) if read_bracket(text, m.end(), names)])
+
+
+def undefang_brackets(text: str) -> str:
+    """Invert :func:`defang_brackets`: drop the ``\\`` after a bracket opener whose reading is still dangerous.
+
+    The eye reads past backslashes, and a reading stops at the next opener, so the
+    reading at an opener is the same before and after the defang inserted its
+    backslash: exactly the inserted ones are removed.
+    """
+    if "\\" not in text or not _may_hold_bracket(text):
+        return text
+    names = names_for()
+    out: list[str] = []
+    last = 0
+    n = len(text)
+    for m in BRACKET_OPENER_RE.finditer(text):
+        e = m.end()
+        if e < n and text[e] == "\\" and read_bracket(text, e, names):
+            out.append(text[last:e])
+            last = e + 1
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
 
 
 def xml_escape_text(text: str) -> str:
@@ -180,7 +236,7 @@ def _cls(chars: Iterable[str], extra: str = "") -> str:  # pragma: no mutate blo
 
 def _known_chars() -> list[str]:  # pragma: no mutate block
     """Characters outside names whose behaviour the regexes model (ignorables come as ranges)."""
-    chars = {chr(c) for c in range(0xA0)} | {chr(c) for c in range(0xA0, 0x3001) if chr(c).isspace()}
+    chars = {chr(c) for c in range(0xA0)} | {chr(c) for c in range(0xA0, 0x3001) if chr(c).isspace() and _me.is_skip(chr(c))}
     chars |= set(_me.SLASH_CHARS) | set(_me.PIPE_CHARS) | set(_me.GT_CHARS) | set(_me._BANG) | {"\ufffd"}
     chars.discard("&")
     return sorted(c for c in chars if not _me.is_ignorable(c) and ord(c) <= 0xFFFF)
@@ -193,37 +249,36 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
     ``unsure``. Before the name (the skip run after an opener) whitespace,
     ignorables, controls, slashes and their look-alikes are modelled too.
     """
-    from .modeleye import MAX_LOOKAHEAD, char_skeleton
+    from .modeleye import MAX_LOOKAHEAD
 
-    # Only BMP ignorables are modelled, so that every class compiles to a
+    # Only BMP skipped characters are modelled, so that every class compiles to a
     # constant-time lookup table; astral ones (TAG characters...) are unsure.
-    bmp = [(lo, min(hi, 0xFFFF)) for lo, hi in DEFAULT_IGNORABLE_RANGES if lo <= 0xFFFF]
-    ign = _ranges(chr(c) for lo, hi in bmp for c in range(lo, hi + 1) if _me._is_skip(chr(c)))
+    bmp = [(lo, min(hi, 0xFFFF)) for lo, hi in SKIP_RANGES if lo <= 0xFFFF]
+    skipr = _ranges(chr(c) for lo, hi in bmp for c in range(lo, hi + 1))
+    ign = _ranges(chr(c) for lo, hi in bmp for c in range(lo, hi + 1) if _me.is_ignorable(chr(c)))
     known = _known_chars()
     ascii_ = [c for c in known if ord(c) < 0x80]
     nonascii = "[^\\x00-\\x7f]"
-    p1 = _cls((c for c in known if _me._is_skip(c) or c in _me._SLASH or c in _me._BANG), ign)
-    gap = _cls(c for c in ascii_ if not char_skeleton(c))
-    gtskip = _cls((c for c in known if _me._is_skip(c) or c in _me._SLASH), ign)
+    p1 = _cls((c for c in known if _me.is_skip(c) or c in _me._SLASH or c in _me._BANG), skipr)
+    gap = _cls(c for c in ascii_ if _me.is_skip(c))
+    gtskip = _cls((c for c in known if _me.is_skip(c) or c in _me._SLASH), skipr)
     wi = _cls((c for c in known if c.isspace() or _me.is_ignorable(c)), ign)
 
-    def nfkc1(c: str) -> str:
-        return unicodedata.normalize("NFKC", c)[:1]
-
     def skip1(c: str) -> bool:
-        return _me._is_skip(c) or c in _me._SLASH or c in _me._BANG
+        return _me.is_skip(c) or c in _me._SLASH or c in _me._BANG
 
-    pipe = _cls(c for c in known if not skip1(c) and (c in _me._PIPE or nfkc1(c) in _me._PIPE))
-    gt = _cls(c for c in known if not (_me._is_skip(c) or c in _me._SLASH) and (c in _me._GT or nfkc1(c) in _me._GT))
+    pipe = _cls(c for c in known if not skip1(c) and c in _me._PIPE)
+    gt = _cls(c for c in known if not (_me.is_skip(c) or c in _me._SLASH) and c in _me._GT)
     by_part: dict[str, list[str]] = {}
     for c in ascii_:
-        part = char_skeleton(c)
-        if part:
+        if _me.is_skip(c):
+            continue
+        for part in readings(c):
             by_part.setdefault(part, []).append(c)
     letters = [(p, _cls(cs)) for p, cs in sorted(by_part.items())]
-    letters.append((char_skeleton("<"), f"&{_LT_REF_BODY}"))
-    letters.append((char_skeleton("&"), f"&{_AMP_PLAIN}"))
-    colonish = _cls(c for c in ascii_ if char_skeleton(c).endswith(":"))
+    letters.append((readings("<")[0], f"&{_LT_REF_BODY}"))
+    letters.append((readings("&")[0], f"&{_AMP_PLAIN}"))
+    colonish = _cls(c for c in ascii_ if any(r.endswith(":") for r in readings(c)))
 
     def live(s: str) -> bool:
         return not names.reserved_match(s) and (names.viable(s) or s in names.tokens)
@@ -329,8 +384,7 @@ def defang_fast(text: str, *, level: str = "reserved", reserved: tuple[str, ...]
     """:func:`defang` through the generated regexes; equal to :func:`defang_reference` on every input."""
     lvl = check_level(level)
     if not _may_hold_opener(text):
-        if "[" in text:
-            text = _BRACKET_RE.sub("[\\\\", text)
+        text = defang_brackets(text)
         return xml_escape_text(text) if lvl == "xml" else text
     names = _names(tuple(reserved))
     markup = lvl != "reserved"
@@ -341,8 +395,7 @@ def defang_fast(text: str, *, level: str = "reserved", reserved: tuple[str, ...]
     ]
     if ends:
         text = _insert_after(text, ends)
-    if "[" in text:
-        text = _BRACKET_RE.sub("[\\\\", text)
+    text = defang_brackets(text)
     if lvl == "xml":
         text = xml_escape_text(text)
     return text

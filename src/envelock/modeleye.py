@@ -1,16 +1,31 @@
 """The model's eye: how a reader that is not a parser sees a run of text.
 
 An LLM does not tokenise markup. It will take ``</ retrieved-content>``,
-``\uff1c/retrieved_content\uff1e``, a Cyrillic ``\u0435`` inside the name or a
-zero-width space between ``<`` and ``/`` for a close tag. This module decides,
-for the text right after an *opener*, whether that text starts something
-dangerous: a reserved envelope name or a chat-template control token.
+``\uff1c/RETRI\u0395VED_CONTENT\uff1e``, ``externaI_content`` with a capital I, a
+strike-through mark on every letter, an em dash for the underscore or a braille
+blank between ``<`` and ``/`` for a close tag. This module decides, for the text
+right after an *opener*, what a reader sees there: nothing, an envelope tag, a
+chat-template control token, or padding too long to follow.
+
+Every character table comes from Unicode data through the committed generator
+(:mod:`envelock.unicode_tables`, ``scripts/gen_unicode_tables.py``):
+
+* a character is **skipped** (``SKIP_RANGES``) when it renders as nothing, as a
+  space, as a mark on its base, or as a separator (``- _ . \\`` and what folds
+  or looks like them);
+* otherwise it has a set of **readings** (``READINGS``): every ASCII string a
+  reader may take it for. The name is followed as a set of live skeletons (a
+  small NFA over the reserved names and tokens), so ``р`` (looks like ``p``,
+  sounds like ``r``) and ``I``/``l``/``|`` (one shape) match either way;
+* openers, closers, slashes, bars, brackets and quotes are sets derived from
+  names, NFKC and UTS #39.
 
 The check is a bounded lookahead: at most :data:`MAX_RUN` skipped characters in
 a row and at most :data:`MAX_LOOKAHEAD` characters in all. When a bound is
 reached while the text could still turn into a reserved name, the answer is
-"dangerous" (fail closed), so the cost per opener is constant and every scan is
-linear in the input.
+"dangerous" (fail closed). A reading also ends at the next opener (which is read
+on its own), so the work per opener is bounded by the distance to the next one
+and every scan is linear in the input.
 """
 
 from __future__ import annotations
@@ -18,30 +33,30 @@ from __future__ import annotations
 import html
 import html.entities
 import re
-import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import product
+from typing import Literal
 
-from .tokens import ANGLE_TOKEN_NAMES, RESERVED_NAMES
+from .tokens import ANGLE_TOKEN_NAMES, BRACKET_TOKEN_NAMES, RESERVED_NAMES
 from .unicode_tables import (
-    CONFUSABLE_TO_ASCII,
     DEFAULT_IGNORABLE_RANGES,
     GT_LOOKALIKES,
+    LBRACKET_LOOKALIKES,
     LT_LOOKALIKES,
     PIPE_LOOKALIKES,
+    RBRACKET_LOOKALIKES,
+    READINGS,
+    SKIP_RANGES,
     SLASH_LOOKALIKES,
 )
 
-#: Longest run of skipped characters (whitespace, ignorables, slashes,
+#: Longest run of skipped characters (whitespace, ignorables, marks, slashes,
 #: separators) the lookahead follows before failing closed.
 MAX_RUN = 32
 #: Most characters the lookahead examines after one opener.
 MAX_LOOKAHEAD = 256
-
-
-def _class(cps: Iterable[int]) -> str:
-    return "".join(re.escape(chr(c)) for c in cps)
 
 
 def _range_class(ranges: Iterable[tuple[int, int]]) -> str:
@@ -54,57 +69,76 @@ LT_CHARS = "<" + "".join(chr(c) for c in LT_LOOKALIKES)
 GT_CHARS = ">" + "".join(chr(c) for c in GT_LOOKALIKES)
 SLASH_CHARS = "/" + "".join(chr(c) for c in SLASH_LOOKALIKES)
 PIPE_CHARS = "|" + "".join(chr(c) for c in PIPE_LOOKALIKES)
+LBRACKET_CHARS = "[" + "".join(chr(c) for c in LBRACKET_LOOKALIKES)
+RBRACKET_CHARS = "]" + "".join(chr(c) for c in RBRACKET_LOOKALIKES)
 
 _IGNORABLE = frozenset(chr(cp) for lo, hi in DEFAULT_IGNORABLE_RANGES for cp in range(lo, hi + 1))
+_SKIP = frozenset(chr(cp) for lo, hi in SKIP_RANGES for cp in range(lo, hi + 1))
+_READ: dict[str, tuple[str, ...]] = {chr(cp): rs for cp, rs in READINGS.items()}
 _GT = frozenset(GT_CHARS)
 _SLASH = frozenset(SLASH_CHARS)
 _PIPE = frozenset(PIPE_CHARS)
+_RBRACKET = frozenset(RBRACKET_CHARS)
 #: ``<!name`` and ``<?name`` read as tags too (declarations, processing instructions).
-_BANG = frozenset("!?\uff01\uff1f")
-#: Dropped from a name's skeleton (after folding) and skipped between letters.
+_BANG = frozenset("!?\uff01\uff1f\ufe57\ufe56")
+#: The separators of a name (also in the generated skip set); ``_after_namespace`` reads past them.
 _SEPARATORS = frozenset("_-.\\")
-
 
 #: Most ``&amp;`` layers an opener may carry (``&amp;amp;lt;`` has two).
 MAX_AMP_LAYERS = 16
+#: Most leading zeros of a numeric character reference the reader decodes (the lookahead bound).
+MAX_ZEROS = MAX_LOOKAHEAD
 #: An upper bound on the length of one opener token.
-MAX_OPENER_LEN = 4 + 4 * MAX_AMP_LAYERS + 32
+MAX_OPENER_LEN = 2 + (MAX_AMP_LAYERS + 1) * (MAX_ZEROS + 12) + 32
+
+_HTML5 = html.entities.html5
 
 
-def _lt_ref_pattern() -> str:
-    """A character reference for ``<`` or a look-alike of it.
+def _ref_pattern(chars: str) -> str:
+    """A character reference for one of ``chars``, with any ``&`` layers in front.
 
-    Numeric (decimal or hex, up to 16 leading zeros, optional ``;``) for every code point in
-    :data:`LT_CHARS`; named for every HTML5 entity whose value is one of them
-    (``&lt``, ``&LT``, ``&lang;``, ``&lsaquo;``...; ``lt`` in any case); any number
-    of ``amp;`` layers in front, up to :data:`MAX_AMP_LAYERS` (``&amp;lt;``), so an
-    opener is at most about 100 characters long. Used to find openers.
+    Numeric (decimal or hex, up to :data:`MAX_ZEROS` leading zeros, optional ``;``)
+    for every code point in ``chars``; named for every HTML5 entity whose value is
+    one of them (``&lt``, ``&LT``, ``&lang;``, ``&lsqb;``...; ``lt`` in any case);
+    and up to :data:`MAX_AMP_LAYERS` layers of ``&`` written as ``amp;``, ``amp``,
+    ``AMP``, ``&#38;`` or ``&#x26;`` in front (``&amp;lt;``, ``&#38;lt;``, ``&amplt;``).
     """
-    codes = sorted(ord(c) for c in LT_CHARS)
+    codes = sorted(ord(c) for c in chars)
     dec = "|".join(str(c) for c in codes)
     hexa = "|".join(f"{c:x}" for c in codes)
     names = sorted(
-        {n.rstrip(";") for n, v in html.entities.html5.items() if v in LT_CHARS and n.endswith(";")} - {"lt", "LT"},
+        {n.rstrip(";") for n, v in _HTML5.items() if v in chars and n.endswith(";")} - {"lt", "LT"},
         key=len,
         reverse=True,
     )
+    lt = "[lL][tT];?|" if "<" in chars else ""
+    amp = rf"(?:[aA][mM][pP];?|#0{{0,{MAX_ZEROS}}}38(?![0-9]);?|#[xX]0{{0,{MAX_ZEROS}}}26(?![0-9a-fA-F]);?)"
     return (
-        rf"&(?:[aA][mM][pP];){{0,{MAX_AMP_LAYERS}}}(?:"
-        r"[lL][tT];?"
-        + "".join(f"|{re.escape(n)};" for n in names)
-        + rf"|#0{{0,{MAX_AMP_LAYERS}}}(?:{dec})(?![0-9]);?"
-        + rf"|#[xX]0{{0,{MAX_AMP_LAYERS}}}(?i:{hexa})(?![0-9a-fA-F]);?)"
+        rf"&{amp}{{0,{MAX_AMP_LAYERS}}}(?:"
+        + lt
+        + "|".join(f"{re.escape(n)};" for n in names)
+        + rf"|#0{{0,{MAX_ZEROS}}}(?:{dec})(?![0-9]);?"
+        + rf"|#[xX]0{{0,{MAX_ZEROS}}}(?i:{hexa})(?![0-9a-fA-F]);?)"
     )
 
 
-LT_REF_PATTERN = _lt_ref_pattern()
-#: Any opener: ``<``, a look-alike, or a character reference for ``<``.
-OPENER_PATTERN = f"(?:[{_class(ord(c) for c in LT_CHARS)}]|{LT_REF_PATTERN})"
-OPENER_RE = re.compile(OPENER_PATTERN)
+def _class(chars: str) -> str:
+    return "".join(re.escape(c) for c in chars)
 
-#: A character reference as ``html.unescape`` finds one (numeric, or a name of up
-#: to 32 characters, ``;`` optional). Bounded: no backtracking beyond 33 characters.
-_REF_RE = re.compile(r"&(?:#[0-9]{1,8};?|#[xX][0-9a-fA-F]{1,8};?|[^\t\n\f <&#;]{1,32};?)")
+
+LT_REF_PATTERN = _ref_pattern(LT_CHARS)
+#: Any opener: ``<``, a look-alike, or a character reference for one.
+OPENER_PATTERN = f"(?:[{_class(LT_CHARS)}]|{LT_REF_PATTERN})"
+OPENER_RE = re.compile(OPENER_PATTERN)
+#: Any bracket opener: ``[``, a look-alike (``［``, ``⟦``...), or a reference for one (``&#91;``, ``&lsqb;``).
+BRACKET_OPENER_PATTERN = f"(?:[{_class(LBRACKET_CHARS)}]|{_ref_pattern(LBRACKET_CHARS)})"
+BRACKET_OPENER_RE = re.compile(BRACKET_OPENER_PATTERN)
+
+#: A character reference as ``html.unescape`` finds one (numeric with up to
+#: :data:`MAX_ZEROS` leading zeros, or a name of up to 32 characters, ``;`` optional).
+_REF_RE = re.compile(
+    rf"&(?:#0{{0,{MAX_ZEROS}}}[0-9]{{1,8}};?|#[xX]0{{0,{MAX_ZEROS}}}[0-9a-fA-F]{{1,8}};?|[^\t\n\f <&#;]{{1,32}};?)"
+)
 
 
 def is_ignorable(ch: str) -> bool:
@@ -112,27 +146,41 @@ def is_ignorable(ch: str) -> bool:
     return ch in _IGNORABLE
 
 
-def _is_skip(ch: str) -> bool:
-    return ch.isspace() or ch in _IGNORABLE or ch in _SEPARATORS or ch in _CONTROLS
+def is_skip(ch: str) -> bool:
+    """Does the model's eye read past ``ch`` like whitespace (generated ``SKIP_RANGES``)?"""
+    return ch in _SKIP
 
 
-#: Controls (Cc) and U+FFFD (what compose puts in place of characters XML cannot
-#: carry) are skipped like separators: ``retrieved_\x08content`` still reads as the name.
-_CONTROLS = frozenset([*map(chr, range(0x20)), *map(chr, range(0x7F, 0xA0)), "\ufffd"])
+_is_skip = is_skip
 
 
-@lru_cache(maxsize=8192)
+def readings(ch: str) -> tuple[str, ...]:
+    """Every string a reader may take ``ch`` for: ``("",)`` when skipped, else the
+    generated readings (primary first), else ``ch`` itself."""
+    if ch in _SKIP:
+        return ("",)
+    return _READ.get(ch, (ch,))
+
+
 def char_skeleton(ch: str) -> str:
-    """Skeleton of one character: NFKC, casefold, confusables to ASCII, separators dropped."""
-    folded = unicodedata.normalize("NFKC", ch).casefold()
-    mapped = "".join(CONFUSABLE_TO_ASCII.get(ord(c), c) for c in folded)
-    mapped = unicodedata.normalize("NFKC", mapped).casefold()
-    return "".join(c for c in mapped if not _is_skip(c))
+    """The primary reading of one character (the 0.1 skeleton: NFKC, casefold, UTS #39, separators dropped)."""
+    return readings(ch)[0]
 
 
 def skeleton(text: str) -> str:
-    """Skeleton of a string (see :func:`char_skeleton`)."""
+    """Skeleton of a string: the primary reading of each character (how names are stored)."""
     return "".join(char_skeleton(c) for c in text)
+
+
+def _piece_readings(piece: str) -> tuple[str, ...]:
+    if len(piece) == 1:
+        return readings(piece)
+    combos = {"".join(p) for p in product(*(readings(c) for c in piece[:4]))}
+    return tuple(sorted(combos))[:16]
+
+
+def _prefixes(names: Iterable[str]) -> frozenset[str]:
+    return frozenset(n[:k] for n in names for k in range(len(n) + 1))
 
 
 @dataclass(frozen=True)
@@ -142,28 +190,37 @@ class Names:
     reserved: tuple[str, ...]
     tokens: tuple[str, ...]
     pipes: bool = True
+    brackets: tuple[str, ...] = ()
+    _live: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
+    _blive: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_live", _prefixes((*self.reserved, *self.tokens)))
+        object.__setattr__(self, "_blive", _prefixes(self.brackets))
 
     def viable(self, skel: str) -> bool:
         """Could ``skel`` still grow into a reserved name or a token?"""
-        return any(r.startswith(skel) for r in self.reserved) or any(t.startswith(skel) for t in self.tokens)
+        return skel in self._live
 
-    def reserved_match(self, skel: str) -> bool:
-        return any(skel.startswith(r) for r in self.reserved)
+    def reserved_match(self, skel: str) -> str | None:
+        """The reserved skeleton ``skel`` starts with, if any."""
+        for r in self.reserved:
+            if skel.startswith(r):
+                return r
+        return None
 
 
 @lru_cache(maxsize=64)
 def names_for(reserved: tuple[str, ...] = RESERVED_NAMES) -> Names:
     """Skeleton tables for a set of reserved names (the chat tokens are fixed)."""
-    skels = tuple(sorted({skeleton(n) for n in reserved if skeleton(n)}))
-    if len(skels) != len(tuple(n for n in reserved if n)):
-        # Two names folding to the same skeleton is harmless; an empty one is not.
-        if any(not skeleton(n) for n in reserved):
-            raise ValueError("a reserved name has an empty skeleton")
+    if any(not skeleton(n) for n in reserved):
+        raise ValueError("a reserved name has an empty skeleton")
+    skels = tuple(sorted({skeleton(n) for n in reserved}))
     tokens = tuple(sorted({skeleton(t) for t in ANGLE_TOKEN_NAMES}))
-    return Names(skels, tokens)
+    brackets = tuple(sorted({skeleton(t) for t in BRACKET_TOKEN_NAMES}))
+    return Names(skels, tokens, True, brackets)
 
 
-_HTML5 = html.entities.html5
 #: The longest legacy (no ``;``) entity name.
 _LEGACY_MAX = max(len(n) for n in _HTML5 if not n.endswith(";"))
 
@@ -193,69 +250,171 @@ def _decode_at(text: str, i: int) -> tuple[str, int]:
     return text[i], i + 1
 
 
-#: Public name of :func:`_decode_at` (the scanner walks text with the same decoding).
 def decode_at(text: str, i: int) -> tuple[str, int]:
     """The piece of text at ``i`` as the model's eye reads it (see :func:`_decode_at`)."""
     return _decode_at(text, i)
 
 
-def dangerous_after(text: str, pos: int, names: Names) -> bool:
-    """Does the text at ``pos`` (just after an opener) start a dangerous construct?
+Kind = Literal["none", "reserved", "token", "bar", "padding"]
 
-    Skips whitespace, default-ignorables, controls, backslashes, ``!``, ``?``,
-    slashes and look-alike slashes (also written as character references); then a pipe or look-alike
-    pipe is a chat-template token, and a name whose skeleton starts with a
-    reserved name, or equals a ``<NAME>`` token followed by ``>``, is
-    dangerous. Character references are decoded as ``html.unescape`` does.
+
+@dataclass(frozen=True)
+class Reading:
+    """What the model's eye sees after one opener.
+
+    ``kind``: ``"none"`` (nothing dangerous), ``"reserved"`` (an envelope name),
+    ``"token"`` (a ``<NAME>`` or ``[NAME]`` control token, ``>``/``]`` included),
+    ``"bar"`` (a ``<|`` chat-template token opening) or ``"padding"`` (a bound was
+    reached while a name could still form: fail closed). ``name`` is the skeleton
+    matched; ``slash`` says a slash was read past first (a close tag); ``end`` is
+    where the reading stopped in the text.
     """
-    n = len(text)
-    end = min(n, pos + MAX_LOOKAHEAD)
-    i = pos
-    run = 0
-    # Phase 1: whitespace, ignorables, backslashes and slashes in any order.
+
+    kind: Kind
+    name: str = ""
+    slash: bool = False
+    end: int = 0
+
+    def __bool__(self) -> bool:
+        return self.kind != "none"
+
+    @property
+    def fail_closed(self) -> bool:
+        return self.kind == "padding"
+
+
+_NONE = Reading("none")
+
+
+def _lead(text: str, pos: int, end: int, bang: bool) -> tuple[int, int, bool]:
+    """Phase 1: read past skipped characters, slashes (and ``!``/``?``); (index, run, slash seen)."""
+    i, run, slash = pos, 0, False
     while i < end:
         piece, nxt = _decode_at(text, i)
-        if not all(_is_skip(c) or c in _SLASH or c in _BANG for c in piece):
+        if not all(c in _SKIP or c in _SLASH or (bang and c in _BANG) for c in piece):
             break
+        slash = slash or any(c in _SLASH for c in piece)
         i = nxt
         run += 1
         if run >= MAX_RUN:
-            return True  # fail closed: too much padding to follow
+            break
+    return i, run, slash
+
+
+def read_after(text: str, pos: int, names: Names) -> Reading:
+    """The model's-eye reading of the text at ``pos`` (just after an ``<``-opener).
+
+    Reads past whitespace, skipped characters (blanks, marks, ignorables,
+    separators, controls), ``!``, ``?`` and slashes (also written as character
+    references); then a bar or look-alike bar opens a chat-template token, and a
+    name whose readings reach a reserved name, or equal a ``<NAME>`` token followed
+    by ``>``, is dangerous. Namespace prefixes (``ns:retrieved_content``) are read
+    past; the next opener ends the reading.
+    """
+    n = len(text)
+    end = min(n, pos + MAX_LOOKAHEAD)
+    i, run, slash = _lead(text, pos, end, True)
+    if run >= MAX_RUN:
+        return Reading("padding", "", slash, i)
     if i >= n:
-        return False
+        return _NONE
     if i >= end:
-        return True
-    first, _ = _decode_at(text, i)
-    if names.pipes and (first[0] in _PIPE or unicodedata.normalize("NFKC", first[0])[:1] in _PIPE):
-        return True
-    # Phase 2: the name, folded to its skeleton one piece at a time.
-    skel = ""
+        return Reading("padding", "", slash, i)
+    first, nxt = _decode_at(text, i)
+    if names.pipes and first and first[0] in _PIPE:
+        return Reading("bar", "", slash, nxt)
+    states: set[str] = {""}
     run = 0
     while i < end:
         piece, i = _decode_at(text, i)
-        part = skeleton(piece)
-        if not part:
+        parts = _piece_readings(piece) if piece else ("",)
+        if not any(parts):
             run += 1
             if run >= MAX_RUN:
-                return True
+                return Reading("padding", "", slash, i)
             continue
         run = 0
-        skel += part
-        if names.reserved_match(skel):
-            return True
-        if skel in names.tokens and _gt_follows(text, i, end):
-            return True
-        if not names.viable(skel):
-            # A namespace prefix (``ns:retrieved_content``) is read past, not stopped at.
-            if part.endswith(":"):
-                skel = ""
-                continue
-            after = _after_namespace(text, i, end)
-            if after < 0:
-                return False
-            skel, i = "", after
+        new: set[str] = set()
+        for s in states:
+            for p in parts:
+                t = s + p
+                r = names.reserved_match(t)
+                if r is not None:
+                    return Reading("reserved", r, slash, i)
+                if t in names.tokens:
+                    gt = _closer_after(text, i, end, _GT)
+                    if gt >= 0:
+                        return Reading("token", t, slash, gt)
+                if names.viable(t):
+                    new.add(t)
+        if new:
+            states = new
+            continue
+        # The name died. A namespace prefix (``ns:retrieved_content``) is read past, once per colon.
+        if any(p.endswith(":") for p in parts):
+            states = {""}
+            continue
+        if _stops_reading(piece):
+            return _NONE
+        after = _after_namespace(text, i, end)
+        if after < 0:
+            return _NONE
+        states, i = {""}, after
     # The lookahead budget ran out (or the text ended) while a name was forming.
-    return i < n
+    return Reading("padding", "", slash, i) if i < n else _NONE
+
+
+def dangerous_after(text: str, pos: int, names: Names) -> bool:
+    """Does the text at ``pos`` (just after an opener) start a dangerous construct? (:func:`read_after` is not none.)"""
+    return read_after(text, pos, names).kind != "none"
+
+
+def read_bracket(text: str, pos: int, names: Names) -> Reading:
+    """The reading after a bracket opener (``[``, ``［``, ``⟦``, ``&lsqb;``...): a ``[NAME]`` token or none.
+
+    The same eye as :func:`read_after`: skipped characters and slashes first, then
+    the name through its readings, then a ``]`` or look-alike past skipped
+    characters. A run of :data:`MAX_RUN` skipped characters fails closed unless it
+    is plain ASCII whitespace (layout: an indented JSON array or code block is not a token).
+    """
+    n = len(text)
+    end = min(n, pos + MAX_LOOKAHEAD)
+    i, run, slash = _lead(text, pos, end, False)
+    if run >= MAX_RUN or (i >= end and i < n):
+        blank = text[pos:i].isascii() and not text[pos:i].strip()
+        return _NONE if blank else Reading("padding", "", slash, i)
+    states: set[str] = {""}
+    run = 0
+    while i < end:
+        piece, i = _decode_at(text, i)
+        parts = _piece_readings(piece) if piece else ("",)
+        if not any(parts):
+            run += 1
+            if run >= MAX_RUN:
+                return Reading("padding", "", slash, i)
+            continue
+        run = 0
+        new: set[str] = set()
+        for s in states:
+            for p in parts:
+                t = s + p
+                if t in names.brackets:
+                    close = _closer_after(text, i, end, _RBRACKET)
+                    if close >= 0:
+                        return Reading("token", t, slash, close)
+                if t in names._blive:
+                    new.add(t)
+        if not new:
+            return _NONE
+        states = new
+    return Reading("padding", "", slash, i) if i < n and states else _NONE
+
+
+def _stops_reading(piece: str) -> bool:
+    """Does a piece that ends the name also end the reading? Anything but a letter or digit
+    does (punctuation, a symbol, the next opener, which is read on its own); so a reading
+    never runs past the next opener and the work per opener is bounded by the text up to it."""
+    return not piece[:1].isalnum()
 
 
 def _after_namespace(text: str, i: int, end: int) -> int:
@@ -263,27 +422,28 @@ def _after_namespace(text: str, i: int, end: int) -> int:
     k = i
     while k < end and k - i < MAX_RUN and (text[k].isalnum() or text[k] in _SEPARATORS):
         k += 1
-    return k + 1 if k < end and unicodedata.normalize("NFKC", text[k]) == ":" else -1
+    return k + 1 if k < end and ":" in readings(text[k]) else -1
 
 
-def _gt_follows(text: str, i: int, end: int) -> bool:
-    """Is the next non-skipped piece a ``>``, a look-alike or a reference to one?"""
+def _closer_after(text: str, i: int, end: int, closers: frozenset[str]) -> int:
+    """End of the closer (``>``/``]``, a look-alike or a reference to one) that follows ``i`` past
+    skipped characters and slashes; ``i`` itself when the run is too long to follow (fail closed); else -1."""
     run = 0
     while i < end and run < MAX_RUN:
-        piece, i = _decode_at(text, i)
-        if all(_is_skip(c) or c in _SLASH for c in piece):
+        piece, nxt = _decode_at(text, i)
+        if all(c in _SKIP or c in _SLASH for c in piece):
             run += 1
+            i = nxt
             continue
-        first = piece[0]
-        return first in _GT or unicodedata.normalize("NFKC", first)[:1] in _GT
-    return i < len(text) and run >= MAX_RUN
+        return nxt if piece[0] in closers else -1
+    return i if i < len(text) and run >= MAX_RUN else -1
 
 
 def reserved_tag_count(text: str, names: Names | None = None) -> int:
     """How many envelope tags (open or close, reserved names only) a model's eye sees.
 
     Counts openers not followed by ``\\`` whose lookahead reaches a reserved
-    name. Chat tokens are not counted (see :func:`dangerous_after`).
+    name. Chat tokens are not counted (see :func:`read_after`).
     """
     names = names or names_for()
     only_reserved = Names(names.reserved, (), pipes=False)
