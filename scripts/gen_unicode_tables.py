@@ -283,7 +283,7 @@ def generate(shared: Path) -> str:
     rbr = t.by_name("rbracket_names", "]")
     quote = sorted(set(t.by_name("quote_names", '"')) | set(t.by_name("quote_names", "'"))
                    | {cp for cp in t.cps if t.confuse(chr(cp)) in ("''", "'") and cp not in t.skip})
-    quote = [cp for cp in quote if cp not in (0x22, 0x27) and cp not in set(lt) | set(gt)]
+    quote = [cp for cp in quote if cp > 0x7F and cp not in set(lt) | set(gt)]  # ASCII: the fixed escapes of the format
     sets = {"LT": lt, "GT": gt, "SLASH": slash, "BAR": bar, "LBRACKET": lbr, "RBRACKET": rbr}
     # The structural sets must not overlap (one character, one role), and none is skipped.
     names = list(sets)

@@ -342,7 +342,7 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
                 if r is not None:
                     return Reading("reserved", r, slash, i)
                 if t in names.tokens:
-                    gt = _closer_after(text, i, end, _GT)
+                    gt = closer_after(text, i, end, _GT)
                     if gt >= 0:
                         return Reading("token", t, slash, gt)
                 if names.viable(t):
@@ -399,7 +399,7 @@ def read_bracket(text: str, pos: int, names: Names) -> Reading:
             for p in parts:
                 t = s + p
                 if t in names.brackets:
-                    close = _closer_after(text, i, end, _RBRACKET)
+                    close = closer_after(text, i, end, _RBRACKET)
                     if close >= 0:
                         return Reading("token", t, slash, close)
                 if t in names._blive:
@@ -425,7 +425,7 @@ def _after_namespace(text: str, i: int, end: int) -> int:
     return k + 1 if k < end and ":" in readings(text[k]) else -1
 
 
-def _closer_after(text: str, i: int, end: int, closers: frozenset[str]) -> int:
+def closer_after(text: str, i: int, end: int, closers: frozenset[str] | str) -> int:
     """End of the closer (``>``/``]``, a look-alike or a reference to one) that follows ``i`` past
     skipped characters and slashes; ``i`` itself when the run is too long to follow (fail closed); else -1."""
     run = 0

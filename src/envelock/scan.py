@@ -44,7 +44,6 @@ import base64
 import binascii
 import bisect
 import codecs
-import html
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -69,6 +68,7 @@ from .charsets import (
     in_ranges,
 )
 from .modeleye import (
+    BRACKET_OPENER_RE,
     GT_CHARS,
     LT_CHARS,
     MAX_LOOKAHEAD,
@@ -77,9 +77,11 @@ from .modeleye import (
     PIPE_CHARS,
     SLASH_CHARS,
     Names,
-    dangerous_after,
+    Reading,
     decode_at,
     names_for,
+    read_after,
+    read_bracket,
     visible,
 )
 from .rules import RULES, RULES_BY_ID, SEVERITY_RANK, Rule, Severity
@@ -202,7 +204,8 @@ def _is_skip(ch: str) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# The model's-eye walk after an opener: what is there, where does it end?
+# The model's eye after an opener: one reader (:func:`envelock.modeleye.read_after`)
+# decides; this only finds where the construct it read ends, for the finding's span.
 
 
 @dataclass(frozen=True)
@@ -215,33 +218,12 @@ class _Hit:
 
 
 @lru_cache(maxsize=64)
-def _name_maps(reserved: tuple[str, ...]) -> tuple[Names, dict[str, str], dict[str, str]]:
+def _name_maps(reserved: tuple[str, ...]) -> tuple[Names, dict[str, str], dict[str, str], dict[str, str]]:
     names = names_for(reserved)
     res = {modeleye.skeleton(n): n for n in reserved}
     tok = {modeleye.skeleton(n): n for n in ANGLE_TOKEN_NAMES}
-    return names, res, tok
-
-
-def _is_gt(ch: str) -> bool:
-    return ch in _GT or unicodedata.normalize("NFKC", ch) in _GT
-
-
-def _is_pipe(ch: str) -> bool:
-    return ch in _PIPE or unicodedata.normalize("NFKC", ch) in _PIPE
-
-
-def _gt_at(text: str, i: int, limit: int) -> int:
-    """End of the '>' (or look-alike, or reference to one) that follows at ``i`` past skipped characters, or -1."""
-    run = 0
-    n = len(text)
-    while i < min(n, limit) and run < MAX_RUN:
-        piece, nxt = decode_at(text, i)
-        if all(_is_skip(c) or c in _SLASH for c in piece):
-            i = nxt
-            run += 1
-            continue
-        return nxt if _is_gt(piece[0]) else -1
-    return -1
+    brk = {modeleye.skeleton(n): n for n in BRACKET_TOKEN_NAMES}
+    return names, res, tok, brk
 
 
 def _tag_end(text: str, i: int) -> tuple[int, bool]:
@@ -254,103 +236,56 @@ def _tag_end(text: str, i: int) -> tuple[int, bool]:
         if ch in _LT or ch == "\n":
             break
         piece, nxt = decode_at(text, j)
-        if piece and _is_gt(piece[0]):  # a reference may decode to nothing (html.unescape("&#1;") == "")
+        if piece and piece[0] in _GT:  # a reference may decode to nothing (html.unescape("&#1;") == "")
             return nxt, True
         j = nxt
     return i, False
 
 
-def _walk(text: str, pos: int, reserved: tuple[str, ...]) -> _Hit | None:
-    """Follow the model's eye from ``pos`` (just after an opener): a reserved name, token or pipe token."""
-    names, res_map, tok_map = _name_maps(reserved)
+def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
+    """``name|>`` from ``i`` (just after the opening bar; bars and ``>`` may be look-alikes or references)."""
     n = len(text)
-    end = min(n, pos + MAX_LOOKAHEAD)
-    i = pos
-    run = 0
-    slash = False
-    while i < end:
-        piece, nxt = decode_at(text, i)
-        if not all(_is_skip(c) or c in _SLASH or c in "!?" for c in piece):
-            break
-        slash = slash or any(c in _SLASH for c in piece)
-        i = nxt
-        run += 1
-        if run >= MAX_RUN:
+    lim = min(n, i + 64)
+    j = i
+    name: list[str] = []
+    while j < lim:
+        piece, nxt = decode_at(text, j)
+        ch = piece[:1]
+        if ch and ch in _PIPE:
+            gt = modeleye.closer_after(text, nxt, min(n, nxt + MAX_RUN + 1), GT_CHARS)
+            word = "".join(name)
+            if gt >= 0 and any(c.isalnum() for c in word):
+                return _Hit("pipe", f"<|{word}|>", slash, gt, True)
             return None
-    if i >= end:
-        return None
-    if _is_pipe(text[i]):
-        return _pipe_token(text, i, slash)
-    skel = ""
-    run = 0
-    while i < end:
-        piece, i = decode_at(text, i)
-        part = modeleye.skeleton(piece)
-        if not part:
-            run += 1
-            if run >= MAX_RUN:
-                return None
-            continue
-        run = 0
-        skel += part
-        for r in names.reserved:
-            if skel.startswith(r):
-                close, closed = _tag_end(text, i)
-                return _Hit("reserved", res_map.get(r, r), slash, close, closed)
-        if skel in names.tokens:
-            gt = _gt_at(text, i, end)
-            if gt >= 0:
-                return _Hit("token", tok_map.get(skel, skel), slash, gt, True)
-        if not names.viable(skel):
+        if not ch or ch.isspace() or ch in _LT or ch in _GT:
             return None
+        if not modeleye.is_skip(ch):
+            name.append(piece)
+        j = nxt
     return None
 
 
-def _fallback(text: str, pos: int, reserved: tuple[str, ...]) -> _Hit | None:
-    """Classify what :func:`dangerous_after` flagged but :func:`_walk` cannot follow.
-
-    The model's eye in :mod:`envelock.modeleye` is the authority (it reads past
-    ``<?``/``<!``, namespace prefixes, ...); this finds the reserved name or
-    token in the bounded window by skeleton, so the scanner never reports less
-    than the defang escapes. Pure padding (the lookahead failing closed) is not
-    reported here.
-    """
-    names, res_map, tok_map = _name_maps(reserved)
-    window = text[pos : pos + MAX_LOOKAHEAD]
-    skel = modeleye.skeleton(window[: MAX_RUN * 2])
-    first_alnum = next((k for k, c in enumerate(window) if c.isalnum()), len(window))
-    slash = any(c in _SLASH for c in html.unescape(window[:first_alnum]))
-    for r in names.reserved:
-        k = skel.find(r)
-        if 0 <= k <= MAX_RUN:
-            close, closed = _tag_end(text, pos)
-            stop = close if closed else min(len(text), pos + first_alnum + len(r))
-            return _Hit("reserved", res_map.get(r, r), slash, stop, closed)
-    for t in names.tokens:
-        if len(t) > 1 and skel.startswith(t):
-            close, closed = _tag_end(text, pos)
-            if closed:
-                return _Hit("token", tok_map.get(t, t), slash, close, closed)
+def _hit(text: str, reading: Reading, reserved: tuple[str, ...]) -> _Hit | None:
+    """The construct a reading found, with the span a finding shows (``None`` for padding)."""
+    _, res_map, tok_map, _ = _name_maps(reserved)
+    if reading.kind == "reserved":
+        close, closed = _tag_end(text, reading.end)
+        return _Hit("reserved", res_map.get(reading.name, reading.name), reading.slash, close if closed else reading.end, closed)
+    if reading.kind == "token":
+        return _Hit("token", tok_map.get(reading.name, reading.name), reading.slash, reading.end, True)
+    if reading.kind == "bar":
+        # ``<|`` without a closing ``|>`` is not reported: an F#/Elm pipe operator (a deliberate exception).
+        return _pipe_token(text, reading.end, reading.slash)
     return None
-
-
-def _padded(text: str, pos: int) -> bool:
-    """Does a run of skipped characters long enough to make the lookahead fail closed follow ``pos``?"""
-    run = 0
-    for ch in text[pos : pos + MAX_LOOKAHEAD]:
-        run = run + 1 if (_is_skip(ch) or ch in _SLASH or ch in "!?") else 0
-        if run >= MAX_RUN:
-            return True
-    return False
 
 
 def _padding_finding(text: str, start: int, end: int, reserved: tuple[str, ...]) -> _Raw:
     """A finding for an opener the lookahead gave up on: an envelope tag if a reserved name
     follows the padding (an ``error``), else the padding itself (a ``warning``)."""
-    names, res_map, _ = _name_maps(reserved)
+    names, res_map, _, _ = _name_maps(reserved)
     window = text[end : end + MAX_LOOKAHEAD]
     first_alnum = next((k for k, c in enumerate(window) if c.isalnum()), len(window))
-    lead = next((k for k, c in enumerate(window) if not (_is_skip(c) or c in _SLASH or c in "!?")), len(window))
+    lead = next((k for k, c in enumerate(window) if not (modeleye.is_skip(c) or c in _SLASH or c in "!?")), len(window))
     skel = modeleye.skeleton(window[lead:])
     for r in names.reserved:
         if skel.startswith(r):
@@ -365,29 +300,6 @@ def _padding_finding(text: str, start: int, end: int, reserved: tuple[str, ...])
     return _Raw("padded-opener", "warning", "opener followed by padding too long to read past", start, stop)
 
 
-def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
-    """``|name|>`` at ``i`` (any pipe look-alike): a chat-template special token."""
-    n = len(text)
-    lim = min(n, i + 2 + 64)
-    j = i + 1
-    name: list[str] = []
-    while j < lim:
-        ch = text[j]
-        if _is_pipe(ch):
-            gt = _gt_at(text, j + 1, j + 1 + MAX_RUN)
-            word = "".join(name)
-            if gt >= 0 and any(c.isalnum() for c in word):
-                return _Hit("pipe", f"<|{word}|>", slash, gt, True)
-            return None
-        if ch.isspace() or ch in _LT or _is_gt(ch):
-            return None
-        if not modeleye.is_ignorable(ch):
-            name.append(ch)
-        j += 1
-    return None
-
-
-# ---------------------------------------------------------------------------
 # Describing what was found
 
 
@@ -445,22 +357,20 @@ def _describe_hit(text: str, start: int, hit: _Hit) -> tuple[str, str, Severity]
     return "chat-control-token", f"chat-template control token {token}{_disguises(snippet, token)}", "error"
 
 
-_BRACKET_NAMES = "|".join(sorted((re.escape(n) for n in BRACKET_TOKEN_NAMES), key=len, reverse=True))
-_BRACKET_RE = re.compile(rf"\[(\\*)[ \t]{{0,8}}(/?)[ \t]{{0,8}}({_BRACKET_NAMES})[ \t]{{0,8}}\]", re.IGNORECASE)
-
-
 def _first_danger(text: str, reserved: tuple[str, ...]) -> str | None:
     """The first envelope tag or control token in (decoded) ``text``, described; else ``None``."""
+    names = _name_maps(reserved)[0]
     for m in OPENER_RE.finditer(text):
         end = m.end()
         if end < len(text) and text[end] == "\\":
             continue
-        hit = _walk(text, end, reserved)
+        hit = _hit(text, read_after(text, end, names), reserved)
         if hit is not None:
             return visible(text[m.start() : hit.end][:SNIPPET_MAX])
-    b = _BRACKET_RE.search(text)
-    if b and not b.group(1):
-        return b.group()
+    for m in BRACKET_OPENER_RE.finditer(text):
+        r = read_bracket(text, m.end(), names)
+        if r.kind == "token" and text[m.end() : m.end() + 1] != "\\":
+            return visible(text[m.start() : r.end][:SNIPPET_MAX])
     return None
 
 
@@ -469,44 +379,63 @@ def _first_danger(text: str, reserved: tuple[str, ...]) -> str | None:
 
 
 def _scan_openers(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
-    names, _, _ = _name_maps(reserved)
+    """Every opener the model's eye reads as a tag or token (what the defang escapes) is a finding."""
+    names = _name_maps(reserved)[0]
     n = len(text)
     for m in OPENER_RE.finditer(text):
         start, end = m.start(), m.end()
+        reading = read_after(text, end, names)
         escaped = end < n and text[end] == "\\"
-        if not escaped and not dangerous_after(text, end, names):
-            continue
         if escaped:
             k = end
             while k < n and k - end < MAX_RUN and text[k] == "\\":
                 k += 1
-            hit = _walk(text, end, reserved)
+            hit = _hit(text, reading, reserved)
             if hit is None:
                 # A backslash-escaped slash: <\u002f...
                 window = _decode_escapes(text[end : k + 128])
-                if _walk(window, 0, reserved) is not None:
+                if read_after(window, 0, names).kind in ("reserved", "token"):
                     out.append(_Raw("defanged-tag", "warning", "escaped slash before a reserved name", start, min(n, k + 16)))
                 continue
             what = "an envelope tag" if hit.kind == "reserved" else "a control token"
             out.append(_Raw("defanged-tag", "warning", f"already-escaped form of {what} ({hit.name!r})", start, hit.end))
             continue
-        hit = _walk(text, end, reserved) or _fallback(text, end, reserved)
-        if hit is None:
-            if _padded(text, end):
-                # dangerous_after failed closed on padding: report it, never less than the defang escapes.
-                out.append(_padding_finding(text, start, end, reserved))
+        if not reading:
             continue
+        if reading.kind == "padding":
+            out.append(_padding_finding(text, start, end, reserved))
+            continue
+        hit = _hit(text, reading, reserved)
+        if hit is None:
+            continue  # a bare ``<|`` (see _hit)
         rule, message, severity = _describe_hit(text, start, hit)
-        out.append(_Raw(rule, severity, message, start, hit.end))
+        out.append(_Raw(rule, severity, message, start, max(hit.end, end)))
 
 
-def _scan_brackets(text: str, out: list[_Raw]) -> None:
-    for m in _BRACKET_RE.finditer(text):
-        token = f"[{m.group(2)}{m.group(3).upper()}]"
-        if m.group(1):
-            out.append(_Raw("defanged-tag", "warning", f"already-escaped form of control token {token}", m.start(), m.end()))
+def _scan_brackets(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
+    """``[NAME]`` control tokens through the same eye (:func:`envelock.modeleye.read_bracket`).
+
+    An error in any case or disguise (look-alikes, references, invisible characters,
+    spacing); an already-escaped one (``[\\INST]``) is a warning.
+    """
+    names, _, _, brk = _name_maps(reserved)
+    n = len(text)
+    for m in BRACKET_OPENER_RE.finditer(text):
+        start, end = m.start(), m.end()
+        reading = read_bracket(text, end, names)
+        if not reading:
+            continue
+        if reading.kind == "padding":
+            out.append(_Raw("padded-opener", "warning", "bracket followed by padding too long to read past", start, reading.end))
+            continue
+        name = brk.get(reading.name, reading.name)
+        token = f"[{'/' if reading.slash else ''}{name}]"
+        span = text[start : reading.end]
+        if end < n and text[end] == "\\":
+            out.append(_Raw("defanged-tag", "warning", f"already-escaped form of control token {token}", start, reading.end))
         else:
-            out.append(_Raw("chat-control-token", "error", f"chat-template control token {token}", m.start(), m.end()))
+            msg = f"chat-template control token {token}{_disguises(span, token)}"
+            out.append(_Raw("chat-control-token", "error", msg, start, reading.end))
 
 
 def _decode_tag_chars(run: str) -> str:
@@ -688,7 +617,7 @@ def _scan_encoded(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None
         om = OPENER_RE.match(decoded)
         if not om:
             continue
-        hit = _walk(decoded, om.end(), reserved)
+        hit = _hit(decoded, read_after(decoded, om.end(), _name_maps(reserved)[0]), reserved)
         if hit is None:
             continue
         # Map the end back roughly: the raw text up to the first whitespace after the name.
@@ -844,7 +773,7 @@ def scan_text(
     reserved = tuple(reserved)
     raw: list[_Raw] = []
     _scan_openers(text, reserved, raw)
-    _scan_brackets(text, raw)
+    _scan_brackets(text, reserved, raw)
     _scan_tags(text, reserved, raw)
     _scan_bidi(text, raw)
     _scan_hidden(text, reserved, raw)

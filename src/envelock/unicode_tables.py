@@ -13154,7 +13154,6 @@ RBRACKET_LOOKALIKES: tuple[int, ...] = (
 
 #: Characters a reader may take for a quote ending an attribute value (quote_names rule, NFKC, UTS #39).
 QUOTE_LOOKALIKES: tuple[int, ...] = (
-    0x0060,  # GRAVE ACCENT
     0x0149,  # LATIN SMALL LETTER N PRECEDED BY APOSTROPHE
     0x02B9,  # MODIFIER LETTER PRIME
     0x02BA,  # MODIFIER LETTER DOUBLE PRIME
