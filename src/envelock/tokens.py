@@ -24,6 +24,40 @@ each family's tokenizer / chat template):
   wrappers: ``<system>``, ``<system-reminder>``.
 * StruQ (Chen et al., arXiv 2402.06363) reserved delimiters: ``[MARK]``,
   ``[INST]``, ``[INPT]``, ``[RESP]``, ``[COLN]``.
+
+Tool-call and control tokens of current families (issue 9, item 12; the
+table, the rejected names and the known gaps are in ``docs/chat-tokens.md``):
+
+* Mistral v7-v15 tokenizers: ``[ARGS]``, ``[CALL_ID]``, ``[MODEL_SETTINGS]``,
+  ``[IMG_BREAK]``, ``[IMG_END]``, ``[BEGIN_AUDIO]``, ``[STREAMING_PAD]``,
+  ``[STREAMING_WORD]``, ``[NEXT_AUDIO_TEXT]``, ``[REPEAT_AUDIO_TEXT]``
+  (mistralai/mistral-common src/mistral_common/tokens/tokenizers/base.py,
+  ``SpecialTokens``).
+* GLM-4.5/4.6: ``[gMASK]``, ``<sop>``, ``<arg_key>``, ``<arg_value>``; ChatGLM:
+  ``<eop>`` (ggml-org/llama.cpp models/templates/GLM-4.6.jinja and
+  glm_4_5.jinja; mindspore-lab/mindformers ChatGLM3Tokenizer docs).
+* MiniMax-M1 / Text-01: ``<begin_of_document>``, ``<end_of_document>``,
+  ``<beginning_of_sentence>``, ``<end_of_sentence>``, ``<tool_calls>``
+  (MiniMax-AI/MiniMax-M1 tokenizer_config.json).
+* NVIDIA Nemotron Nano v2: ``<SPECIAL_10>``, ``<SPECIAL_11>``, ``<SPECIAL_12>``,
+  ``<AVAILABLE_TOOLS>`` (its ``<TOOLCALL>`` and ``<TOOL_RESPONSE>`` fold to
+  ``tool_call`` / ``tool_response``) (ggml-org/llama.cpp
+  models/templates/NVIDIA-Nemotron-Nano-v2.jinja).
+* ServiceNow Apriel 1.5: ``<available_tools>``, ``<tool_calls>`` (ggml-org/llama.cpp
+  models/templates/unsloth-Apriel-1.5.jinja).
+* Gemma 3: ``<start_of_image>``, ``<end_of_image>`` (keras-team/keras-hub
+  keras_hub/src/models/gemma3/gemma3_tokenizer.py).
+* Gemma 4 closers ``<turn|>``, ``<channel|>``, ``<tool|>``, ``<tool_call|>``,
+  ``<tool_response|>`` (the openers ``<|turn>``... are pipe tokens); listed with
+  their trailing bar, whose skeleton is ``l`` (ggml-org/llama.cpp
+  models/templates/gemma4.jinja).
+* ByteDance Seed-OSS: ``<seed:cot_budget_reflect>`` (the other ``<seed:...>``
+  tokens reach ``bos``, ``eos``, ``think``, ``tool_call`` past the namespace)
+  (ggml-org/llama.cpp models/templates/ByteDance-Seed-OSS.jinja).
+* Checked, nothing to add (pipe or fullwidth-bar forms, or names listed
+  above): Llama 3.1-4, Qwen2.5/3, Hermes 2/3, DeepSeek V3.1/V3.2, Phi-4,
+  Command R7B, gpt-oss, Kimi K2, Granite 3.3/4, Falcon 3, OLMo 2/3, LFM2.5,
+  StepFun; their source files are listed in ``docs/chat-tokens.md``.
 """
 
 from __future__ import annotations
@@ -52,6 +86,33 @@ ANGLE_TOKEN_NAMES: tuple[str, ...] = (
     "function_results",
     "system",
     "system-reminder",
+    # GLM-4.5/4.6 and ChatGLM
+    "sop",
+    "eop",
+    "arg_key",
+    "arg_value",
+    # MiniMax-M1 / Text-01 (and Apriel 1.5: tool_calls)
+    "begin_of_document",
+    "end_of_document",
+    "beginning_of_sentence",
+    "end_of_sentence",
+    "tool_calls",
+    # NVIDIA Nemotron Nano v2 turn markers and tool list (and Apriel 1.5)
+    "special_10",
+    "special_11",
+    "special_12",
+    "available_tools",
+    # Gemma 3 image markers
+    "start_of_image",
+    "end_of_image",
+    # Gemma 4 closers: the name is followed by a bar, then ">"
+    "turn|",
+    "channel|",
+    "tool|",
+    "tool_call|",
+    "tool_response|",
+    # ByteDance Seed-OSS (after the "seed:" namespace)
+    "cot_budget_reflect",
 )
 
 #: ``[NAME]`` / ``[/NAME]`` tokens (case-insensitive, ASCII whitespace allowed
@@ -64,6 +125,17 @@ BRACKET_TOKEN_NAMES: tuple[str, ...] = (
     "AVAILABLE_TOOLS",
     "TOOL_CALLS",
     "THINK",
+    "ARGS",
+    "CALL_ID",
+    "MODEL_SETTINGS",
+    "IMG_BREAK",
+    "IMG_END",
+    "BEGIN_AUDIO",
+    "STREAMING_PAD",
+    "STREAMING_WORD",
+    "NEXT_AUDIO_TEXT",
+    "REPEAT_AUDIO_TEXT",
+    "GMASK",
     "MARK",
     "INPT",
     "RESP",
