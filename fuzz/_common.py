@@ -244,3 +244,43 @@ def expected_attr(value: str) -> str:
 
 def allowed_error(exc: BaseException) -> bool:
     return isinstance(exc, envelock.EnvelockError)
+
+
+def defang_insertions(text: str, out: str) -> set[int]:
+    """Offsets of ``text`` after which the defang (``out``) inserted a backslash (greedy alignment)."""
+    ins: set[int] = set()
+    i = 0
+    for ch in out:
+        if i < len(text) and text[i] == ch:
+            i += 1
+        else:
+            ins.add(i)
+    return ins
+
+
+def parity_violations(text: str, findings: list[object]) -> list[str]:
+    """Scan parity: every opener the defang escapes *for its reading* lies inside a finding.
+
+    Openers already followed by ``\\`` (escaped for injectivity only) are not counted,
+    nor a bare ``<|`` without a closing ``|>`` (the scanner's documented F#/Elm exception).
+    """
+    import envelock
+    from envelock.modeleye import BRACKET_OPENER_RE, OPENER_RE, names_for, read_after
+    from envelock.scan import _pipe_token
+
+    names = names_for()
+    ins = defang_insertions(text, envelock.defang(text))
+    spans = [(f.offset, max(f.end_offset, f.offset + 1)) for f in findings]  # type: ignore[attr-defined]
+    bad: list[str] = []
+    for rx in (OPENER_RE, BRACKET_OPENER_RE):
+        for m in rx.finditer(text):
+            e = m.end()
+            if e not in ins or (e < len(text) and text[e] == "\\"):
+                continue
+            if rx is OPENER_RE:
+                r = read_after(text, e, names)
+                if r.kind == "bar" and _pipe_token(text, r.end, r.slash) is None:
+                    continue
+            if not any(a <= m.start() < b for a, b in spans):
+                bad.append(f"the defang escapes the opener at {m.start()} but no finding covers it: {text[m.start() : e + 40]!r}")
+    return bad

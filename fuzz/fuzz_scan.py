@@ -10,7 +10,9 @@ Properties:
 * every rule id and severity is one of the rule table's;
 * the scanner agrees with the defang's model's eye: every opener not followed
   by ``\\`` after which the real ``dangerous_after`` sees a *reserved name*
-  is reported by a finding that starts at that opener.
+  is reported by a finding that starts at that opener;
+* scan parity: every opener (``<``-like or ``[``-like) that ``defang`` escapes
+  for its reading lies inside a finding (``_common.parity_violations``).
 
 Until ``envelock.scan_text`` exists the harness prints a message and exits 0.
 
@@ -59,6 +61,8 @@ def check(data: bytes) -> None:
         assert f.rule in RULES_BY_ID, f.rule
         assert f.severity in SEVERITY_RANK, f.severity
         starts.add(f.offset)
+    violations = _common.parity_violations(text, findings)
+    assert not violations, violations[0]
     for m in OPENER_RE.finditer(text):
         e = m.end()
         if e < len(text) and text[e] == "\\":

@@ -54,7 +54,7 @@ RULES = {
     # ... and these names: blanks that are not Default_Ignorable, horizontal lines.
     "skip_names": (
         r"^(?:BRAILLE PATTERN BLANK|IDEOGRAPHIC HALF FILL SPACE|.* GAP FILLER(?:-\d)?|.* SPACE FILLER"
-        r"|EGYPTIAN HIEROGLYPH (?:FULL|HALF) BLANK"
+        r"|EGYPTIAN HIEROGLYPH (?:FULL|HALF) BLANK|MUSICAL SYMBOL NULL NOTEHEAD"
         r"|BOX DRAWINGS (?:LIGHT|HEAVY|DOUBLE)(?: (?:DOUBLE|TRIPLE|QUADRUPLE) DASH)? HORIZONTAL"
         r"|BOX DRAWINGS (?:LIGHT|HEAVY) (?:LEFT|RIGHT)|HORIZONTAL LINE EXTENSION|HORIZONTAL SCAN LINE-\d"
         r"|MODIFIER LETTER (?:LOW )?MACRON|MODIFIER LETTER (?:LOW )?(?:MINUS SIGN|EN DASH)|OVERLINE"
@@ -63,12 +63,12 @@ RULES = {
     # '<' look-alikes: a left-pointing angle drawn alone (compound relations such as
     # LESS-THAN OR EQUAL TO read as mathematics and are left out).
     "lt_names": (
-        r"^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW|GREATER|VERTICAL|PRESENTATION FORM))"
+        r"^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|GREATER|VERTICAL|PRESENTATION FORM))"
         r"(?:.*LESS-THAN.*|.*LEFT-POINTING (?:\w+ )?ANGLE.*|.*LEFT (?:\w+ )?ANGLE BRACKET.*"
         r"|MODIFIER LETTER (?:LOW )?LEFT ARROWHEAD|(?:DOUBLE )?PRECEDES)$"
     ),
     "gt_names": (
-        r"^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW|LESS-THAN|VERTICAL|PRESENTATION FORM))"
+        r"^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|LESS-THAN|VERTICAL|PRESENTATION FORM))"
         r"(?:.*GREATER-THAN.*|.*RIGHT-POINTING (?:\w+ )?ANGLE.*|.*RIGHT (?:\w+ )?ANGLE BRACKET.*"
         r"|MODIFIER LETTER (?:LOW )?RIGHT ARROWHEAD|(?:DOUBLE )?SUCCEEDS)$"
     ),
@@ -77,7 +77,7 @@ RULES = {
         r"^(?:(?:.* )?VERTICAL (?:LINE|BAR)(?: EXTENSION| WITH QUILL| DELIMITER)?|DIVIDES|.*PASEQ|.*PALOCHKA"
         r"|(?:LEFT |RIGHT )?(?:DOUBLE |TRIPLE |WHITE |LIGHT |MEDIUM |HEAVY )?VERTICAL (?:LINE|BAR)"
         r"|BOX DRAWINGS (?:LIGHT|HEAVY|DOUBLE)(?: (?:DOUBLE|TRIPLE|QUADRUPLE) DASH)? VERTICAL"
-        r"|HALFWIDTH FORMS LIGHT VERTICAL)$"
+        r"|HALFWIDTH FORMS LIGHT VERTICAL|(?:FULLWIDTH )?BROKEN BAR)$"
     ),
     "lbracket_names": r"^(?!PRESENTATION FORM)(?:.*LEFT (?:\w+ )?SQUARE BRACKET.*|LEFT (?:BLACK|WHITE) LENTICULAR BRACKET)$",
     "rbracket_names": r"^(?!PRESENTATION FORM)(?:.*RIGHT (?:\w+ )?SQUARE BRACKET.*|RIGHT (?:BLACK|WHITE) LENTICULAR BRACKET)$",
@@ -278,7 +278,7 @@ def generate(shared: Path) -> str:
     gt = t.by_name("gt_names", ">")
     slash = t.by_name("slash_names", "/")
     bar = sorted(set(t.by_name("bar_names", "|")) | {cp for cp in t.cps if cp not in t.skip and _bar_shaped(chr(cp))
-                                                      and t.confuse(chr(cp)) in ("l", "|")})
+                                                      and t.confuse(chr(cp)) in ("l", "|", "ll")})
     lbr = t.by_name("lbracket_names", "[")
     rbr = t.by_name("rbracket_names", "]")
     quote = sorted(set(t.by_name("quote_names", '"')) | set(t.by_name("quote_names", "'"))

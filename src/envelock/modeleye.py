@@ -230,8 +230,23 @@ def _decode_at(text: str, i: int) -> tuple[str, int]:
 
     Only the reference itself is consumed: for a legacy reference without ``;``
     (``&LTfoo``, ``&ampx``) that is the longest known entity name, as in
-    ``html.unescape``, and the characters after it are read one by one.
+    ``html.unescape``, and the characters after it are read one by one. A
+    reference that decodes to ``&`` (``&amp;``, ``&#38;``, ``&AMP``) followed by
+    the body of another reference is read as that one too, up to
+    :data:`MAX_AMP_LAYERS` layers (``&amp;gt;`` reads as ``>``), as the openers are.
     """
+    piece, nxt = _decode_one(text, i)
+    layers = 0
+    while piece == "&" and nxt - i > 1 and layers < MAX_AMP_LAYERS and nxt < len(text):
+        inner, used = _decode_one("&" + text[nxt : nxt + MAX_ZEROS + 16], 0)
+        if used <= 1:
+            break
+        piece, nxt = inner, nxt + used - 1
+        layers += 1
+    return piece, nxt
+
+
+def _decode_one(text: str, i: int) -> tuple[str, int]:
     if text[i] == "&":
         m = _REF_RE.match(text, i)
         if m:
