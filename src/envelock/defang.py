@@ -37,7 +37,9 @@ from .modeleye import (
     OPENER_RE,
     Names,
     dangerous_after,
+    is_alpha,
     is_ignorable,
+    is_space,
     names_for,
     read_bracket,
     readings,
@@ -68,10 +70,10 @@ def markup_after(text: str, pos: int) -> bool:
     i = pos
     while i < end:
         ch = text[i]
-        if ch.isspace() or is_ignorable(ch):
+        if is_space(ch) or is_ignorable(ch):
             i += 1
             continue
-        return ch.isalpha() or ch in "/!?"
+        return is_alpha(ch) or ch in "/!?"
     return i < len(text)  # fail closed after MAX_RUN skipped characters
 
 
@@ -236,7 +238,7 @@ def _cls(chars: Iterable[str], extra: str = "") -> str:  # pragma: no mutate blo
 
 def _known_chars() -> list[str]:  # pragma: no mutate block
     """Characters outside names whose behaviour the regexes model (ignorables come as ranges)."""
-    chars = {chr(c) for c in range(0xA0)} | {chr(c) for c in range(0xA0, 0x3001) if chr(c).isspace() and _me.is_skip(chr(c))}
+    chars = {chr(c) for c in range(0xA0)} | {chr(c) for c in range(0xA0, 0x3001) if is_space(chr(c)) and _me.is_skip(chr(c))}
     chars |= set(_me.SLASH_CHARS) | set(_me.PIPE_CHARS) | set(_me.GT_CHARS) | set(_me._BANG) | {"\ufffd"}
     chars.discard("&")
     return sorted(c for c in chars if not _me.is_ignorable(c) and ord(c) <= 0xFFFF)
@@ -262,7 +264,7 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
     p1 = _cls((c for c in known if _me.is_skip(c) or c in _me._SLASH or c in _me._BANG), skipr)
     gap = _cls(c for c in ascii_ if _me.is_skip(c))
     gtskip = _cls((c for c in known if _me.is_skip(c) or c in _me._SLASH), skipr)
-    wi = _cls((c for c in known if c.isspace() or _me.is_ignorable(c)), ign)
+    wi = _cls((c for c in known if is_space(c) or _me.is_ignorable(c)), ign)
 
     def skip1(c: str) -> bool:
         return _me.is_skip(c) or c in _me._SLASH or c in _me._BANG
@@ -330,7 +332,7 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
     if want_d:
         start = f"{pipe}|{first}" if names.pipes else first
         after = f"\\\\|{p1}{{{MAX_RUN}}}|{p1}{{0,{MAX_RUN - 1}}}+(?:{start})"
-        alpha = _cls(c for c in known if not (c.isspace() or _me.is_ignorable(c)) and (c.isalpha() or c in "/!?"))
+        alpha = _cls(c for c in known if not (is_space(c) or _me.is_ignorable(c)) and (is_alpha(c) or c in "/!?"))
         mk = f"{wi}{{0,{MAX_RUN - 1}}}+{alpha}|{wi}{{{MAX_RUN}}}[\\s\\S]"
     else:
         no_pipe = f"(?!{pipe})" if names.pipes else ""

@@ -30,6 +30,7 @@ and every scan is linear in the input.
 
 from __future__ import annotations
 
+import bisect
 import html
 import html.entities
 import re
@@ -41,6 +42,8 @@ from typing import Literal
 
 from .tokens import ANGLE_TOKEN_NAMES, BRACKET_TOKEN_NAMES, RESERVED_NAMES
 from .unicode_tables import (
+    ALNUM_RANGES,
+    ALPHA_RANGES,
     DEFAULT_IGNORABLE_RANGES,
     GT_LOOKALIKES,
     LBRACKET_LOOKALIKES,
@@ -50,6 +53,7 @@ from .unicode_tables import (
     READINGS,
     SKIP_RANGES,
     SLASH_LOOKALIKES,
+    SPACE_RANGES,
 )
 
 #: Longest run of skipped characters (whitespace, ignorables, marks, slashes,
@@ -139,6 +143,39 @@ BRACKET_OPENER_RE = re.compile(BRACKET_OPENER_PATTERN)
 _REF_RE = re.compile(
     rf"&(?:#0{{0,{MAX_ZEROS}}}[0-9]{{1,8}};?|#[xX]0{{0,{MAX_ZEROS}}}[0-9a-fA-F]{{1,8}};?|[^\t\n\f <&#;]{{1,32}};?)"
 )
+
+
+class _RangeSet:
+    """Membership in a generated range table (bisect; an implementation of any language can do the same)."""
+
+    def __init__(self, ranges: tuple[tuple[int, int], ...]) -> None:
+        self.lo = [lo for lo, _ in ranges]
+        self.hi = [hi for _, hi in ranges]
+
+    def __contains__(self, ch: str) -> bool:
+        cp = ord(ch)
+        k = bisect.bisect_right(self.lo, cp) - 1
+        return k >= 0 and cp <= self.hi[k]
+
+
+_ALPHA = _RangeSet(ALPHA_RANGES)
+_ALNUM = _RangeSet(ALNUM_RANGES)
+_SPACE = _RangeSet(SPACE_RANGES)
+
+
+def is_alpha(ch: str) -> bool:
+    """A letter (category L*, Unicode 17 from the generated table, not the interpreter's data)."""
+    return ch in _ALPHA
+
+
+def is_alnum(ch: str) -> bool:
+    """A letter or number (L*, N*; generated)."""
+    return ch in _ALNUM
+
+
+def is_space(ch: str) -> bool:
+    """Whitespace as ``str.isspace`` defines it, from the generated table."""
+    return ch in _SPACE
 
 
 def is_ignorable(ch: str) -> bool:
@@ -429,13 +466,13 @@ def _stops_reading(piece: str) -> bool:
     """Does a piece that ends the name also end the reading? Anything but a letter or digit
     does (punctuation, a symbol, the next opener, which is read on its own); so a reading
     never runs past the next opener and the work per opener is bounded by the text up to it."""
-    return not piece[:1].isalnum()
+    return not (piece and is_alnum(piece[0]))
 
 
 def _after_namespace(text: str, i: int, end: int) -> int:
     """If a name prefix continues from ``i`` and ends in a colon, the index after the colon; else -1."""
     k = i
-    while k < end and k - i < MAX_RUN and (text[k].isalnum() or text[k] in _SEPARATORS):
+    while k < end and k - i < MAX_RUN and (is_alnum(text[k]) or text[k] in _SEPARATORS):
         k += 1
     return k + 1 if k < end and ":" in readings(text[k]) else -1
 
