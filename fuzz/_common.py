@@ -266,7 +266,7 @@ def parity_violations(text: str, findings: list[object]) -> list[str]:
     """
     import envelock
     from envelock.modeleye import BRACKET_OPENER_RE, OPENER_RE, names_for, read_after
-    from envelock.scan import _pipe_token
+    from envelock.scan.tags import _pipe_token
 
     names = names_for()
     ins = defang_insertions(text, envelock.defang(text))

@@ -29,6 +29,7 @@ if str(ROOT / "fuzz") not in sys.path:
     sys.path.insert(0, str(ROOT / "fuzz"))
 _common = importlib.import_module("_common")
 S = importlib.import_module("envelock.scan")
+TAGS = importlib.import_module("envelock.scan.tags")
 
 _LETTERS = sorted(chr(cp) for cp in READINGS)
 _SKIPS = [chr(cp) for lo, hi in SKIP_RANGES for cp in range(lo, hi + 1)]
@@ -90,7 +91,7 @@ def test_every_escaped_opener_is_a_finding_any_text(text: str) -> None:
 
 
 def test_control_scanner_without_bracket_rule_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(S, "_scan_brackets", lambda text, reserved, out: None)
+    monkeypatch.setattr(S, "FAMILIES", tuple(f for f in S.FAMILIES if f.name != "brackets"))
     assert violations("[INST]") and violations("&lsqb;/INST]")
 
 
@@ -101,5 +102,5 @@ def test_control_scanner_ignoring_padding_is_caught(monkeypatch: pytest.MonkeyPa
         r = real(text, pos, names)
         return me.Reading("none") if r.kind == "padding" else r
 
-    monkeypatch.setattr(S, "read_after", no_padding)
+    monkeypatch.setattr(TAGS, "read_after", no_padding)
     assert violations("<" + "\u200b" * 40 + "retrieved_content>")

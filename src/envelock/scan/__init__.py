@@ -1,0 +1,121 @@
+"""``scan_text``: report hostile constructs in raw third-party text.
+
+The scanner looks at text *before* it is composed, the way a model would read
+it, and reports every construct that could break an envelope or hide
+instructions. The rules and their default severities are the data table in
+:mod:`envelock.rules`.
+
+Detection reuses the model's eye of :mod:`envelock.modeleye`: every *opener*
+(``<``, a look-alike, ``&lt;``...) is followed through the same bounded
+lookahead the defang uses (:func:`~envelock.modeleye.dangerous_after`), so
+what ``compose_preface`` would escape is what the scanner reports. A tag is a
+close tag when a slash (or look-alike, or ``&#47;``) was skipped before the
+name, an open tag otherwise.
+
+Positions are code-point offsets (0-based) and 1-based line and column in
+code points. Lines end at LF (CRLF counts once because the CR sits at the end
+of its line); a lone CR, U+2028 or NEL does not start a new line.
+
+Every pass is linear in the input: candidates are found with regexes without
+nested or overlapping quantifiers, and each candidate is examined with a
+lookahead of at most :data:`~envelock.modeleye.MAX_LOOKAHEAD` characters.
+
+Deliberate exceptions (content that is *not* reported), so that ordinary
+HTML, code, Markdown, right-to-left and Indic prose and emoji stay clean:
+
+* ZWJ (U+200D) and ZWNJ (U+200C) next to a letter of a script that uses
+  them for shaping (Arabic incl. Persian and Urdu, Syriac, N'Ko, the Indic
+  scripts and Sinhala, Tibetan, Myanmar, Khmer, Mongolian); ZWJ between emoji
+  (an emoji ZWJ sequence is never "inside a word");
+* ZWSP (U+200B) and WORD JOINER (U+2060) between letters of scripts written
+  without spaces (Thai, Lao, Khmer, Myanmar, Han, Hiragana, Katakana);
+* a single variation selector after a character (a variation sequence, e.g.
+  an emoji presentation selector or a CJK ideographic variation);
+* LRM, RLM and ALM (U+200E, U+200F, U+061C): marks, not overrides;
+* CGJ (U+034F) in Hebrew; Hangul fillers next to Hangul; a BOM at offset 0;
+* RGI emoji flag tag sequences (England, Scotland, Wales);
+* ``<|`` without a closing ``|>`` (an Elm/F# pipe operator), ``<s>`` and
+  ``</s>`` only as warnings (HTML strikethrough, generic type parameters).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..rules import RULES, RULES_BY_ID, SEVERITY_RANK, Rule, Severity
+from ..tokens import RESERVED_NAMES
+from . import encoded, hidden, tags, text
+from ._base import Finding, _Lines, _Raw, _snippet
+
+__all__ = ["FAMILIES", "RULES", "Family", "Finding", "Rule", "Severity", "scan_text"]
+
+
+@dataclass(frozen=True)
+class Family:
+    """One rule family: the rule ids it can emit and the pass that finds them."""
+
+    name: str
+    rule_ids: frozenset[str]
+    run: Callable[[str, tuple[str, ...], list[_Raw]], None]
+
+
+def _family(name: str, ids: str, run: Callable[[str, tuple[str, ...], list[_Raw]], None]) -> Family:
+    return Family(name, frozenset(ids.split()), run)
+
+
+#: The registry: every pass of the scanner, with the rule ids it may report. ``disable=``
+#: skips a pass whose ids are all disabled (the work is not done, not filtered afterwards).
+FAMILIES: tuple[Family, ...] = (
+    _family("openers", "envelope-close-tag envelope-open-tag chat-control-token defanged-tag padded-opener", tags._scan_openers),
+    _family("brackets", "chat-control-token defanged-tag padded-opener", tags._scan_brackets),
+    _family("tag-characters", "tag-smuggling", hidden._scan_tags),
+    _family("bidi", "bidi-control", lambda t, r, out: hidden._scan_bidi(t, out)),
+    _family("hidden", "invisible-in-word invisible-run", hidden._scan_hidden),
+    _family("controls", "control-character", lambda t, r, out: hidden._scan_controls(t, out)),
+    _family("encoded", "encoded-tag", encoded._scan_encoded),
+    _family("blobs", "encoded-blob-tag", encoded._scan_blobs),
+    _family("attributes", "forged-attribute", lambda t, r, out: text._scan_attributes(t, out)),
+    _family("prose", "prose-turn-marker", lambda t, r, out: text._scan_prose(t, out)),
+)
+
+_ALL_RULE_IDS = frozenset(RULES_BY_ID)
+
+
+def scan_text(
+    text: str,
+    *,
+    reserved: tuple[str, ...] = RESERVED_NAMES,
+    disable: frozenset[str] | set[str] | tuple[str, ...] = (),
+) -> list[Finding]:
+    """Report hostile constructs in raw third-party ``text``, sorted by position.
+
+    ``reserved`` are the envelope names to look for (default
+    :data:`~envelock.tokens.RESERVED_NAMES`); ``disable`` is a set of rule ids
+    (see :data:`envelock.rules.RULES`) not to report. Never raises on any
+    ``str``; the cost is linear in ``len(text)``.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"scan_text expects str, got {type(text).__name__}")
+    unknown = set(disable) - _ALL_RULE_IDS
+    if unknown:
+        raise ValueError(f"unknown rule id(s): {', '.join(sorted(unknown))}")
+    reserved = tuple(reserved)
+    off = frozenset(disable)
+    raw: list[_Raw] = []
+    for family in FAMILIES:
+        if not family.rule_ids <= off:
+            family.run(text, reserved, raw)
+    seen: set[tuple[str, int, int]] = set()
+    lines = _Lines(text) if raw else None
+    findings: list[Finding] = []
+    for r in sorted(raw, key=lambda r: (r.start, -SEVERITY_RANK[r.severity], r.rule, r.end)):
+        if r.rule in off or (r.rule, r.start, r.end) in seen:
+            continue
+        seen.add((r.rule, r.start, r.end))
+        assert lines is not None
+        line, col = lines.position(r.start)
+        end_line, end_col = lines.position(r.end)
+        snippet = _snippet(text, r.start, r.end)
+        findings.append(Finding(r.rule, r.severity, r.message, r.start, line, col, r.end, end_line, end_col, snippet))
+    return findings

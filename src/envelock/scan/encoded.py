@@ -1,0 +1,125 @@
+"""Encoded tags: percent/backslash escapes, ciphers, base64/hex/binary blobs that decode to a tag or token."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import re
+from functools import lru_cache
+
+from ..modeleye import (
+    OPENER_RE,
+    read_after,
+    visible,
+)
+from ._base import BLOB_MAX, SNIPPET_MAX, _decode_escapes, _Raw
+from .tags import _first_danger, _hit, _name_maps
+
+# Encoded openers of '<' or '＜': percent (incl. double-encoded and %uXXXX), backslash escapes
+# (JSON/JS/Python/C/Rust/CSS), quoted-printable and UTF-7.
+_ENC_OPENER_RE = re.compile(
+    r"%(?:25){0,3}(?:3[cC]|[uU](?:003[cC]|[fF][fF]1[cC]))"
+    r"|\\{1,4}(?:u003[cC]|u[fF][fF]1[cC]|u\{0{0,4}3[cC]\}|x3[cC]|x\{3[cC]\}|U0000003[cC]|0?74(?![0-7])|0{0,4}3[cC](?![0-9a-fA-F]))"
+    r"|=3[cC]|\+ADw-?"
+)
+
+
+def _cipher_names(reserved: tuple[str, ...]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    atbash = str.maketrans("abcdefghijklmnopqrstuvwxyz", "zyxwvutsrqponmlkjihgfedcba")
+    for name in reserved:
+        low = name.lower()
+        out.append((codecs.encode(low, "rot13"), f"ROT13 of {name!r}"))
+        out.append((low.translate(atbash), f"Atbash of {name!r}"))
+        out.append((low[::-1], f"{name!r} reversed"))
+    return out
+
+
+@lru_cache(maxsize=16)
+def _cipher_re(reserved: tuple[str, ...]) -> tuple[re.Pattern[str], dict[str, str]]:
+    alts: list[str] = []
+    labels: dict[str, str] = {}
+    for enc, label in _cipher_names(reserved):
+        words = [w for w in re.split(r"[_\- ]", enc) if w]
+        alts.append(r"[ \t_\-]{0,3}".join(re.escape(w) for w in words))
+        labels["".join(words)] = label
+    return re.compile("|".join(alts), re.IGNORECASE), labels
+
+
+def _scan_encoded(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
+    n = len(text)
+    for m in _ENC_OPENER_RE.finditer(text):
+        s = m.start()
+        window = text[s : s + 192]
+        decoded = _decode_escapes(window)
+        om = OPENER_RE.match(decoded)
+        if not om:
+            continue
+        hit = _hit(decoded, read_after(decoded, om.end(), _name_maps(reserved)[0]), reserved)
+        if hit is None:
+            continue
+        # Map the end back roughly: the raw text up to the first whitespace after the name.
+        e = s + len(m.group())
+        lim = min(n, s + 192)
+        while e < lim and not text[e].isspace():
+            e += 1
+        what = visible(decoded[: hit.end][:SNIPPET_MAX])
+        out.append(_Raw("encoded-tag", "warning", f"encoded form of {what!r}", s, e))
+    cre, labels = _cipher_re(tuple(reserved))
+    for m in cre.finditer(text):
+        key = re.sub(r"[ \t_\-]", "", m.group()).lower()
+        out.append(_Raw("encoded-tag", "warning", f"{labels.get(key, 'encoded reserved name')}", m.start(), m.end()))
+
+
+_B64_RE = re.compile(r"[A-Za-z0-9+/\-_]{16,}={0,2}")
+_HEX_RE = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
+_BIN_RE = re.compile(r"[01]{8}(?:[ \t]{1,2}[01]{8}){3,}")
+
+
+def _b64_candidates(run: str) -> list[bytes]:
+    body = run.rstrip("=")[:BLOB_MAX]
+    alt = "-" in body or "_" in body
+    if alt and ("+" in body or "/" in body):
+        return []
+    out: list[bytes] = []
+    for shift in range(4):
+        chunk = body[shift:]
+        chunk = chunk[: len(chunk) - len(chunk) % 4]
+        if len(chunk) < 8:
+            continue
+        try:
+            out.append(base64.b64decode(chunk, altchars=b"-_" if alt else None, validate=True))
+        except (binascii.Error, ValueError):
+            continue
+    return out
+
+
+def _blob_danger(data: bytes, reserved: tuple[str, ...]) -> str | None:
+    if b"<" not in data and b"[" not in data and b"&" not in data and b"\xef" not in data:
+        return None
+    return _first_danger(data.decode("utf-8", "replace"), reserved)
+
+
+def _scan_blobs(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
+    for m in _B64_RE.finditer(text):
+        if m.group().isdigit():
+            continue
+        for data in _b64_candidates(m.group()):
+            danger = _blob_danger(data, reserved)
+            if danger:
+                out.append(_Raw("encoded-blob-tag", "warning", f"base64 run decodes to {danger!r}", m.start(), m.end()))
+                break
+    for m in _HEX_RE.finditer(text):
+        hexrun = m.group()
+        if "3c" not in hexrun.lower() and "5b" not in hexrun.lower():
+            continue
+        danger = _blob_danger(bytes.fromhex(hexrun[:BLOB_MAX]), reserved)
+        if danger:
+            out.append(_Raw("encoded-blob-tag", "warning", f"hex run decodes to {danger!r}", m.start(), m.end()))
+    for m in _BIN_RE.finditer(text):
+        groups = m.group().split()
+        data = bytes(int(g, 2) for g in groups[: BLOB_MAX // 8])
+        danger = _blob_danger(data, reserved)
+        if danger:
+            out.append(_Raw("encoded-blob-tag", "warning", f"binary groups decode to {danger!r}", m.start(), m.end()))

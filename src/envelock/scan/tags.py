@@ -1,0 +1,239 @@
+"""Envelope tags and control tokens: every ``<``-like and ``[``-like opener, read by the one model's eye.
+
+:func:`envelock.modeleye.read_after` and :func:`envelock.modeleye.read_bracket` decide; this
+module only gives each reading a span and a message.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .. import modeleye
+from ..modeleye import (
+    BRACKET_OPENER_RE,
+    GT_CHARS,
+    MAX_LOOKAHEAD,
+    MAX_RUN,
+    OPENER_RE,
+    Names,
+    Reading,
+    decode_at,
+    names_for,
+    read_after,
+    read_bracket,
+    visible,
+)
+from ..rules import Severity
+from ..tokens import ANGLE_TOKEN_NAMES, BRACKET_TOKEN_NAMES
+from ._base import _GT, _LT, _PIPE, _SLASH, SNIPPET_MAX, _decode_escapes, _disguises, _Raw
+
+
+@dataclass(frozen=True)
+class _Hit:
+    kind: str  # "reserved", "token" or "pipe"
+    name: str
+    slash: bool
+    end: int  # end of the construct in the text (after '>' when there is one)
+    closed: bool  # a '>' (or look-alike, or &gt;) ends it
+
+
+@lru_cache(maxsize=64)
+def _name_maps(reserved: tuple[str, ...]) -> tuple[Names, dict[str, str], dict[str, str], dict[str, str]]:
+    names = names_for(reserved)
+    res = {modeleye.skeleton(n): n for n in reserved}
+    tok = {modeleye.skeleton(n): n for n in ANGLE_TOKEN_NAMES}
+    brk = {modeleye.skeleton(n): n for n in BRACKET_TOKEN_NAMES}
+    return names, res, tok, brk
+
+
+def _tag_end(text: str, i: int) -> tuple[int, bool]:
+    """Extend a tag past its attributes to its '>' (bounded), stopping at a new line or opener."""
+    n = len(text)
+    lim = min(n, i + MAX_LOOKAHEAD)
+    j = i
+    while j < lim:
+        ch = text[j]
+        if ch in _LT or ch == "\n":
+            break
+        piece, nxt = decode_at(text, j)
+        if piece and piece[0] in _GT:  # a reference may decode to nothing (html.unescape("&#1;") == "")
+            return nxt, True
+        j = nxt
+    return i, False
+
+
+def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
+    """``name|>`` from ``i`` (just after the opening bar; bars and ``>`` may be look-alikes or references)."""
+    n = len(text)
+    lim = min(n, i + 64)
+    j = i
+    name: list[str] = []
+    while j < lim:
+        piece, nxt = decode_at(text, j)
+        ch = piece[:1]
+        if ch and ch in _PIPE:
+            gt = modeleye.closer_after(text, nxt, min(n, nxt + MAX_RUN + 1), GT_CHARS)
+            word = "".join(name)
+            if gt >= 0 and any(c.isalnum() for c in word):
+                return _Hit("pipe", f"<|{word}|>", slash, gt, True)
+            return None
+        if not ch or ch.isspace() or ch in _LT or ch in _GT:
+            return None
+        if not modeleye.is_skip(ch):
+            name.append(piece)
+        j = nxt
+    return None
+
+
+def _hit(text: str, reading: Reading, reserved: tuple[str, ...]) -> _Hit | None:
+    """The construct a reading found, with the span a finding shows (``None`` for padding)."""
+    _, res_map, tok_map, _ = _name_maps(reserved)
+    if reading.kind == "reserved":
+        close, closed = _tag_end(text, reading.end)
+        return _Hit("reserved", res_map.get(reading.name, reading.name), reading.slash, close if closed else reading.end, closed)
+    if reading.kind == "token":
+        return _Hit("token", tok_map.get(reading.name, reading.name), reading.slash, reading.end, True)
+    if reading.kind == "bar":
+        # ``<|`` without a closing ``|>`` is not reported: an F#/Elm pipe operator (a deliberate exception).
+        return _pipe_token(text, reading.end, reading.slash)
+    return None
+
+
+def _padding_finding(text: str, start: int, end: int, reserved: tuple[str, ...]) -> _Raw:
+    """A finding for an opener the lookahead gave up on: an envelope tag if a reserved name
+    follows the padding (an ``error``), else the padding itself (a ``warning``)."""
+    names, res_map, _, _ = _name_maps(reserved)
+    window = text[end : end + MAX_LOOKAHEAD]
+    first_alnum = next((k for k, c in enumerate(window) if c.isalnum()), len(window))
+    lead = next((k for k, c in enumerate(window) if not (modeleye.is_skip(c) or c in _SLASH or c in "!?")), len(window))
+    skel = modeleye.skeleton(window[lead:])
+    for r in names.reserved:
+        if skel.startswith(r):
+            name = res_map.get(r, r)
+            slash = any(c in _SLASH for c in window[:first_alnum])
+            close, _ = _tag_end(text, end + first_alnum)
+            rule = "envelope-close-tag" if slash else "envelope-open-tag"
+            what = "close" if slash else "open"
+            stop = max(close, end + first_alnum)
+            return _Raw(rule, "error", f"envelope {what} tag for {name!r} (disguised by padding)", start, stop)
+    stop = min(len(text), end + MAX_LOOKAHEAD)
+    return _Raw("padded-opener", "warning", "opener followed by padding too long to read past", start, stop)
+
+
+# Describing what was found
+
+
+_ATTR_RE = re.compile(r"(provenance|source|origin)[ \t]{0,4}=[ \t]{0,4}\\?[\"']?([^\"'\\\s>]{1,64})", re.IGNORECASE)
+
+
+def _describe_hit(text: str, start: int, hit: _Hit) -> tuple[str, str, Severity]:
+    """(rule, message, severity) for a hit that starts at ``start``."""
+    snippet = text[start : hit.end]
+    if hit.kind == "reserved":
+        if hit.slash:
+            canonical = f"</{hit.name}>"
+            return (
+                "envelope-close-tag",
+                f"envelope close tag for {hit.name!r}{_disguises(snippet, canonical)}",
+                "error",
+            )
+        canonical = f"<{hit.name}>"
+        forged = ""
+        attrs = _ATTR_RE.search(snippet)
+        if attrs:
+            forged = f", forging {attrs.group(1).lower()}={attrs.group(2)!r}"
+        shown = snippet if snippet.startswith(f"<{hit.name}") and snippet.isascii() else canonical
+        return (
+            "envelope-open-tag",
+            f"forged envelope open tag for {hit.name!r}{forged}{_disguises(shown if attrs else snippet, canonical)}",
+            "error",
+        )
+    if hit.kind == "pipe":
+        return "chat-control-token", f"chat-template control token {visible(hit.name)}", "error"
+    token = f"<{'/' if hit.slash else ''}{hit.name}>"
+    if hit.name == "s":
+        return (
+            "chat-control-token",
+            f"{token} is the Llama 2 BOS/EOS token (also HTML strikethrough or a type parameter)",
+            "warning",
+        )
+    return "chat-control-token", f"chat-template control token {token}{_disguises(snippet, token)}", "error"
+
+
+def _first_danger(text: str, reserved: tuple[str, ...]) -> str | None:
+    """The first envelope tag or control token in (decoded) ``text``, described; else ``None``."""
+    names = _name_maps(reserved)[0]
+    for m in OPENER_RE.finditer(text):
+        end = m.end()
+        if end < len(text) and text[end] == "\\":
+            continue
+        hit = _hit(text, read_after(text, end, names), reserved)
+        if hit is not None:
+            return visible(text[m.start() : hit.end][:SNIPPET_MAX])
+    for m in BRACKET_OPENER_RE.finditer(text):
+        r = read_bracket(text, m.end(), names)
+        if r.kind == "token" and text[m.end() : m.end() + 1] != "\\":
+            return visible(text[m.start() : r.end][:SNIPPET_MAX])
+    return None
+
+
+def _scan_openers(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
+    """Every opener the model's eye reads as a tag or token (what the defang escapes) is a finding."""
+    names = _name_maps(reserved)[0]
+    n = len(text)
+    for m in OPENER_RE.finditer(text):
+        start, end = m.start(), m.end()
+        reading = read_after(text, end, names)
+        escaped = end < n and text[end] == "\\"
+        if escaped:
+            k = end
+            while k < n and k - end < MAX_RUN and text[k] == "\\":
+                k += 1
+            hit = _hit(text, reading, reserved)
+            if hit is None:
+                # A backslash-escaped slash: <\u002f...
+                window = _decode_escapes(text[end : k + 128])
+                if read_after(window, 0, names).kind in ("reserved", "token"):
+                    out.append(_Raw("defanged-tag", "warning", "escaped slash before a reserved name", start, min(n, k + 16)))
+                continue
+            what = "an envelope tag" if hit.kind == "reserved" else "a control token"
+            out.append(_Raw("defanged-tag", "warning", f"already-escaped form of {what} ({hit.name!r})", start, hit.end))
+            continue
+        if not reading:
+            continue
+        if reading.kind == "padding":
+            out.append(_padding_finding(text, start, end, reserved))
+            continue
+        hit = _hit(text, reading, reserved)
+        if hit is None:
+            continue  # a bare ``<|`` (see _hit)
+        rule, message, severity = _describe_hit(text, start, hit)
+        out.append(_Raw(rule, severity, message, start, max(hit.end, end)))
+
+
+def _scan_brackets(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
+    """``[NAME]`` control tokens through the same eye (:func:`envelock.modeleye.read_bracket`).
+
+    An error in any case or disguise (look-alikes, references, invisible characters,
+    spacing); an already-escaped one (``[\\INST]``) is a warning.
+    """
+    names, _, _, brk = _name_maps(reserved)
+    n = len(text)
+    for m in BRACKET_OPENER_RE.finditer(text):
+        start, end = m.start(), m.end()
+        reading = read_bracket(text, end, names)
+        if not reading:
+            continue
+        if reading.kind == "padding":
+            out.append(_Raw("padded-opener", "warning", "bracket followed by padding too long to read past", start, reading.end))
+            continue
+        name = brk.get(reading.name, reading.name)
+        token = f"[{'/' if reading.slash else ''}{name}]"
+        span = text[start : reading.end]
+        if end < n and text[end] == "\\":
+            out.append(_Raw("defanged-tag", "warning", f"already-escaped form of control token {token}", start, reading.end))
+        else:
+            msg = f"chat-template control token {token}{_disguises(span, token)}"
+            out.append(_Raw("chat-control-token", "error", msg, start, reading.end))
