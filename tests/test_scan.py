@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import load_corpus, shared_dir
 
-from envelock import Finding, scan_text
+from envelock import defang, Finding, scan_text
 from envelock.rules import RULES, RULES_BY_ID, SEVERITY_RANK
 
 BENIGN_DIR = Path(__file__).parent / "data" / "benign"
@@ -90,11 +90,22 @@ def test_defanged_form_is_reported_as_warning(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["<|im_end|>", "<|eot_id|>", "<\uff5cend\u2581of\u2581sentence\uff5c>", "<start_of_turn>", "[INST]", "[/inst]", "<</SYS>>", "</function_results>"],
+    ["<|im_end|>", "<|eot_id|>", "<\uff5cend\u2581of\u2581sentence\uff5c>", "<start_of_turn>", "[INST]", "[/INST]", "[gMASK]",
+     "\uff3bINST\uff3d", "[\u200binst]", "&lsqb;/INST]", "[ARGS]{\"a\": 1}", "<</SYS>>", "</function_results>"],
 )
 def test_chat_control_tokens(text: str) -> None:
     found = [f for f in scan_text(text) if f.rule == "chat-control-token"]
     assert found and found[0].severity == "error"
+
+
+@pytest.mark.parametrize("text", ["[/inst]", "list[Mark]", "x = [args]", "Usage: cli [OPTIONS] COMMAND [ARGS]...", "[ Inst ]"])
+def test_bracket_tokens_in_code_case_are_warnings(text: str) -> None:
+    """Case-exact (or disguised) bracket tokens are errors; ASCII case or spacing variants, and
+    [ARGS] outside its template context, are warnings (issue 12: precision on real code).
+    The defang still escapes every one of them."""
+    found = [f for f in scan_text(text) if f.rule == "chat-control-token"]
+    assert [f.severity for f in found] == ["warning"]
+    assert defang(text) != text
 
 
 def test_s_token_is_only_a_warning_and_pipe_operators_are_clean() -> None:

@@ -115,8 +115,10 @@ ANGLE_TOKEN_NAMES: tuple[str, ...] = (
     "cot_budget_reflect",
 )
 
-#: ``[NAME]`` / ``[/NAME]`` tokens (case-insensitive, ASCII whitespace allowed
-#: inside the brackets). Defanged as ``[\\NAME]``.
+#: ``[NAME]`` / ``[/NAME]`` tokens, written as the model family writes them. The defang reads
+#: them through the model's eye (any case, look-alikes, blanks; :func:`envelock.modeleye.read_bracket`)
+#: and escapes them as ``[\\NAME]``; the scanner reports the exact spelling as an error and
+#: ASCII case variants as warnings.
 BRACKET_TOKEN_NAMES: tuple[str, ...] = (
     "INST",
     "SYSTEM_PROMPT",
@@ -135,7 +137,7 @@ BRACKET_TOKEN_NAMES: tuple[str, ...] = (
     "STREAMING_WORD",
     "NEXT_AUDIO_TEXT",
     "REPEAT_AUDIO_TEXT",
-    "GMASK",
+    "gMASK",  # as GLM writes it (the scanner compares the case exactly)
     "MARK",
     "INPT",
     "RESP",
@@ -152,3 +154,10 @@ PROSE_TURN_MARKERS: tuple[str, ...] = (
     "ASSISTANT:",
     "SYSTEM:",
 )
+
+
+#: Bracket tokens that are also ordinary words in command-line help (``Usage: cli [OPTIONS]
+#: [ARGS]...``): ``scan_text`` reports them as errors only in the context their chat template
+#: writes them in, here followed by the JSON arguments (Mistral v11+: ``[TOOL_CALLS]name[ARGS]{...}``,
+#: mistral-common ``SpecialTokens``); elsewhere a warning. The defang escapes them everywhere.
+BRACKET_TOKEN_CONTEXT: dict[str, str] = {"ARGS": "{"}

@@ -26,7 +26,7 @@ from ..modeleye import (
     visible,
 )
 from ..rules import Severity
-from ..tokens import ANGLE_TOKEN_NAMES, BRACKET_TOKEN_NAMES
+from ..tokens import ANGLE_TOKEN_NAMES, BRACKET_TOKEN_CONTEXT, BRACKET_TOKEN_NAMES
 from ._base import _GT, _LT, _PIPE, _SLASH, SNIPPET_MAX, _decode_escapes, _disguises, _Raw
 
 
@@ -216,8 +216,12 @@ def _scan_openers(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None
 def _scan_brackets(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
     """``[NAME]`` control tokens through the same eye (:func:`envelock.modeleye.read_bracket`).
 
-    An error in any case or disguise (look-alikes, references, invisible characters,
-    spacing); an already-escaped one (``[\\INST]``) is a warning.
+    Severity, for precision on code (``list[Mark]``, ``[args]``, ``[inst]``): an error
+    when written exactly as the model family writes it (``[INST]``, ``[/INST]``,
+    ``[gMASK]``) or disguised (look-alikes, references, invisible characters); a
+    warning when only ASCII case or spacing differs, and for a token of
+    :data:`~envelock.tokens.BRACKET_TOKEN_CONTEXT` outside its context. An
+    already-escaped one (``[\\INST]``) is a warning. The defang escapes all of them.
     """
     names, _, _, brk = _name_maps(reserved)
     n = len(text)
@@ -234,6 +238,14 @@ def _scan_brackets(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> Non
         span = text[start : reading.end]
         if end < n and text[end] == "\\":
             out.append(_Raw("defanged-tag", "warning", f"already-escaped form of control token {token}", start, reading.end))
-        else:
+            continue
+        disguised = not span.isascii() or "&" in span
+        context = BRACKET_TOKEN_CONTEXT.get(name)
+        in_context = context is None or text[reading.end : reading.end + 8].lstrip().startswith(context)
+        if disguised or (span == token and in_context):
             msg = f"chat-template control token {token}{_disguises(span, token)}"
             out.append(_Raw("chat-control-token", "error", msg, start, reading.end))
+        else:
+            why = "differs only in case or spacing" if span != token else f"not followed by {context!r} as in its template"
+            msg = f"{span} reads as control token {token} ({why}; also ordinary code or help text)"
+            out.append(_Raw("chat-control-token", "warning", msg, start, reading.end))
