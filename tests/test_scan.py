@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import load_corpus, shared_dir
 
-from envelock import defang, Finding, scan_text
+from envelock import Finding, defang, scan_text
 from envelock.rules import RULES, RULES_BY_ID, SEVERITY_RANK
 
 BENIGN_DIR = Path(__file__).parent / "data" / "benign"
