@@ -12,7 +12,9 @@ A body is defanged, so it never holds a raw ``<retrieved_content`` or
 ``</retrieved_content>``: the first ``\\n</retrieved_content>`` after a body's
 start is its end, and content that starts with an open tag is a nested
 preface. Everything is checked in one left-to-right pass; the cost is linear
-in the text.
+in the text. Lines and columns of problems come from one :class:`LineIndex`
+per text (line starts found once, then a bisect per problem), so many
+problems stay linear too.
 """
 
 from __future__ import annotations
@@ -45,6 +47,44 @@ class Envelope:
     children: tuple[Envelope, ...] = ()
     #: Offset of the open tag in the parsed text.
     offset: int = field(default=0, compare=False)
+
+
+def _line_starts(text: str) -> list[int]:
+    """Offsets where a line of ``text`` starts: 0 and one past each ``"\\n"`` (one forward pass)."""
+    starts = [0]
+    find = text.find
+    i = find("\n")
+    while i >= 0:
+        i += 1
+        starts.append(i)
+        i = find("\n", i)
+    return starts
+
+
+class LineIndex:
+    """The line and column of offsets in one text; the one place positions are computed.
+
+    ``locate(offset)`` is ``(line, column)``, both 1-based: the line is one plus
+    the number of ``"\\n"`` before ``offset`` and the column one plus the code
+    points since the last of them. Only ``"\\n"`` ends a line: a CR (alone or
+    in CRLF) is an ordinary character that counts in the column. Offsets past
+    the end locate as the end does (for ``0 <= offset``). The line starts are
+    found on the first lookup, in one pass; each lookup is then a bisect, so
+    any number of lookups costs O(len(text) + lookups * log lines).
+    """
+
+    __slots__ = ("_starts", "_text")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._starts: list[int] | None = None
+
+    def locate(self, offset: int) -> tuple[int, int]:
+        starts = self._starts
+        if starts is None:
+            starts = self._starts = _line_starts(self._text)
+        line = bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
 
 
 @dataclass(frozen=True)
@@ -81,10 +121,13 @@ class _Scan:
     invisible: str
     problems: list[Problem] = field(default_factory=list)
     depth_seen: int = 0
+    lines: LineIndex = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.lines = LineIndex(self.text)
 
     def problem(self, code: str, message: str, offset: int, path: tuple[int, ...]) -> None:
-        line = self.text.count("\n", 0, offset) + 1
-        column = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
+        line, column = self.lines.locate(offset)
         entry = path[0] if path else None
         self.problems.append(Problem(code, message, offset, line, column, entry, path))
 

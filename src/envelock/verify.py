@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from .entry import PrefaceEntry, check_entry, normalize_fetched_at
 from .invisible import sanitize
 from .nesting import is_preface
-from .parse import Envelope, Problem, parse_preface, scan_preface
+from .parse import Envelope, LineIndex, Problem, parse_preface, scan_preface
 from .tokens import RESERVED_NAMES
 
 
@@ -50,10 +50,10 @@ def _expect(
     invisible: str,
     controls: str,
     max_depth: int,
-    line_of: dict[int, tuple[int, int]],
+    lines: LineIndex,
 ) -> None:
     def mismatch(what: str) -> None:
-        line, col = line_of[env.offset]
+        line, col = lines.locate(env.offset)
         problems.append(Problem("expected-mismatch", what, env.offset, line, col, path[0], path))
 
     entry = check_entry(entry, index)
@@ -122,10 +122,7 @@ def verify_preface(
                     )
                 )
             else:
-                line_of = {}
-                for env in envelopes:
-                    o = env.offset
-                    line_of[o] = (text.count("\n", 0, o) + 1, o - (text.rfind("\n", 0, o) + 1) + 1)
+                lines = LineIndex(text)
                 for i, (env, entry) in enumerate(zip(envelopes, want, strict=True)):
                     _expect(
                         problems,
@@ -138,6 +135,6 @@ def verify_preface(
                         invisible=invisible,
                         controls=controls,
                         max_depth=max_depth,
-                        line_of=line_of,
+                        lines=lines,
                     )
     return Verification(tuple(problems), tuple(envelopes))
