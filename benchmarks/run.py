@@ -6,8 +6,9 @@ Times (best of N, ``time.perf_counter``) envelock's ``defang``, ``compose_prefac
 and ``verify_preface`` at each level, and ``scan_text``, against the original
 one-regex defang, ``markupsafe.escape``, ``html.escape``, lxml HTML parsing and
 lxml strict XML parsing of the same text, on deterministic generated inputs
-(prose, tag-dense HTML, Markdown with code, source code, multilingual text and
-adversarial inputs) from 64 KB to 16 MB. Writes a table of MB/s and ratios to
+(prose, tag-dense HTML, Markdown with code, source code, multilingual text,
+adversarial inputs, and prefaces of many envelopes or many problems) from 64 KB
+to 16 MB. Writes a table of MB/s and ratios to
 the anchors (terminal and ``latest.json``) and a log-log chart
 ``throughput.png``. Never used as a timed assertion in tests.
 """
@@ -31,7 +32,7 @@ import markupsafe
 from lxml import etree
 
 import envelock
-from envelock import PrefaceEntry, compose_preface, verify_preface
+from envelock import EnvelopeBreach, PrefaceEntry, compose_preface, parse_preface, verify_preface
 
 DEFANG = importlib.import_module("envelock.defang")
 KB = 1024
@@ -43,7 +44,16 @@ HUGE_KINDS = ("prose", "html", "adv-close")
 QUICK_SIZES = [64 * KB, 512 * KB]
 ORIGINAL_RE = re.compile(r"</retrieved_content\s*>", re.I)
 TEXT_CLASSES = ("prose", "html", "markdown", "source", "multilingual")
-ADVERSARIAL = ("adv-lt", "adv-conten", "adv-ltref", "adv-ignorables", "adv-close")
+ADVERSARIAL = ("adv-lt", "adv-conten", "adv-ltref", "adv-ignorables", "adv-close", "adv-colons", "adv-lookalike", "adv-lt-letter")
+#: Prefaces of many small envelopes (``size`` bytes of composed text): verify is timed on the preface itself.
+#: ``preface-entries``: empty bodies, all sound; ``preface-problems``: every body holds a raw ``<|im_start|>``,
+#: so verify reports one problem per envelope.
+PREFACES = ("preface-entries", "preface-problems")
+#: The metrics whose time(8n) / time(n) is reported for each class.
+SCALING: dict[str, tuple[str, ...]] = {
+    **{k: ("compose[reserved]",) for k in ADVERSARIAL},
+    **{k: ("verify[reserved]", "verify+expected[reserved]") for k in PREFACES},
+}
 
 WORDS = (
     "the of and to in is you that it he was for on are as with his they at be this have from or one had by word but not "
@@ -125,8 +135,27 @@ def make_input(kind: str, size: int) -> str:
         "adv-ltref": "&lt;&#x3c;",
         "adv-ignorables": "<\u200b\u200d\u2060/x ",
         "adv-close": "</retrieved_content>",
+        "adv-colons": "<:",  # namespace look-past after every opener (``T <: Animal`` is Scala)
+        "adv-lookalike": "\uff1c\u00e9",  # fullwidth less-than, then an accented letter
+        "adv-lt-letter": "<a",
     }[kind]
     return (unit * (size // len(unit) + 1))[:size]
+
+
+PREFACE_ENTRY = PrefaceEntry("external", "web:https://bench.example/", "")
+PREFACE_TOKEN = "<|im_start|>"
+
+
+def make_preface(kind: str, size: int) -> tuple[str, list[PrefaceEntry]]:
+    """A preface of about ``size`` bytes of small envelopes, and the entries it is composed of."""
+    body = "" if kind == "preface-entries" else PREFACE_TOKEN
+    entry = PrefaceEntry(PREFACE_ENTRY.source, PREFACE_ENTRY.origin, body)
+    one = len(str(compose_preface([entry]))) + 2  # + the separator
+    entries = [entry] * max(1, size // one)
+    text = str(compose_preface(entries))
+    if kind == "preface-problems":
+        text = text.replace("<\\" + PREFACE_TOKEN[1:], PREFACE_TOKEN)  # undo the escape: one problem per envelope
+    return text, entries
 
 
 def original_defang(s: str) -> str:
@@ -167,8 +196,9 @@ def best_of(fn: Callable[[], Any], repeat: int, budget: float) -> float:
     return best
 
 
-def implementations(text: str, notes: list[str]) -> dict[str, Callable[[], Any]]:
-    entries = [PrefaceEntry("external", "web:https://bench.example/", text)]
+def implementations(text: str, notes: list[str], preface: list[PrefaceEntry] | None = None) -> dict[str, Callable[[], Any]]:
+    """What is timed on ``text``; with ``preface`` (its entries), ``text`` is a composed preface and is verified as such."""
+    entries = preface if preface is not None else [PrefaceEntry("external", "web:https://bench.example/", text)]
     impls: dict[str, Callable[[], Any]] = {
         "original-regex": lambda: original_defang(text),
         "markupsafe.escape": lambda: markupsafe.escape(text),
@@ -180,6 +210,13 @@ def implementations(text: str, notes: list[str]) -> dict[str, Callable[[], Any]]
     impls["lxml-html"] = lambda: etree.fromstring("<html><body><pre>" + text + "</pre></body></html>", html_parser)
     xml_parser = etree.XMLParser(resolve_entities=False, load_dtd=False, no_network=True, huge_tree=True)
     impls["lxml-xml-strict"] = lambda: etree.fromstring(xml_src.encode("utf-8"), xml_parser)
+    if preface is not None:
+        impls["compose[reserved]"] = lambda: compose_preface(entries)
+        impls["verify[reserved]"] = lambda: verify_preface(text)
+        if verify_preface(text).ok:  # expected entries are compared only when the grammar finds no problem
+            impls["verify+expected[reserved]"] = lambda: verify_preface(text, expected=entries)
+        impls["parse"] = lambda: _parse_or_problems(text)
+        return impls
     for level in ("reserved", "markup", "xml"):
         impls[f"compose[{level}]"] = lambda level=level: compose_preface(entries, level=level)  # type: ignore[misc]
         if _readers_available(level):
@@ -195,13 +232,24 @@ def implementations(text: str, notes: list[str]) -> dict[str, Callable[[], Any]]
     return impls
 
 
+def _parse_or_problems(text: str) -> Any:
+    try:
+        return parse_preface(text)
+    except EnvelopeBreach as exc:
+        return exc
+
+
 def run(sizes: list[int], repeat: int, out: Path, kinds: tuple[str, ...]) -> dict[str, Any]:
     notes: list[str] = []
     results: list[dict[str, Any]] = []
     for kind in kinds:
         for size in [*sizes, *([HUGE] if sizes[-1] < HUGE and kind in HUGE_KINDS and len(sizes) > 2 else [])]:
-            text = make_input(kind, size)
-            impls = implementations(text, notes)
+            if kind in PREFACES:
+                text, entries = make_preface(kind, size)
+                impls = implementations(text, notes, preface=entries)
+            else:
+                text = make_input(kind, size)
+                impls = implementations(text, notes)
             row: dict[str, float] = {}
             for name, fn in impls.items():
                 if name.startswith("lxml") and kind.startswith("adv") and size > 4 * MB:
@@ -224,6 +272,8 @@ RATIOS = [
     ("defang", "original-regex"),
     ("compose[markup]", "markupsafe.escape"),
     ("compose[xml]", "lxml-xml-strict"),
+    ("verify[reserved]", "lxml-xml-strict"),
+    ("verify+expected[reserved]", "compose[reserved]"),
 ]
 
 
@@ -245,22 +295,27 @@ def report(data: dict[str, Any]) -> str:
         cells = [f"{s[a] / s[b]:25.2f}" if a in s and b in s else f"{'-':>25}" for a, b in RATIOS]
         lines.append(f"{r['input']:15} {r['size'] // KB:>5}KB " + " ".join(cells))
     lines.append("")
-    lines.append("Scaling on adversarial inputs: time(8n) / time(n) for compose[reserved] (target <= 10)")
+    lines.append("Scaling: time(8n) / time(n) (target <= 10) of compose on adversarial inputs, of verify on prefaces")
     by = {(r["input"], r["size"]): r["seconds"] for r in results}
     sizes = sorted({r["size"] for r in results})
-    for kind in ADVERSARIAL:
+    for kind, metrics in SCALING.items():
         for a in sizes:
-            b = a * 8
-            if (kind, a) in by and (kind, b) in by and "compose[reserved]" in by[(kind, a)]:
-                ratio = by[(kind, b)]["compose[reserved]"] / by[(kind, a)]["compose[reserved]"]
-                lines.append(f"  {kind:15} {a // KB:>6}KB -> {b // KB:>6}KB: {ratio:.2f}")
+            small, big = by.get((kind, a), {}), by.get((kind, a * 8), {})
+            for metric in metrics:
+                if metric in small and metric in big:
+                    ratio = big[metric] / small[metric]
+                    lines.append(f"  {kind:20} {a // KB:>6}KB -> {a * 8 // KB:>6}KB: {ratio:.2f}  ({metric})")
     for n in data["notes"]:
         lines.append(f"note: {n}")
     return "\n".join(lines)
 
 
-def chart(data: dict[str, Any], path: Path) -> None:
-    import matplotlib
+def chart(data: dict[str, Any], path: Path) -> bool:
+    """Write the chart; ``False`` (nothing written) when matplotlib is not installed."""
+    try:
+        import matplotlib
+    except ImportError:
+        return False
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -293,6 +348,7 @@ def chart(data: dict[str, Any], path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -300,10 +356,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="fewer sizes and repeats (for development)")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
     ap.add_argument("--only", default="", help="comma-separated input classes")
+    ap.add_argument("--sizes", default="", help="comma-separated sizes in KB, instead of the default ones (for development)")
     args = ap.parse_args(argv)
     sizes = QUICK_SIZES if args.quick else FULL_SIZES
+    if args.sizes:
+        sizes = [int(k) * KB for k in args.sizes.split(",")]
     repeat = 3 if args.quick else 5
-    kinds = tuple(k for k in (*TEXT_CLASSES, *ADVERSARIAL) if not args.only or k in args.only.split(","))
+    kinds = tuple(k for k in (*TEXT_CLASSES, *ADVERSARIAL, *PREFACES) if not args.only or k in args.only.split(","))
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"envelock {getattr(envelock, '__version__', '?')} defang impl={DEFANG._IMPL}; sizes {[s // KB for s in sizes]} KB; best of {repeat}")
     data = run(sizes, repeat, args.out, kinds)
@@ -321,8 +380,9 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     (args.out / "latest.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     (args.out / "latest.txt").write_text(text + "\n", encoding="utf-8")
-    chart(data, args.out / "throughput.png")
-    print(f"\nwrote {args.out / 'latest.json'}, {args.out / 'latest.txt'} and {args.out / 'throughput.png'}")
+    charted = chart(data, args.out / "throughput.png")
+    print(f"\nwrote {args.out / 'latest.json'}, {args.out / 'latest.txt'}", end="")
+    print(f" and {args.out / 'throughput.png'}" if charted else " (no chart: matplotlib is not installed)")
     return 0
 
 
