@@ -83,6 +83,8 @@ _GT = frozenset(GT_CHARS)
 _SLASH = frozenset(SLASH_CHARS)
 _PIPE = frozenset(PIPE_CHARS)
 _RBRACKET = frozenset(RBRACKET_CHARS)
+#: Opener characters: a reading ends at one (some are letters too, e.g. U+1438 CANADIAN SYLLABICS PA).
+_OPENER_CHARS = frozenset(LT_CHARS + LBRACKET_CHARS)
 #: ``<!name`` and ``<?name`` read as tags too (declarations, processing instructions).
 _BANG = frozenset("!?\uff01\uff1f\ufe57\ufe56")
 #: The separators of a name (also in the generated skip set); ``_after_namespace`` reads past them.
@@ -466,13 +468,13 @@ def _stops_reading(piece: str) -> bool:
     """Does a piece that ends the name also end the reading? Anything but a letter or digit
     does (punctuation, a symbol, the next opener, which is read on its own); so a reading
     never runs past the next opener and the work per opener is bounded by the text up to it."""
-    return not (piece and is_alnum(piece[0]))
+    return not piece or piece[0] in _OPENER_CHARS or not is_alnum(piece[0])
 
 
 def _after_namespace(text: str, i: int, end: int) -> int:
     """If a name prefix continues from ``i`` and ends in a colon, the index after the colon; else -1."""
     k = i
-    while k < end and k - i < MAX_RUN and (is_alnum(text[k]) or text[k] in _SEPARATORS):
+    while k < end and k - i < MAX_RUN and ((is_alnum(text[k]) and text[k] not in _OPENER_CHARS) or text[k] in _SEPARATORS):
         k += 1
     return k + 1 if k < end and ":" in readings(text[k]) else -1
 
