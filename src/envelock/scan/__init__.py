@@ -94,6 +94,14 @@ def scan_text(
     :data:`~envelock.tokens.RESERVED_NAMES`); ``disable`` is a set of rule ids
     (see :data:`envelock.rules.RULES`) not to report. Never raises on any
     ``str``; the cost is linear in ``len(text)``.
+
+    >>> from envelock import scan_text
+    >>> for f in scan_text("fine\\nthen </ Retrieved-Content> and <|im_end|>"):
+    ...     print(f.line, f.column, f.severity, f.rule, f.snippet)
+    2 6 error envelope-close-tag </ Retrieved-Content>
+    2 32 error chat-control-token <|im_end|>
+    >>> scan_text("<|im_end|>", disable={"chat-control-token"})
+    []
     """
     if not isinstance(text, str):
         raise TypeError(f"scan_text expects str, got {type(text).__name__}")

@@ -1,0 +1,693 @@
+"""The documentation is tested: what it shows runs, what it lists matches the code, what it links exists.
+
+Checks, each with a negative control that feeds it a broken input and expects it to fail:
+
+* (a) the ``>>>`` examples of every module of ``envelock`` run as doctests (modules found by
+  walking the package, so examples added anywhere later run too); at least the examples on
+  ``compose_preface`` and ``scan_text`` must be among them;
+* (b) every runnable ```` ```python ```` block of README.md and docs/*.md runs (convention below);
+* (c) the rules table of docs/cli.md lists exactly the rules of ``envelock.rules.RULES``, with
+  their default severities and short descriptions;
+* (d) every backticked identifier in a corpus file's ``guarded_by`` names real code (an
+  attribute of an ``envelock`` module, or a file of the repository);
+* (e) every relative link of README.md, SECURITY.md, CHANGELOG.md and docs/*.md points to an
+  existing file inside the repository;
+* and the docs stand alone (no ``DESIGN.md`` or ``../shared/...`` outside the data folders),
+  SECURITY.md has one attack table, naming every attack class of the corpus.
+
+Runnable Markdown blocks: a fenced block whose info string is ``python`` (or ``py``) runs,
+unless its first line starts with ``# not run`` (for illustrative pseudo-code only). Blocks of
+one file run in order: each runs in a namespace made by first running the runnable blocks
+before it in the same file, from the repository root (so ``examples/turn.json`` resolves).
+A block that fails today and is not pseudo-code is listed in ``KNOWN_FAILING_BLOCKS`` with the
+reason; it is still run and must still fail (strict xfail), so the list cannot go stale.
+"""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import io
+import json
+import pkgutil
+import re
+import types
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+import pytest
+
+import envelock
+from envelock.rules import RULES, Rule
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# ---------------------------------------------------------------------------
+# (a) doctests of every module
+
+
+def envelock_modules() -> list[types.ModuleType]:
+    """``envelock`` and every module under it, imported (``import_module`` gives the module even
+    where a package attribute of the same name is a function, as ``envelock.defang`` was)."""
+    names = sorted(m.name for m in pkgutil.walk_packages(envelock.__path__, "envelock."))
+    return [envelock, *(importlib.import_module(n) for n in names)]
+
+
+def collect_doctests(modules: Iterable[types.ModuleType]) -> list[doctest.DocTest]:
+    """Every docstring with ``>>>`` examples, once (each object under the module that defines it)."""
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    tests: list[doctest.DocTest] = []
+    for module in modules:
+        tests.extend(t for t in finder.find(module, module.__name__) if t.examples)
+    return sorted(tests, key=lambda t: t.name)
+
+
+def run_doctest(test: doctest.DocTest) -> tuple[int, int, str]:
+    """(failed, attempted, report) for one doctest."""
+    out = io.StringIO()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    result = runner.run(test, out=out.write, clear_globs=True)
+    return result.failed, result.attempted, out.getvalue()
+
+
+#: Docstrings that must carry runnable examples (the object's last dotted name).
+REQUIRED_DOCTESTS = frozenset({"compose_preface", "scan_text"})
+
+
+def missing_doctests(tests: Iterable[doctest.DocTest], required: Iterable[str] = REQUIRED_DOCTESTS) -> set[str]:
+    have = {t.name.rsplit(".", 1)[-1] for t in tests if t.examples}
+    return set(required) - have
+
+
+MODULES = envelock_modules()
+DOCTESTS = collect_doctests(MODULES)
+
+
+@pytest.mark.parametrize("test", DOCTESTS, ids=[t.name for t in DOCTESTS])
+def test_doctest(test: doctest.DocTest) -> None:
+    failed, attempted, report = run_doctest(test)
+    assert attempted > 0
+    assert failed == 0, report
+
+
+def test_doctests_include_the_required_examples() -> None:
+    assert not missing_doctests(DOCTESTS), "docstrings without the required >>> examples"
+    assert sum(len(t.examples) for t in DOCTESTS) >= len(REQUIRED_DOCTESTS)
+
+
+def test_negative_control_a_wrong_doctest_fails() -> None:
+    wrong = doctest.DocTestParser().get_doctest(">>> 1 + 1\n3\n", {}, "wrong", "wrong.py", 0)
+    failed, attempted, report = run_doctest(wrong)
+    assert (failed, attempted) == (1, 1)
+    assert "Expected:" in report
+
+
+def test_negative_control_doctests_are_found_and_required_ones_missed() -> None:
+    fake = types.ModuleType("fake_docs_module")
+    exec(  # a module with one example on a function that is not required, and none on another
+        'def compose_preface():\n    """>>> 1 + 1\n    2\n    """\n\ndef scan_text():\n    """No example."""\n',
+        fake.__dict__,
+    )
+    tests = collect_doctests([fake])
+    assert [t.name for t in tests] == ["fake_docs_module.compose_preface"]
+    assert missing_doctests(tests) == {"scan_text"}
+    assert missing_doctests([]) == set(REQUIRED_DOCTESTS)
+
+
+# ---------------------------------------------------------------------------
+# (b) runnable Markdown blocks
+
+DOC_FILES_WITH_CODE = ("README.md", "docs/*.md")
+NOT_RUN = "# not run"
+_FENCE_RE = re.compile(r"^( {0,3})(`{3,}|~{3,})\s*([^`\s]*)[^`]*$")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One fenced code block of a Markdown file."""
+
+    file: str
+    line: int  # 1-based line of the opening fence
+    lang: str
+    code: str
+
+    @property
+    def first_line(self) -> str:
+        return next((ln.strip() for ln in self.code.splitlines() if ln.strip()), "")
+
+    @property
+    def runnable(self) -> bool:
+        return self.lang in ("python", "py") and not self.first_line.startswith(NOT_RUN)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.file, self.first_line)
+
+
+def fenced_blocks(text: str, file: str) -> list[Block]:
+    """Every fenced code block (CommonMark fences: three or more backticks or tildes)."""
+    blocks: list[Block] = []
+    lines = text.splitlines()
+    i = 0
+    while i < len(lines):
+        m = _FENCE_RE.match(lines[i])
+        if m is None:
+            i += 1
+            continue
+        indent, fence, lang = len(m.group(1)), m.group(2), m.group(3).lower()
+        body: list[str] = []
+        j = i + 1
+        while j < len(lines):
+            stripped = lines[j].strip()
+            if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
+                break
+            line = lines[j]
+            body.append(line[min(indent, len(line) - len(line.lstrip(" "))) :])
+            j += 1
+        blocks.append(Block(file, i + 1, lang, "\n".join(body) + "\n"))
+        i = j + 1
+    return blocks
+
+
+def doc_blocks(patterns: Sequence[str] = DOC_FILES_WITH_CODE, root: Path = ROOT) -> list[Block]:
+    out: list[Block] = []
+    for pattern in patterns:
+        for path in sorted(root.glob(pattern)):
+            out.extend(fenced_blocks(path.read_text(encoding="utf-8"), path.relative_to(root).as_posix()))
+    return out
+
+
+#: Runnable blocks that fail today, named by (file, first line), with the reason and the error.
+#: Each is still run and must still fail with that error (strict xfail): when one is fixed,
+#: remove it here.
+KNOWN_FAILING_BLOCKS: dict[tuple[str, str], tuple[str, type[BaseException]]] = {
+    (
+        "README.md",
+        "from envelock import PrefaceEntry, compose_preface, parse_preface, verify_preface, stamp, HYGIENE_RULE",
+    ): ("the tour uses names it never defines (page_text, your_system_prompt, text_from_storage)", NameError),
+    (
+        "README.md",
+        'compose_preface(entries)                  # level="reserved" (default)',
+    ): ("uses the imports and `entries` of the tour block above, which does not run", NameError),
+}
+
+
+def run_block(block: Block, blocks: Sequence[Block], skip: Iterable[tuple[str, str]] = ()) -> dict[str, Any]:
+    """Run ``block`` after the runnable, non-skipped blocks before it in the same file; return its namespace."""
+    skipped = set(skip)
+    namespace: dict[str, Any] = {"__name__": "__docs__"}
+    for earlier in blocks:
+        if earlier is block:
+            break
+        if earlier.file == block.file and earlier.runnable and earlier.key not in skipped:
+            exec(compile(earlier.code, f"{earlier.file}:{earlier.line}", "exec"), namespace)
+    exec(compile(block.code, f"{block.file}:{block.line}", "exec"), namespace)
+    return namespace
+
+
+def stale_keys(blocks: Iterable[Block], keys: Iterable[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Entries of a skip list that name no runnable block."""
+    present = {b.key for b in blocks if b.runnable}
+    return set(keys) - present
+
+
+BLOCKS = doc_blocks()
+RUNNABLE = [b for b in BLOCKS if b.runnable]
+
+
+def _block_param(block: Block) -> Any:
+    known = KNOWN_FAILING_BLOCKS.get(block.key)
+    marks = [pytest.mark.xfail(strict=True, reason=known[0], raises=known[1])] if known else []
+    return pytest.param(block, id=f"{block.file}:{block.line}", marks=marks)
+
+
+@pytest.mark.parametrize("block", [_block_param(b) for b in RUNNABLE])
+def test_markdown_block_runs(block: Block, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    run_block(block, BLOCKS, KNOWN_FAILING_BLOCKS)
+
+
+def test_markdown_blocks_are_found() -> None:
+    files = {b.file for b in RUNNABLE}
+    assert {"README.md", "docs/design.md"} <= files
+    assert len([b for b in RUNNABLE if b.key not in KNOWN_FAILING_BLOCKS]) >= 8
+
+
+def test_known_failing_blocks_exist() -> None:
+    assert not stale_keys(BLOCKS, KNOWN_FAILING_BLOCKS), "KNOWN_FAILING_BLOCKS names a block that is gone"
+
+
+_SAMPLE_MD = """\
+Text.
+
+```python
+x = 1
+```
+
+```sh
+exit 1
+```
+
+~~~python
+# not run: pseudo-code
+undefined_name
+~~~
+
+   ```py
+   assert x == 1
+   ```
+
+```python
+raise RuntimeError("broken example")
+```
+"""
+
+
+def test_negative_control_markdown_blocks() -> None:
+    blocks = fenced_blocks(_SAMPLE_MD, "sample.md")
+    assert [(b.lang, b.runnable) for b in blocks] == [
+        ("python", True),
+        ("sh", False),
+        ("python", False),
+        ("py", True),
+        ("python", True),
+    ]
+    first, _, _, second, broken = blocks
+    assert run_block(first, blocks)["x"] == 1
+    assert second.code == "assert x == 1\n"
+    run_block(second, blocks)  # sees x from the block before it
+    with pytest.raises(NameError):  # not when that block is skipped
+        run_block(second, blocks, skip=[first.key])
+    with pytest.raises(RuntimeError, match="broken example"):
+        run_block(broken, blocks)
+    assert stale_keys(blocks, [("sample.md", "x = 1"), ("sample.md", "no such block")]) == {("sample.md", "no such block")}
+    assert stale_keys(blocks, [("sample.md", "undefined_name")]) == {("sample.md", "undefined_name")}  # not runnable
+
+
+# ---------------------------------------------------------------------------
+# Markdown tables (shared by the rules table and the attack table)
+
+
+def _cells(line: str) -> list[str]:
+    inner = line.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") and not inner.endswith("\\|") else inner
+    return [c.strip() for c in re.split(r"(?<!\\)\|", inner)]
+
+
+def markdown_tables(text: str) -> list[tuple[list[str], list[list[str]]]]:
+    """(header cells, body rows) of every pipe table outside fenced code blocks."""
+    lines = text.splitlines()
+    in_fence = False
+    tables: list[tuple[list[str], list[list[str]]]] = []
+    i = 0
+    while i < len(lines):
+        if _FENCE_RE.match(lines[i]):
+            in_fence = not in_fence
+        elif not in_fence and lines[i].lstrip().startswith("|") and i + 1 < len(lines):
+            if re.fullmatch(r"\s*\|?(\s*:?-{3,}:?\s*\|)+\s*(:?-{3,}:?\s*)?", lines[i + 1]):
+                header = _cells(lines[i])
+                rows: list[list[str]] = []
+                j = i + 2
+                while j < len(lines) and lines[j].lstrip().startswith("|"):
+                    rows.append(_cells(lines[j]))
+                    j += 1
+                tables.append((header, rows))
+                i = j
+                continue
+        i += 1
+    return tables
+
+
+# ---------------------------------------------------------------------------
+# (c) the rules table of docs/cli.md
+
+
+def rules_table(markdown: str) -> list[tuple[str, str, str]] | None:
+    """(rule id, default severity, description) rows of the table headed ``rule id | default | what``."""
+    for header, rows in markdown_tables(markdown):
+        if [h.lower() for h in header] == ["rule id", "default", "what"]:
+            return [(r[0].strip("`"), r[1], r[2]) for r in rows if len(r) >= 3]
+    return None
+
+
+def rules_table_problems(rows: list[tuple[str, str, str]] | None, rules: Sequence[Rule] = RULES) -> list[str]:
+    """What differs between the documented table and the rule table in code (empty: they agree)."""
+    if rows is None:
+        return ["no rules table (header 'rule id | default | what') found"]
+    problems: list[str] = []
+    ids = [r[0] for r in rows]
+    problems += [f"listed twice: {i}" for i in sorted({i for i in ids if ids.count(i) > 1})]
+    by_id = {r.id: r for r in rules}
+    problems += [f"missing from the table: {i}" for i in by_id if i not in ids]
+    problems += [f"not a rule in code: {i}" for i in ids if i not in by_id]
+    for rule_id, severity, what in rows:
+        rule = by_id.get(rule_id)
+        if rule is not None and severity != rule.severity:
+            problems.append(f"{rule_id}: table says {severity!r}, code says {rule.severity!r}")
+        if rule is not None and what != rule.short:
+            problems.append(f"{rule_id}: table says {what!r}, code says {rule.short!r}")
+    return problems
+
+
+CLI_MD = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+
+
+def test_cli_rules_table_matches_the_code() -> None:
+    assert rules_table_problems(rules_table(CLI_MD)) == []
+
+
+def test_negative_control_rules_table() -> None:
+    rows = rules_table(CLI_MD)
+    assert rows is not None and len(rows) == len(RULES)
+    first = rows[0]
+    assert rules_table_problems(rows[1:]) == [f"missing from the table: {first[0]}"]
+    assert rules_table_problems([*rows, first]) == [f"listed twice: {first[0]}"]
+    assert rules_table_problems([*rows, ("no-such-rule", "note", "x")]) == ["not a rule in code: no-such-rule"]
+    wrong = "note" if first[1] != "note" else "error"
+    assert rules_table_problems([(first[0], wrong, first[2]), *rows[1:]]) == [
+        f"{first[0]}: table says {wrong!r}, code says {first[1]!r}"
+    ]
+    assert len(rules_table_problems([(first[0], first[1], "something else"), *rows[1:]])) == 1
+    assert rules_table_problems(rules_table("no table here")) == ["no rules table (header 'rule id | default | what') found"]
+    # The table as it was before padded-opener was added fails.
+    old = CLI_MD.replace("| `padded-opener` | warning | Opener followed by long padding |\n", "")
+    assert old != CLI_MD
+    assert rules_table_problems(rules_table(old)) == ["missing from the table: padded-opener"]
+
+
+# ---------------------------------------------------------------------------
+# (d) the corpus's guarded_by names real code
+
+_BACKTICK_RE = re.compile(r"`([^`\n]+)`")
+_IDENT_RE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:\(\))?")
+_PATH_RE = re.compile(r"[\w.\-]+(?:/[\w.\-]+)+/?")
+
+
+def code_names(text: str) -> list[str]:
+    """The backticked spans of ``text`` that are identifiers (``a.b.c``, ``f()``) or paths (``a/b.py``)."""
+    return [s for s in _BACKTICK_RE.findall(text) if _IDENT_RE.fullmatch(s) or _PATH_RE.fullmatch(s)]
+
+
+def _own(obj: object) -> bool:
+    """Defined by envelock (not a name a module merely imported, such as ``re`` or ``field``)."""
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__.split(".")[0] == "envelock"
+    module = getattr(obj, "__module__", None)
+    if isinstance(obj, (type, types.FunctionType, types.BuiltinFunctionType)) and isinstance(module, str):
+        return module.split(".")[0] == "envelock"
+    return True  # a constant, table or instance held by an envelock module
+
+
+def _attr_chain(root: object, parts: Sequence[str]) -> bool:
+    obj = root
+    for part in parts:
+        if not hasattr(obj, part):
+            return False
+        obj = getattr(obj, part)
+    return _own(obj)
+
+
+def resolves(name: str, modules: Sequence[types.ModuleType] | None = None, root: Path = ROOT) -> bool:
+    """Is ``name`` an attribute of an envelock module (dotted from ``envelock``, a module, or bare),
+    or a file of the repository (relative to the root, ``src/`` or ``src/envelock/``)?"""
+    modules = envelock_modules() if modules is None else modules
+    bare = name.removesuffix("()")
+    if _IDENT_RE.fullmatch(bare):
+        parts = bare.split(".")
+        if parts[0] == "envelock":
+            parts = parts[1:]
+        if not parts:
+            return True
+        for k in range(len(parts), 0, -1):  # a module path first: envelock.defang is also a function name
+            try:
+                module = importlib.import_module("envelock." + ".".join(parts[:k]))
+            except ImportError:
+                continue
+            if _attr_chain(module, parts[k:]):
+                return True
+        if any(_attr_chain(m, parts) for m in modules):
+            return True
+    rel = name.rstrip("/")
+    return any(
+        (base / rel).exists() and (base / rel).resolve().is_relative_to(root)
+        for base in (root, root / "src", root / "src" / "envelock")
+    )
+
+
+def unresolved_names(guarded_by: str, modules: Sequence[types.ModuleType] | None = None, root: Path = ROOT) -> list[str]:
+    modules = envelock_modules() if modules is None else modules
+    return [n for n in code_names(guarded_by) if not resolves(n, modules, root)]
+
+
+CORPUS_FILES = sorted((ROOT / "corpus").glob("*.json"))
+
+
+def _guarded_by(path: Path) -> str:
+    value = json.loads(path.read_text(encoding="utf-8"))["guarded_by"]
+    assert isinstance(value, str)
+    return value
+
+
+@pytest.mark.parametrize("path", CORPUS_FILES, ids=[p.stem for p in CORPUS_FILES])
+def test_corpus_guarded_by_names_real_code(path: Path) -> None:
+    assert unresolved_names(_guarded_by(path), MODULES) == []
+
+
+#: Corpus files whose ``guarded_by`` names no code in backticks yet (prose only), so the check above
+#: holds for them vacuously. A ratchet: when a file gains a backticked name, remove it here.
+GUARDED_BY_WITHOUT_CODE_NAMES = frozenset(
+    {
+        "ampersand_double_encoding", "angle_opener_lookalikes", "attribute_injection_origin",
+        "attribute_injection_source", "attribute_quote_lookalikes", "bar_lookalikes_in_tokens",
+        "base64_rot13_decode_request", "benign_lookalikes", "benign_multilingual", "bidi_controls",
+        "bracket_control_tokens", "bracket_token_disguises", "case_variants", "cdata_comment_pi",
+        "chat_template_tokens", "chat_template_tokens_2", "combining_marks_in_tags", "defanged_form_in_input",
+        "entity_encoded", "escape_collision", "exact_close", "fancy_text_letters", "forged_open_envelope",
+        "fullwidth_smallform_lookalikes", "homoglyphs", "i_shaped_letters", "line_separator_and_controls",
+        "long_numeric_references", "malformed_close", "markdown_fence_and_prose_boundaries",
+        "math_alnum_lookalikes", "name_near_miss", "nonignorable_blanks", "percent_and_escape_encoded",
+        "reader_state_constructs", "removal_reassembly", "separator_lookalikes", "sneaky_bits_smuggling",
+        "unicode_tag_smuggling", "uppercase_lookalikes", "variation_selector_smuggling", "whitespace_in_tag",
+        "zero_width_default_ignorable",
+    }
+)  # fmt: skip
+
+
+def test_corpus_guarded_by_without_code_names_is_the_known_list() -> None:
+    without = {p.stem for p in CORPUS_FILES if not code_names(_guarded_by(p))}
+    assert without == GUARDED_BY_WITHOUT_CODE_NAMES
+
+
+def test_negative_control_guarded_by() -> None:
+    good = (
+        "rules in `rules.Rule` and `envelock.rules.RULES`, indexed by `RULES_BY_ID`; `compose_preface()`"
+        " and `envelock.compose_preface`; generated by `scripts/gen_unicode_tables.py`; data in `rules.py`;"
+        " configured in `pyproject.toml`; samples such as `</retrieved_content>` and `[INST]` are not names"
+    )
+    assert code_names(good) == [
+        "rules.Rule",
+        "envelock.rules.RULES",
+        "RULES_BY_ID",
+        "compose_preface()",
+        "envelock.compose_preface",
+        "scripts/gen_unicode_tables.py",
+        "rules.py",
+        "pyproject.toml",
+    ]
+    assert unresolved_names(good, MODULES) == []
+    bad = "`envelock.modeleye.no_such_reader`, `NO_SUCH_TABLE`, `scripts/no_such.py`, `re`, `field`, `../shared/DESIGN.md`"
+    assert unresolved_names(bad, MODULES) == [
+        "envelock.modeleye.no_such_reader",
+        "NO_SUCH_TABLE",
+        "scripts/no_such.py",
+        "re",
+        "field",
+        "../shared/DESIGN.md",
+    ]
+    assert code_names("prose only, 'quoted' but not backticked: invisible='strip'") == []
+
+
+# ---------------------------------------------------------------------------
+# (e) relative links
+
+LINKED_DOCS = ("README.md", "SECURITY.md", "CHANGELOG.md", "docs/*.md")
+_INLINE_LINK_RE = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+_REF_DEF_RE = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)", re.M)
+_CODE_SPAN_RE = re.compile(r"(`+)(?:(?!\1).)+?\1", re.S)
+_SCHEME_RE = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+def _without_code(text: str) -> str:
+    """``text`` with fenced blocks and code spans blanked (links inside code are not links)."""
+    lines = text.splitlines()
+    in_fence = False
+    kept: list[str] = []
+    for line in lines:
+        if _FENCE_RE.match(line):
+            in_fence = not in_fence
+            kept.append("")
+        else:
+            kept.append("" if in_fence else line)
+    return _CODE_SPAN_RE.sub("", "\n".join(kept))
+
+
+def relative_links(text: str) -> list[str]:
+    """Link targets that are not URLs or in-page anchors, without ``#fragment`` or ``?query``."""
+    plain = _without_code(text)
+    out: list[str] = []
+    for target in [*_INLINE_LINK_RE.findall(plain), *_REF_DEF_RE.findall(plain)]:
+        target = target.strip("<>")
+        if not target or target.startswith("#") or _SCHEME_RE.match(target):
+            continue
+        out.append(unquote(re.split(r"[#?]", target, maxsplit=1)[0]))
+    return out
+
+
+def broken_links(doc: Path, root: Path = ROOT) -> list[str]:
+    """Relative links of ``doc`` that point to no file, or outside ``root``."""
+    bad: list[str] = []
+    for target in relative_links(doc.read_text(encoding="utf-8")):
+        path = (doc.parent / target).resolve()
+        if not path.is_relative_to(root.resolve()):
+            bad.append(f"{target} (outside the repository)")
+        elif not path.exists():
+            bad.append(target)
+    return bad
+
+
+LINK_DOCS = sorted({p for pattern in LINKED_DOCS for p in ROOT.glob(pattern)})
+
+
+@pytest.mark.parametrize("doc", LINK_DOCS, ids=[p.relative_to(ROOT).as_posix() for p in LINK_DOCS])
+def test_relative_links_exist(doc: Path) -> None:
+    assert broken_links(doc) == []
+
+
+def test_links_are_found() -> None:
+    assert {"README.md", "SECURITY.md", "CHANGELOG.md", "docs/design.md", "docs/cli.md"} <= {
+        p.relative_to(ROOT).as_posix() for p in LINK_DOCS
+    }
+    assert "docs/design.md" in relative_links((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert sum(len(relative_links(p.read_text(encoding="utf-8"))) for p in LINK_DOCS) >= 5
+
+
+def test_negative_control_links(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "there.md").write_text("x", encoding="utf-8")
+    (tmp_path / "outside.md").write_text("x", encoding="utf-8")
+    doc = root / "docs" / "page.md"
+    doc.write_text(
+        "[ok](there.md) [ok too](./there.md#section) [up](../docs/there.md) [web](https://example.com/x.md)"
+        " [anchor](#top) [mail](mailto:a@example.com)\n"
+        "[broken](missing.md) ![image](img/missing.png) [escape](../../outside.md)\n"
+        "[ref]: gone.md\n"
+        "`[in code](code.md)`\n"
+        "```\n[in a block](block.md)\n```\n",
+        encoding="utf-8",
+    )
+    assert broken_links(doc, root) == ["missing.md", "img/missing.png", "../../outside.md (outside the repository)", "gone.md"]
+
+
+# ---------------------------------------------------------------------------
+# Self-contained docs: no link or pointer to files outside the repository
+
+#: Named as data sources the tests and the generator read; they skip without them.
+_OUTSIDE_RE = re.compile(r"DESIGN\.md|\.\./shared/(?!corpora\b|unicode\b|schemas\b)[\w./\-]*")
+SELF_CONTAINED = ("README.md", "SECURITY.md", "CHANGELOG.md", "docs/*.md", "corpus/README.md", "src/**/*.py")
+
+#: Files that still point outside the repository and are not owned by the docs; each is
+#: still checked and must still fail (strict xfail). The exact replacements are in the
+#: report of issue 10, item 7.
+KNOWN_OUTSIDE_POINTERS: dict[str, str] = {
+    "src/envelock/__init__.py": "module docstring: 'See DESIGN.md' (use docs/design.md)",
+    "src/envelock/render.py": "module docstring: 'DESIGN.md section 1' (use docs/design.md, section 1)",
+    "src/envelock/readers.py": "module docstring: 'DESIGN.md section 2' (use docs/design.md, section 2)",
+    "corpus/README.md": "names ../shared/research/attack-catalog.md, which a clone does not have",
+}
+
+
+def outside_pointers(text: str) -> list[str]:
+    return _OUTSIDE_RE.findall(text)
+
+
+SELF_CONTAINED_FILES = sorted(
+    {p.relative_to(ROOT).as_posix() for pattern in SELF_CONTAINED for p in ROOT.glob(pattern) if p.is_file()}
+)
+
+
+def _self_contained_param(rel: str) -> Any:
+    reason = KNOWN_OUTSIDE_POINTERS.get(rel)
+    return pytest.param(rel, id=rel, marks=[pytest.mark.xfail(strict=True, reason=reason)] if reason else [])
+
+
+@pytest.mark.parametrize("rel", [_self_contained_param(r) for r in SELF_CONTAINED_FILES])
+def test_docs_point_only_inside_the_repository(rel: str) -> None:
+    assert outside_pointers((ROOT / rel).read_text(encoding="utf-8")) == []
+
+
+def test_known_outside_pointers_exist() -> None:
+    assert set(KNOWN_OUTSIDE_POINTERS) <= set(SELF_CONTAINED_FILES)
+    assert {"README.md", "docs/design.md", "src/envelock/compose.py"} <= set(SELF_CONTAINED_FILES)
+
+
+def test_negative_control_outside_pointers() -> None:
+    assert outside_pointers("the contract is `../shared/DESIGN.md`; see DESIGN.md section 2") == [
+        "../shared/DESIGN.md",
+        "DESIGN.md",
+    ]
+    assert outside_pointers("see ../shared/research/attack-catalog.md") == ["../shared/research/attack-catalog.md"]
+    assert (
+        outside_pointers("tables from ../shared/unicode, corpora in ../shared/corpora, ../shared/schemas; docs/design.md") == []
+    )
+
+
+# ---------------------------------------------------------------------------
+# SECURITY.md: one attack table, naming every attack class of the corpus
+
+SECURITY_MD = (ROOT / "SECURITY.md").read_text(encoding="utf-8")
+
+
+def attack_tables(markdown: str) -> list[tuple[list[str], list[list[str]]]]:
+    return [t for t in markdown_tables(markdown) if t[0] and t[0][0].lower().startswith("attack class")]
+
+
+def attack_table_problems(markdown: str, classes: Iterable[str]) -> list[str]:
+    """Problems with the attack table: not exactly one, or not naming exactly the corpus classes."""
+    tables = attack_tables(markdown)
+    if len(tables) != 1:
+        return [f"{len(tables)} attack tables, expected one"]
+    header, rows = tables[0]
+    if not header[-1].lower().startswith("corpus"):
+        return ["the last column of the attack table is not the corpus file"]
+    named = {n for row in rows for n in re.findall(r"`([a-z0-9_*]+)`", row[-1])}
+    wanted = set(classes)
+    named = {n for n in named if "*" not in n} | {
+        c for n in named if "*" in n for c in wanted if re.fullmatch(n.replace("*", ".*"), c)
+    }
+    return [f"class not in the table: {c}" for c in sorted(wanted - named)] + [
+        f"not a corpus class: {n}" for n in sorted(named - wanted)
+    ]
+
+
+ATTACK_CLASSES = sorted(p.stem for p in CORPUS_FILES if not p.stem.startswith("benign_"))
+
+
+def test_security_has_one_attack_table_naming_every_class() -> None:
+    assert attack_table_problems(SECURITY_MD, ATTACK_CLASSES) == []
+
+
+def test_negative_control_attack_table() -> None:
+    header, rows = attack_tables(SECURITY_MD)[0]
+    assert header[1:6] == ["minimal sample", "original", "`reserved`", "`markup`", "`xml`"]
+    assert len(rows) >= 30  # every class of the corpus, plus the reader and XML rows
+    dropped = "\n".join(ln for ln in SECURITY_MD.splitlines() if "`exact_close`" not in ln)
+    assert attack_table_problems(dropped, ATTACK_CLASSES) == ["class not in the table: exact_close"]
+    assert attack_table_problems(SECURITY_MD, [*ATTACK_CLASSES, "new_class"]) == ["class not in the table: new_class"]
+    assert attack_table_problems(SECURITY_MD, ATTACK_CLASSES[1:]) == [f"not a corpus class: {ATTACK_CLASSES[0]}"]
+    twice = SECURITY_MD + "\n\n| attack class | x | corpus file |\n|---|---|---|\n| a | b | `exact_close` |\n"
+    assert attack_table_problems(twice, ATTACK_CLASSES) == ["2 attack tables, expected one"]
