@@ -34,7 +34,7 @@ from lxml import etree
 import envelock
 from envelock import EnvelopeBreach, PrefaceEntry, compose_preface, parse_preface, verify_preface
 
-DEFANG = importlib.import_module("envelock.defang")
+DEFANG = importlib.import_module("envelock.escape")
 KB = 1024
 MB = 1024 * KB
 FULL_SIZES = [64 * KB, 512 * KB, 4 * MB]
@@ -364,14 +364,14 @@ def main(argv: list[str] | None = None) -> int:
     repeat = 3 if args.quick else 5
     kinds = tuple(k for k in (*TEXT_CLASSES, *ADVERSARIAL, *PREFACES) if not args.only or k in args.only.split(","))
     args.out.mkdir(parents=True, exist_ok=True)
-    print(f"envelock {getattr(envelock, '__version__', '?')} defang impl={DEFANG._IMPL}; sizes {[s // KB for s in sizes]} KB; best of {repeat}")
+    print(f"envelock {getattr(envelock, '__version__', '?')} defang impl={DEFANG.implementation()}; sizes {[s // KB for s in sizes]} KB; best of {repeat}")
     data = run(sizes, repeat, args.out, kinds)
     data["meta"] = {
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "markupsafe": markupsafe.__version__ if hasattr(markupsafe, "__version__") else "?",
         "lxml": etree.__version__,
-        "impl": DEFANG._IMPL,
+        "impl": DEFANG.implementation(),
         "quick": args.quick,
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }

@@ -55,7 +55,10 @@ def instrumented_import() -> None:
     mods = [
         "envelock",
         "envelock.modeleye",
-        "envelock.defang",
+        "envelock.levels",
+        "envelock._reference",
+        "envelock._fastpath",
+        "envelock.escape",
         "envelock.invisible",
         "envelock.entry",
         "envelock.render",
@@ -89,7 +92,7 @@ import envelock  # noqa: E402
 from envelock import readers as _readers  # noqa: E402
 
 #: The real components, captured before any mutant is applied (oracles use these).
-_defang_mod = sys.modules["envelock.defang"]  # (envelock.defang is the function)
+_defang_mod = sys.modules["envelock._reference"]  # the reference defang (the oracle)
 _modeleye = sys.modules["envelock.modeleye"]
 
 REAL_DANGEROUS_AFTER = _modeleye.dangerous_after

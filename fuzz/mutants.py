@@ -70,7 +70,8 @@ def case_sensitive() -> None:
             i += 1
         return text.startswith(RESERVED_NAMES, i) or text.startswith("|", i)
 
-    _mod("envelock.defang").dangerous_after = weak_dangerous_after
+    _mod("envelock._reference").dangerous_after = weak_dangerous_after
+    _mod("envelock.escape")._impl = _mod("envelock._reference")  # the fast path's regexes would mask it
 
 
 @_mutant("skip-canonical")
@@ -101,7 +102,8 @@ def nesting_off_by_one() -> None:
 @_mutant("forget-bang")
 def forget_bang() -> None:
     """readers: the markup defang escapes ``<`` + letter, ``/``, ``?`` but forgets ``!``."""
-    defang_mod = _mod("envelock.defang")
+    defang_mod = _mod("envelock._reference")
+    _mod("envelock.escape")._impl = defang_mod  # the fast path's regexes would mask it
     is_ignorable = _mod("envelock.modeleye").is_ignorable
 
     def weak_markup_after(text: str, pos: int) -> bool:

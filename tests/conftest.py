@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+from envelock import escape
+
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS_DIR = ROOT / "corpus"
 
@@ -76,8 +78,12 @@ def shared_strings() -> list[tuple[str, str]]:
     return out
 
 
-# Run the whole suite over one defang implementation: ENVELOCK_DEFANG_IMPL=fast (default) or reference.
-if os.environ.get("ENVELOCK_DEFANG_IMPL"):
-    import importlib
+@pytest.fixture(params=list(escape.IMPLEMENTATIONS))
+def impl(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run a test once per defang implementation this interpreter has (markupsafe's way).
 
-    importlib.import_module("envelock.defang")._IMPL = os.environ["ENVELOCK_DEFANG_IMPL"]
+    Core test modules use it with ``pytestmark = pytest.mark.usefixtures("impl")``.
+    """
+    name: str = request.param
+    monkeypatch.setattr(escape, "_impl", escape.IMPLEMENTATIONS[name])
+    return name

@@ -39,7 +39,8 @@ import pytest
 from envelock import EnvelopeBreach, PrefaceEntry, compose_preface, modeleye, parse_preface, verify_preface
 from envelock.parse import LineIndex
 
-D = importlib.import_module("envelock.defang")
+D = importlib.import_module("envelock._reference")
+F = importlib.import_module("envelock._fastpath")
 
 ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "lt": lambda n: "<" * n,
@@ -67,7 +68,7 @@ PER_CHAR = 8
 def counting() -> Iterator[list[int]]:
     box = [0]
     real_decode = modeleye._decode_at
-    real_check = D._opener_needs_escape
+    real_check = D.opener_needs_escape
 
     def decode(text: str, i: int) -> tuple[str, int]:
         box[0] += 1
@@ -79,7 +80,7 @@ def counting() -> Iterator[list[int]]:
 
     mp = pytest.MonkeyPatch()
     mp.setattr(modeleye, "_decode_at", decode)
-    mp.setattr(D, "_opener_needs_escape", check)
+    mp.setattr(D, "opener_needs_escape", check)
     try:
         yield box
     finally:
@@ -98,7 +99,7 @@ def linear(fn: Callable[[str], str], make: Callable[[int], str], n: int = N) -> 
     return big <= 8.5 * small + SLACK, small, big
 
 
-IMPLS = {"reference": D.defang_reference, "fast": D.defang_fast}
+IMPLS = {"reference": D.defang, "fast": F.defang}
 
 
 @pytest.mark.parametrize("impl", sorted(IMPLS))
@@ -120,13 +121,13 @@ def test_work_per_character_is_small(impl: str, kind: str, level: str) -> None:
 
 def test_reference_does_real_work() -> None:
     """The counter sees the reference lookahead (else the guard would pass vacuously)."""
-    assert work(D.defang_reference, ADVERSARIAL["conten"](N)) > N // 2
+    assert work(D.defang, ADVERSARIAL["conten"](N)) > N // 2
 
 
 def test_negative_control_unbounded_lookahead_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(modeleye, "MAX_LOOKAHEAD", 10**9)
     monkeypatch.setattr(modeleye, "_stops_reading", lambda piece: False)
-    ok, small, big = linear(D.defang_reference, ADVERSARIAL["namespaces"], 200)
+    ok, small, big = linear(D.defang, ADVERSARIAL["namespaces"], 200)
     assert not ok, f"an unbounded lookahead passed the linearity check: {small} -> {big}"
     assert big > 30 * small
 
@@ -134,7 +135,7 @@ def test_negative_control_unbounded_lookahead_is_caught(monkeypatch: pytest.Monk
 def test_negative_control_rewalking_the_budget_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """Budget kept, stop rule removed: linear, but every opener of a ``<a:`` run re-walks the lookahead."""
     monkeypatch.setattr(modeleye, "_stops_reading", lambda piece: False)
-    big = work(D.defang_reference, ADVERSARIAL["namespaces"](8 * N))
+    big = work(D.defang, ADVERSARIAL["namespaces"](8 * N))
     assert big > PER_CHAR * 8 * N, f"re-walking the lookahead after every opener passed: {big / (8 * N):.1f} per character"
 
 

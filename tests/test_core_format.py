@@ -18,6 +18,9 @@ from envelock import (
     stamp,
 )
 
+#: Every test here runs once per defang implementation (tests/conftest.py, fixture ``impl``).
+pytestmark = pytest.mark.usefixtures("impl")
+
 T = "2026-11-29T21:29:03Z"
 
 

@@ -6,6 +6,7 @@ import html
 import re
 import unicodedata
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import any_text, entries
@@ -14,6 +15,9 @@ from envelock import LEVELS, PrefaceEntry, compose_preface, defang, parse_prefac
 from envelock.invisible import sanitize
 from envelock.modeleye import IGNORABLE_RE, reserved_tag_count
 from envelock.unicode_tables import CONFUSABLE_TO_ASCII
+
+#: Every test here runs once per defang implementation (tests/conftest.py, fixture ``impl``).
+pytestmark = pytest.mark.usefixtures("impl")
 
 levels = st.sampled_from(LEVELS)
 
@@ -102,7 +106,7 @@ def test_verify_never_raises_on_any_text(text: str) -> None:
        st.text(alphabet="ab \u200b", max_size=400), st.sampled_from(["reserved", "markup"]))
 def test_defang_body_equals_defang_in_context(s: str, pad: str, level: str) -> None:
     """The shortcut in defang_body (no opener near the end) never changes the verdict."""
-    from envelock.defang import BODY_CONTEXT, defang_body
+    from envelock.escape import BODY_CONTEXT, defang_body
 
     body = s + pad
     assert defang_body(body, level=level) == defang(body + BODY_CONTEXT, level=level)[: -len(BODY_CONTEXT)]

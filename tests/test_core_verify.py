@@ -19,6 +19,9 @@ from envelock import (
     verify_preface,
 )
 
+#: Every test here runs once per defang implementation (tests/conftest.py, fixture ``impl``).
+pytestmark = pytest.mark.usefixtures("impl")
+
 T = "2026-11-29T21:29:03Z"
 GOOD = [
     PrefaceEntry("system-config", "temporal", "today is Sunday", T),

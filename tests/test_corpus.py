@@ -8,9 +8,12 @@ import pytest
 from conftest import load_corpus, shared_strings
 
 from envelock import LEVELS, InvalidEntry, PrefaceEntry, compose_preface, defang, parse_preface, verify_preface
-from envelock.defang import xml_escape_text
+from envelock.escape import xml_escape_text
 from envelock.invisible import XML_IMPOSSIBLE_RE, sanitize
 from envelock.modeleye import reserved_tag_count
+
+#: Every test here runs once per defang implementation (tests/conftest.py, fixture ``impl``).
+pytestmark = pytest.mark.usefixtures("impl")
 
 CORPUS = load_corpus()
 T = "2026-11-29T21:29:03Z"

@@ -42,14 +42,16 @@ from envelock.unicode_tables import (
     SLASH_LOOKALIKES,
 )
 
-D = importlib.import_module("envelock.defang")
+D = importlib.import_module("envelock.escape")
+REF = importlib.import_module("envelock._reference")
+FAST = importlib.import_module("envelock._fastpath")
 R = importlib.import_module("envelock.render")
 T = "2026-11-29T21:29:03Z"
 Defang = Callable[[str], str]
 
 IMPLS: dict[str, Defang] = {
     "default": lambda s: D.defang(s),
-    "reference": lambda s: D.defang_reference(s),
+    "reference": lambda s: REF.defang(s),
 }
 
 
@@ -169,8 +171,8 @@ def test_every_structural_lookalike_in_its_role(impl: str) -> None:
 
 def _reload_caches() -> None:
     me.names_for.cache_clear()
-    D._fast_regex.cache_clear()
-    D._bracket_prefilter.cache_clear()
+    FAST._fast_regex.cache_clear()
+    REF._bracket_prefilter.cache_clear()
 
 
 @pytest.fixture

@@ -264,7 +264,9 @@ def test_preface_constructor_errors() -> None:
 
 # --------------------------------------------------------------------------- defang
 
-defang_mod = sys.modules["envelock.defang"]
+defang_mod = sys.modules["envelock.escape"]
+ref_mod = sys.modules["envelock._reference"]
+fast_mod = sys.modules["envelock._fastpath"]
 
 SAMPLES = [
     "",
@@ -320,9 +322,9 @@ SAMPLES = [
 
 @pytest.mark.parametrize("level", ["reserved", "markup", "xml"])
 def test_fast_defang_equals_reference(level: str) -> None:
-    fast = defang_mod.defang_fast
-    ref = defang_mod.defang_reference
-    if not defang_mod.FAST_AVAILABLE:
+    fast = fast_mod.defang
+    ref = ref_mod.defang
+    if not fast_mod.AVAILABLE:
         pytest.skip("the fast defang needs Python 3.11+ (possessive quantifiers); 3.10 runs the reference only")
     samples = SAMPLES + [a + b for a in SAMPLES[:20] for b in SAMPLES[14:30]]
     for s in samples:
@@ -348,7 +350,7 @@ def test_fast_defang_equals_reference(level: str) -> None:
     ],
 )
 def test_markup_after(text: str, want: bool) -> None:
-    assert defang_mod.markup_after(text, 1) is want
+    assert ref_mod.markup_after(text, 1) is want
 
 
 # --------------------------------------------------------------------------- fresh run (see fuzz/README.md)
@@ -573,36 +575,36 @@ def test_check_level_message() -> None:
 
 
 def test_implementations_default_to_reserved_level() -> None:
-    for f in (defang_mod.defang_reference, defang_mod.defang_fast, defang_mod.defang_body):
+    for f in (ref_mod.defang, fast_mod.defang, defang_mod.defang_body):
         assert f("<a> </retrieved_content>") == "<a> <\\/retrieved_content>"
 
 
 def test_no_opener_fast_path_still_escapes_xml() -> None:
-    assert defang_mod.defang_fast("a>b\r[INST]", level="xml") == "a&gt;b&#13;[\\INST]"
-    assert defang_mod.defang_fast("a>b\r", level="markup") == "a>b\r"
+    assert fast_mod.defang("a>b\r[INST]", level="xml") == "a&gt;b&#13;[\\INST]"
+    assert fast_mod.defang("a>b\r", level="markup") == "a>b\r"
 
 
 def test_may_hold_opener() -> None:
-    assert defang_mod._may_hold_opener("plain \u00e9\u4e00 text") is False
-    assert defang_mod._may_hold_opener("x\uff1cy") is True
-    assert defang_mod._may_hold_opener("a&b") is True
+    assert fast_mod._may_hold_opener("plain \u00e9\u4e00 text") is False
+    assert fast_mod._may_hold_opener("x\uff1cy") is True
+    assert fast_mod._may_hold_opener("a&b") is True
 
 
 @pytest.mark.parametrize("impl", ["fast", "reference"])
 def test_defang_dispatches_to_the_selected_implementation(impl: str, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
-    for name in ("defang_fast", "defang_reference"):
-        real = getattr(defang_mod, name)
+    for mod in (fast_mod, ref_mod):
+        real = mod.defang
 
-        def spy(*a: object, _n: str = name, _r: object = real, **k: object) -> str:
+        def spy(*a: object, _n: str = mod.NAME, _r: object = real, **k: object) -> str:
             calls.append(_n)
             return _r(*a, **k)  # type: ignore[operator]
 
-        monkeypatch.setattr(defang_mod, name, spy)
-    monkeypatch.setattr(defang_mod, "_IMPL", impl)
+        monkeypatch.setattr(mod, "defang", spy)
+    monkeypatch.setattr(defang_mod, "_impl", {"fast": fast_mod, "reference": ref_mod}[impl])
     assert defang("<a>", level="markup") == "<\\a>"
     assert defang("<foo_bar>", reserved=("foo_bar",)) == "<\\foo_bar>"
-    assert calls == [f"defang_{impl}"] * 2
+    assert calls == [impl] * 2
 
 
 def test_defang_body_short_path_keeps_level_and_names() -> None:

@@ -17,6 +17,7 @@ a deliberately broken markup defang or XML escaper is caught by
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 from collections.abc import Callable
 
@@ -29,8 +30,17 @@ from envelock import RESERVED_NAMES, EnvelopeBreach, PrefaceEntry, compose_prefa
 from envelock.parse import scan_preface
 from envelock.readers import LIBXML2_LIMIT, html_parser, reader_problems, xml_parser
 
-#: The module (``envelock.defang`` the attribute is the re-exported function).
-DEFANG = importlib.import_module("envelock.defang")
+#: Every test here runs once per defang implementation (tests/conftest.py, fixture ``impl``).
+pytestmark = pytest.mark.usefixtures("impl")
+
+DEFANG = importlib.import_module("envelock.escape")
+
+
+def patch_everywhere(monkeypatch: pytest.MonkeyPatch, name: str, value: object) -> None:
+    """Replace ``name`` in every envelock module that bound it (``from .levels import name``)."""
+    for mod_name, mod in list(sys.modules.items()):
+        if mod_name.startswith("envelock") and hasattr(mod, name):
+            monkeypatch.setattr(mod, name, value)
 
 # (id, payload, WHATWG rule guarded, html5lib derails it at level reserved)
 CONSTRUCTS: list[tuple[str, str, str, bool]] = [
@@ -171,7 +181,7 @@ def test_negative_control_broken_xml_escaper_is_caught(
     monkeypatch: pytest.MonkeyPatch, name: str, broken: Callable[[str], str], body: str
 ) -> None:
     """A broken XML text escape, used consistently by composer and grammar, is caught by the strict XML reader."""
-    monkeypatch.setattr(DEFANG, "xml_escape_text", broken)
+    patch_everywhere(monkeypatch, "xml_escape_text", broken)
     text, entries = compose3(body, "xml")
     envs, problems, _ = scan_preface(text, level="xml")
     assert not problems  # the grammar uses the same broken escaper: only the reader can object
@@ -186,8 +196,8 @@ def test_negative_control_broken_xml_escaper_is_caught(
 def test_negative_control_double_escape_is_caught_by_expected(monkeypatch: pytest.MonkeyPatch) -> None:
     """Escaping ``&`` last double-escapes ``<``. Composer, grammar and readers agree on the (wrong) text, so
     no reader can object -- the ``expected`` entries do: the body differs from the entry."""
-    monkeypatch.setattr(
-        DEFANG, "xml_escape_text", lambda t: t.replace("<", "&lt;").replace(">", "&gt;").replace("&", "&amp;")
+    patch_everywhere(
+        monkeypatch, "xml_escape_text", lambda t: t.replace("<", "&lt;").replace(">", "&gt;").replace("&", "&amp;")
     )
     text, entries = compose3("1 <3", "xml")
     envs, problems, _ = scan_preface(text, level="xml")

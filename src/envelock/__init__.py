@@ -1,12 +1,12 @@
 """envelock: compose retrieved content into envelopes no body can leave.
 
-See DESIGN.md, README.md and SECURITY.md. This module only re-exports.
+See docs/design.md, README.md and SECURITY.md. This module only re-exports.
 """
 
 from .compose import compose_preface, entries_of
-from .defang import LEVELS, defang, undefang
 from .entry import PrefaceEntry, stamp
 from .errors import EnvelockError, EnvelopeBreach, InvalidEntry, NestingError
+from .escape import LEVELS, defang, undefang
 from .invisible import Transformation
 from .nesting import Preface
 from .parse import Envelope, Problem, parse_preface

@@ -68,6 +68,24 @@ def char_class(*tables: Iterable[tuple[int, int]]) -> str:
     )
 
 
+def ranges_of(chars: Iterable[str]) -> Ranges:
+    """The code points of ``chars`` as sorted, merged inclusive ranges."""
+    out: list[tuple[int, int]] = []
+    for cp in sorted({ord(c) for c in chars}):
+        if out and cp == out[-1][1] + 1:
+            out[-1] = (out[-1][0], cp)
+        else:
+            out.append((cp, cp))
+    return tuple(out)
+
+
+def regex_class(chars: Iterable[str], extra: str = "") -> str:
+    """A regex character class for ``chars`` (written as ranges, so it compiles fast) plus the
+    class body ``extra``; a class that matches nothing when both are empty."""
+    body = char_class(ranges_of(chars)) + extra
+    return f"[{body}]" if body else "(?!)"
+
+
 def in_ranges(ranges: Ranges, ch: str) -> bool:
     cp = ord(ch)
     return any(lo <= cp <= hi for lo, hi in ranges)

@@ -40,6 +40,7 @@ from functools import lru_cache
 from itertools import product
 from typing import Literal
 
+from .charsets import char_class, regex_class
 from .tokens import ANGLE_TOKEN_NAMES, BRACKET_TOKEN_NAMES, RESERVED_NAMES
 from .unicode_tables import (
     ALNUM_RANGES,
@@ -63,11 +64,7 @@ MAX_RUN = 32
 MAX_LOOKAHEAD = 256
 
 
-def _range_class(ranges: Iterable[tuple[int, int]]) -> str:
-    return "".join(re.escape(chr(lo)) if lo == hi else f"{re.escape(chr(lo))}-{re.escape(chr(hi))}" for lo, hi in ranges)
-
-
-IGNORABLE_CLASS = _range_class(DEFAULT_IGNORABLE_RANGES)
+IGNORABLE_CLASS = char_class(DEFAULT_IGNORABLE_RANGES)
 IGNORABLE_RE = re.compile(f"[{IGNORABLE_CLASS}]")
 LT_CHARS = "<" + "".join(chr(c) for c in LT_LOOKALIKES)
 GT_CHARS = ">" + "".join(chr(c) for c in GT_LOOKALIKES)
@@ -128,16 +125,12 @@ def _ref_pattern(chars: str) -> str:
     )
 
 
-def _class(chars: str) -> str:
-    return "".join(re.escape(c) for c in chars)
-
-
 LT_REF_PATTERN = _ref_pattern(LT_CHARS)
 #: Any opener: ``<``, a look-alike, or a character reference for one.
-OPENER_PATTERN = f"(?:[{_class(LT_CHARS)}]|{LT_REF_PATTERN})"
+OPENER_PATTERN = f"(?:{regex_class(LT_CHARS)}|{LT_REF_PATTERN})"
 OPENER_RE = re.compile(OPENER_PATTERN)
 #: Any bracket opener: ``[``, a look-alike (``［``, ``⟦``...), or a reference for one (``&#91;``, ``&lsqb;``).
-BRACKET_OPENER_PATTERN = f"(?:[{_class(LBRACKET_CHARS)}]|{_ref_pattern(LBRACKET_CHARS)})"
+BRACKET_OPENER_PATTERN = f"(?:{regex_class(LBRACKET_CHARS)}|{_ref_pattern(LBRACKET_CHARS)})"
 BRACKET_OPENER_RE = re.compile(BRACKET_OPENER_PATTERN)
 
 #: A character reference as ``html.unescape`` finds one (numeric with up to

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, TypeGuard
 
-from .defang import check_level
 from .errors import EnvelopeBreach, NestingError
+from .escape import check_level
 from .parse import scan_preface
 from .tokens import RESERVED_NAMES
 

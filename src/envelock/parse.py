@@ -22,9 +22,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from .defang import BODY_CONTEXT, check_level, defang, defang_body, undefang
 from .entry import CANONICAL_FETCHED_AT_RE, parse_iso8601
 from .errors import EnvelopeBreach
+from .escape import BODY_CONTEXT, check_level, defang, defang_body, undefang
 from .invisible import XML_IMPOSSIBLE_RE, first_strippable, has_xml_impossible
 from .modeleye import OPENER_RE, dangerous_after, names_for, visible
 from .render import ATTR_INVALID_RE, CLOSE_TAG, OPEN_TAG_RE, SEPARATOR, TAG, unescape_attribute

@@ -2,7 +2,7 @@
 
 :func:`reader_problems` is run by :func:`envelock.verify_preface` after the
 strict grammar found no problem. It parses the text with the readers the
-level is proven against (DESIGN.md section 2) and compares what they build with
+level is proven against (docs/design.md, section 2) and compares what they build with
 the envelopes the grammar found.
 
 ``markup`` -- lxml's HTML parser (libxml2's HTML5 tokenizer), configured like
@@ -54,7 +54,7 @@ from collections.abc import Sequence
 
 from lxml import etree
 
-from .defang import check_level, defang, undefang, xml_unescape_text
+from .escape import check_level, defang, undefang, xml_unescape_text
 from .parse import Envelope, Problem
 from .render import CLOSE_TAG, OPEN_TAG_RE, TAG
 

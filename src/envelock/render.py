@@ -1,4 +1,4 @@
-"""The byte-exact envelope format (DESIGN.md section 1).
+"""The byte-exact envelope format (docs/design.md, section 1).
 
 ::
 

@@ -1,0 +1,205 @@
+"""The fast defang: generated regexes over the model's-eye tables; equal to :mod:`envelock._reference`.
+
+The reference (:mod:`envelock._reference`) makes one Python reading per opener.
+This implementation decides the common cases in C with two generated regexes
+over the same trie of name skeletons:
+
+* ``danger``: openers whose lookahead certainly reads as dangerous (every step
+  of the match is a step :func:`envelock.modeleye.read_after` takes, on
+  characters whose behaviour was computed from the model's-eye functions);
+* ``unsure``: openers whose lookahead reaches something the trie does not model
+  (a character reference other than ``&lt;``-forms, a non-ASCII character, a
+  possible namespace prefix, a long skip run) at a point where a name could
+  still form. Only these get the reference check.
+
+An opener matched by neither is certainly safe. tests/test_fast_defang.py holds
+it equal to the reference (hypothesis), and every core test runs over both
+(``tests/conftest.py``, fixture ``impl``). Needs Python 3.11 (possessive
+quantifiers); :data:`AVAILABLE` says whether it can run.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable
+from functools import lru_cache
+
+from . import _reference
+from . import modeleye as _me
+from ._reference import defang_brackets, insert_after, undefang
+from .charsets import char_class, ranges_of, regex_class
+from .levels import Level, xml_escape_text
+from .modeleye import MAX_RUN, OPENER_PATTERN, Names, is_alpha, is_space, names_for, readings
+from .tokens import RESERVED_NAMES
+from .unicode_tables import SKIP_RANGES
+
+NAME = "fast"
+#: The fast path uses possessive quantifiers (``{0,n}+``), new in Python 3.11.
+AVAILABLE = sys.version_info >= (3, 11)
+__all__ = ["AVAILABLE", "NAME", "defang", "undefang"]
+
+
+def ranges_body(chars: Iterable[str]) -> str:
+    """The body of a regex class for ``chars`` (no brackets), to combine with others."""
+    return char_class(ranges_of(chars))
+
+
+_LT_REF_BODY = r"(?:lt|LT|\#[xX]0{0,6}3[cC]|\#0{0,6}60);"
+#: After ``&``: no character reference can start here, so ``&`` reads as itself.
+_AMP_PLAIN = r"(?=[\t\n\f <&;]|\Z)"
+_GT_REF_BODY = r"(?:gt|GT|\#[xX]0{0,6}3[eE]|\#0{0,6}62);"
+#: ASCII name characters and separators that ``_after_namespace`` reads past.
+_NS_RUN = r"[A-Za-z0-9_\-.\\]{0,33}+(?::|[^\x00-\x7f])"
+
+
+def _known_chars() -> list[str]:  # pragma: no mutate block
+    """Characters outside names whose behaviour the regexes model (ignorables come as ranges)."""
+    chars = {chr(c) for c in range(0xA0)} | {chr(c) for c in range(0xA0, 0x3001) if is_space(chr(c)) and _me.is_skip(chr(c))}
+    chars |= set(_me.SLASH_CHARS) | set(_me.PIPE_CHARS) | set(_me.GT_CHARS) | set(_me._BANG) | {"\ufffd"}
+    chars.discard("&")
+    return sorted(c for c in chars if not _me.is_ignorable(c) and ord(c) <= 0xFFFF)
+
+
+def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate block
+    """The ``danger`` or ``unsure`` lookaheads (after an opener; after a ``<`` for markup).
+
+    Inside a name only ASCII is modelled; any other character there is
+    ``unsure``. Before the name (the skip run after an opener) whitespace,
+    ignorables, controls, slashes and their look-alikes are modelled too.
+    """
+    from .modeleye import MAX_LOOKAHEAD
+
+    # Only BMP skipped characters are modelled, so that every class compiles to a
+    # constant-time lookup table; astral ones (TAG characters...) are unsure.
+    bmp = [(lo, min(hi, 0xFFFF)) for lo, hi in SKIP_RANGES if lo <= 0xFFFF]
+    skipr = ranges_body(chr(c) for lo, hi in bmp for c in range(lo, hi + 1))
+    ign = ranges_body(chr(c) for lo, hi in bmp for c in range(lo, hi + 1) if _me.is_ignorable(chr(c)))
+    known = _known_chars()
+    ascii_ = [c for c in known if ord(c) < 0x80]
+    nonascii = "[^\\x00-\\x7f]"
+    p1 = regex_class((c for c in known if _me.is_skip(c) or c in _me._SLASH or c in _me._BANG), skipr)
+    gap = regex_class(c for c in ascii_ if _me.is_skip(c))
+    gtskip = regex_class((c for c in known if _me.is_skip(c) or c in _me._SLASH), skipr)
+    wi = regex_class((c for c in known if is_space(c) or _me.is_ignorable(c)), ign)
+
+    def skip1(c: str) -> bool:
+        return _me.is_skip(c) or c in _me._SLASH or c in _me._BANG
+
+    pipe = regex_class(c for c in known if not skip1(c) and c in _me._PIPE)
+    gt = regex_class(c for c in known if not (_me.is_skip(c) or c in _me._SLASH) and c in _me._GT)
+    by_part: dict[str, list[str]] = {}
+    for c in ascii_:
+        if _me.is_skip(c):
+            continue
+        for part in readings(c):
+            by_part.setdefault(part, []).append(c)
+    letters = [(p, regex_class(cs)) for p, cs in sorted(by_part.items())]
+    letters.append((readings("<")[0], f"&{_LT_REF_BODY}"))
+    letters.append((readings("&")[0], f"&{_AMP_PLAIN}"))
+    colonish = regex_class(c for c in ascii_ if any(r.endswith(":") for r in readings(c)))
+
+    def live(s: str) -> bool:
+        return not names.reserved_match(s) and (names.viable(s) or s in names.tokens)
+
+    # Bound the characters a fast decision reads so that MAX_LOOKAHEAD is never reached.
+    depth = 1 + max(len(x) for x in (*names.reserved, *names.tokens))
+    budget = MAX_LOOKAHEAD - 1 - (MAX_RUN - 1) - (MAX_RUN + 1)
+    run = min(MAX_RUN - 1, budget // depth - 1)
+    if run < 1:  # pragma: no cover - names too long for the fast path
+        raise ValueError("reserved names too long for the fast path")
+
+    gt_d = f"(?:{gtskip}{{0,{MAX_RUN - 1}}}+(?:{gt}|&{_GT_REF_BODY})|{gtskip}{{{MAX_RUN}}}[\\s\\S])"
+    gt_u = f"(?:(?!{gtskip}{{{MAX_RUN}}}){gtskip}{{0,{MAX_RUN - 1}}}+(?:&(?!{_GT_REF_BODY})|{nonascii}))"
+    point_u = f"(?:&(?!{_LT_REF_BODY}|{_AMP_PLAIN})|{nonascii}|{colonish}|(?:&{_LT_REF_BODY}|&{_AMP_PLAIN}|[^&]){_NS_RUN})"
+    want_d = kind == "danger"
+    memo: dict[str, str | None] = {}
+
+    def state(s: str) -> str | None:
+        if s in memo:
+            return memo[s]
+        alts: list[str] = [] if want_d else [point_u]
+        for p, chars in letters:
+            new = s + p
+            if names.reserved_match(new):
+                if want_d:
+                    alts.append(chars)
+                continue
+            if not live(new):
+                continue
+            nxt: list[str] = []
+            if new in names.tokens:
+                nxt.append(gt_d if want_d else gt_u)
+            if names.viable(new):
+                sub = state(new)
+                if sub:
+                    nxt.append(sub)
+            if nxt:
+                alts.append(f"{chars}(?:{'|'.join(nxt)})")
+        if not alts:
+            out = None
+        elif want_d:
+            out = f"{gap}{{0,{run}}}+(?:{'|'.join(alts)})"
+        else:
+            out = f"(?:{gap}{{{run + 1}}}|{gap}{{0,{run}}}+(?:{'|'.join(alts)}))"
+        memo[s] = out
+        return out
+
+    first = state("") or "(?!)"
+    if want_d:
+        start = f"{pipe}|{first}" if names.pipes else first
+        after = f"\\\\|{p1}{{{MAX_RUN}}}|{p1}{{0,{MAX_RUN - 1}}}+(?:{start})"
+        alpha = regex_class(c for c in known if not (is_space(c) or _me.is_ignorable(c)) and (is_alpha(c) or c in "/!?"))
+        mk = f"{wi}{{0,{MAX_RUN - 1}}}+{alpha}|{wi}{{{MAX_RUN}}}[\\s\\S]"
+    else:
+        no_pipe = f"(?!{pipe})" if names.pipes else ""
+        after = f"(?!\\\\)(?!{p1}{{{MAX_RUN}}}){p1}{{0,{MAX_RUN - 1}}}+{no_pipe}{first}"
+        mk = f"(?!{wi}{{{MAX_RUN}}}){wi}{{0,{MAX_RUN - 1}}}+{nonascii}"
+    return after, mk
+
+
+@lru_cache(maxsize=32)
+def _fast_regex(names: Names, markup: bool) -> re.Pattern[str]:
+    """One regex matching every opener that is certainly dangerous or unsure.
+
+    A match with ``lastgroup`` ``None`` is dangerous; ``"u"`` means unsure
+    (decide with the reference check).
+    """
+    after_d, mk_d = _lookahead(names, "danger")
+    after_u, mk_u = _lookahead(names, "unsure")
+    # The opener as finditer reads it (``;`` taken greedily, never given back);
+    # not an atomic group, so that the regex engine keeps its first-character scan.
+    op = OPENER_PATTERN.replace(";?", ";?+")
+    pattern = f"{op}(?:(?={after_d})|(?={after_u})(?P<u>))"
+    if markup:
+        pattern = f"{pattern}|<(?:(?={mk_d})|(?={mk_u})(?P<v>))"
+    return re.compile(pattern)
+
+
+_LT_OTHERS = tuple(c for c in _me.LT_CHARS if c != "<")
+
+
+def _may_hold_opener(text: str) -> bool:
+    """False when ``text`` holds no opener at all (a few memchr-speed scans)."""
+    if "<" in text or "&" in text:
+        return True
+    return not text.isascii() and any(c in text for c in _LT_OTHERS)
+
+
+def defang(text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+    """:func:`envelock._reference.defang` through the generated regexes; equal on every input."""
+    if not _may_hold_opener(text):
+        text = defang_brackets(text)
+        return xml_escape_text(text) if level == "xml" else text
+    names = names_for(reserved)
+    markup = level != "reserved"
+    ends = [
+        m.end()
+        for m in _fast_regex(names, markup).finditer(text)
+        if m.lastgroup is None or _reference.opener_needs_escape(text, m, names, markup)
+    ]
+    text = insert_after(text, ends)
+    text = defang_brackets(text)
+    if level == "xml":
+        text = xml_escape_text(text)
+    return text

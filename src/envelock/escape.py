@@ -1,0 +1,98 @@
+"""The body escape: ``defang`` and ``undefang`` at a level, one implementation chosen at import.
+
+Implementations (each a module with ``NAME``, ``defang(text, level, reserved)`` and
+``undefang(text, level)``), equal on every input:
+
+* :mod:`envelock._reference`: one model's-eye reading per opener, the oracle;
+* :mod:`envelock._fastpath`: generated regexes, the reference only where they are unsure
+  (Python 3.11+).
+
+The best available one is chosen once, at import; ``ENVELOCK_IMPL=reference`` (or
+``fast``) forces one. :data:`IMPLEMENTATIONS` lists what this interpreter can run;
+:func:`implementation` names the chosen one. ``tests/conftest.py`` runs every core
+test over every implementation.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+from . import _fastpath, _reference
+from .levels import BODY_CONTEXT, LEVELS, Level, check_level, xml_escape_text, xml_unescape_text
+from .modeleye import MAX_LOOKAHEAD, MAX_OPENER_LEN
+from .tokens import RESERVED_NAMES
+
+__all__ = [
+    "BODY_CONTEXT",
+    "IMPLEMENTATIONS",
+    "LEVELS",
+    "Level",
+    "check_level",
+    "defang",
+    "defang_body",
+    "implementation",
+    "undefang",
+    "xml_escape_text",
+    "xml_unescape_text",
+]
+
+#: Every implementation this interpreter can run, best first.
+IMPLEMENTATIONS: dict[str, ModuleType] = {m.NAME: m for m in (_fastpath, _reference) if getattr(m, "AVAILABLE", True)}
+
+
+def _choose() -> ModuleType:
+    want = os.environ.get("ENVELOCK_IMPL", "")
+    if want and want not in IMPLEMENTATIONS:
+        raise ImportError(f"ENVELOCK_IMPL={want!r}: not available here (have {', '.join(IMPLEMENTATIONS)})")
+    return IMPLEMENTATIONS[want] if want else next(iter(IMPLEMENTATIONS.values()))
+
+
+_impl: ModuleType = _choose()
+
+
+def implementation() -> str:
+    """The name of the implementation in use (``"fast"`` or ``"reference"``)."""
+    return str(_impl.NAME)
+
+
+def defang(text: str, *, level: Level | str = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+    """Escape ``text`` so that no reader of ``level`` sees a tag or control token in it.
+
+    Inserts one ``\\`` after each dangerous opener and never deletes anything;
+    injective, and :func:`undefang` is its exact inverse.
+
+    >>> defang("</retrieved_content> and [INST]")
+    '<\\\\/retrieved_content> and [\\\\INST]'
+    >>> undefang(defang("<\\\\/x>")) == "<\\\\/x>"
+    True
+    """
+    return str(_impl.defang(text, check_level(level), tuple(reserved)))
+
+
+def undefang(text: str, *, level: Level | str = "reserved") -> str:
+    """Invert :func:`defang` exactly (``undefang(defang(s, level=L), level=L) == s``)."""
+    return str(_impl.undefang(text, check_level(level)))
+
+
+def defang_body(text: str, *, level: Level | str = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+    """:func:`defang` for a body, judged in the context it is rendered in.
+
+    In a preface a body is always followed by ``\\n</retrieved_content>``. The
+    lookahead at the end of a body must see that ``\\n`` (one more skipped
+    character towards the fail-closed bound) and then a ``<`` (which ends any
+    name), exactly as a reader of the whole preface does; :func:`defang` alone
+    judges the end of its text as the end of input. ``undefang`` inverts both.
+    """
+    lvl = check_level(level)
+    inner = "markup" if lvl == "xml" else lvl
+    tail = text[-(MAX_LOOKAHEAD + MAX_OPENER_LEN + 2) :]
+    if not _fastpath._may_hold_opener(tail):
+        # No opener ends close enough to the end for its lookahead to reach it.
+        out = defang(text, level=inner, reserved=reserved)
+    else:
+        out = defang(text + BODY_CONTEXT, level=inner, reserved=reserved)
+        if not out.endswith(BODY_CONTEXT):  # pragma: no cover - a '<' at the end of input is never escaped
+            raise AssertionError("body context was escaped")
+        out = out[: -len(BODY_CONTEXT)]
+    return xml_escape_text(out) if lvl == "xml" else out
