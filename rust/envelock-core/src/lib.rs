@@ -1,0 +1,138 @@
+//! envelock-core: the model's-eye reader of envelock in Rust, held equal to the Python
+//! reference (`src/envelock/modeleye.py`, `src/envelock/defang.py`) byte for byte.
+//!
+//! Offsets are byte offsets into UTF-8 text; [`openers`] also gives code-point offsets (what
+//! Python's `str` indices are).
+#![forbid(unsafe_code)]
+
+pub mod chars;
+pub mod decode;
+pub mod defang;
+pub mod names;
+pub mod opener;
+pub mod reader;
+#[rustfmt::skip]
+#[allow(clippy::all)]
+pub mod tables;
+
+pub use defang::{defang, defang_body, undefang, xml_escape, xml_unescape, Level};
+pub use names::{EmptySkeleton, Names};
+pub use opener::Family;
+pub use reader::{read_after, read_bracket, Kind, Reading, Scratch};
+
+/// One opener whose reading is not none, or that is followed by a backslash.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenerReading {
+    pub family: Family,
+    /// Byte offsets of the opener.
+    pub start: usize,
+    pub opener_end: usize,
+    pub kind: Kind,
+    pub name: String,
+    pub slash: bool,
+    /// Byte offset where the reading stopped.
+    pub reading_end: usize,
+    /// The same positions in code points.
+    pub start_cp: usize,
+    pub opener_end_cp: usize,
+    pub reading_end_cp: usize,
+}
+
+/// Converts increasing byte offsets of one text to code-point offsets in one pass.
+pub struct CpCounter<'a> {
+    b: &'a [u8],
+    byte: usize,
+    cp: usize,
+}
+
+impl<'a> CpCounter<'a> {
+    pub fn new(s: &'a str) -> Self {
+        CpCounter {
+            b: s.as_bytes(),
+            byte: 0,
+            cp: 0,
+        }
+    }
+
+    /// The code-point offset of byte offset `at` (on a character boundary).
+    pub fn at(&mut self, at: usize) -> usize {
+        if at < self.byte {
+            self.byte = 0;
+            self.cp = 0;
+        }
+        self.cp += self.b[self.byte..at]
+            .iter()
+            .filter(|&&c| c & 0xC0 != 0x80)
+            .count();
+        self.byte = at;
+        self.cp
+    }
+}
+
+/// The byte offset of code-point offset `cp` (`None` past the end).
+pub fn byte_offset(s: &str, cp: usize) -> Option<usize> {
+    if s.is_ascii() {
+        return (cp <= s.len()).then_some(cp);
+    }
+    if cp == 0 {
+        return Some(0);
+    }
+    let mut seen = 0;
+    for (i, _) in s.char_indices() {
+        if seen == cp {
+            return Some(i);
+        }
+        seen += 1;
+    }
+    (seen == cp).then_some(s.len())
+}
+
+/// Every angle opener and every bracket opener, in text order, whose reading is not none or
+/// which is followed by `\` (what the scanner consumes).
+pub fn openers(s: &str, names: &Names) -> Vec<OpenerReading> {
+    let b = s.as_bytes();
+    let n = b.len();
+    let mut scratch = Scratch::default();
+    let mut out = Vec::new();
+    for fam in [Family::Angle, Family::Bracket] {
+        for (a, e) in opener::Openers::new(s, fam) {
+            let r = if fam.is_bracket() {
+                read_bracket(s, e, names, &mut scratch)
+            } else {
+                read_after(s, e, names, &mut scratch)
+            };
+            if r.is_none() && !(e < n && b[e] == b'\\') {
+                continue;
+            }
+            out.push(OpenerReading {
+                family: fam,
+                start: a,
+                opener_end: e,
+                kind: r.kind,
+                name: r.name.to_string(),
+                slash: r.slash,
+                reading_end: r.end,
+                start_cp: 0,
+                opener_end_cp: 0,
+                // The code points read after the opener; made absolute below.
+                reading_end_cp: r.end_rel,
+            });
+        }
+    }
+    out.sort_by_key(|o| o.start);
+    let mut cc = CpCounter::new(s);
+    for o in &mut out {
+        o.start_cp = cc.at(o.start);
+        o.opener_end_cp = cc.at(o.opener_end);
+        // `Reading.end` is 0 for a none reading (as in Python).
+        o.reading_end_cp = if o.kind == Kind::None {
+            0
+        } else {
+            o.opener_end_cp + o.reading_end_cp
+        };
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,210 @@
+//! Examples from the Python tests (tests/test_core_defang.py and friends).
+
+use crate::chars::skeleton;
+use crate::*;
+
+fn names() -> Names {
+    Names::default_names()
+}
+
+fn d(s: &str, level: &str) -> String {
+    defang(s, Level::parse(level).unwrap(), &names()).into_owned()
+}
+
+fn u(s: &str, level: &str) -> String {
+    undefang(s, Level::parse(level).unwrap(), &names()).into_owned()
+}
+
+const LEVELS: [&str; 3] = ["reserved", "markup", "xml"];
+
+#[test]
+fn escaping_the_escape() {
+    for (raw, want) in [
+        ("<\\", "<\\\\"),
+        ("<\\\\/retrieved_content>", "<\\\\\\/retrieved_content>"),
+        ("&lt;\\x", "&lt;\\\\x"),
+        ("[\\INST]", "[\\\\INST]"),
+        ("[INST]", "[\\INST]"),
+        ("[/INST]", "[\\/INST]"),
+        ("[ inst ]", "[\\ inst ]"),
+        ("[\\d]+", "[\\d]+"),
+        ("<a\\b", "<a\\b"),
+    ] {
+        assert_eq!(d(raw, "reserved"), want, "{raw:?}");
+        assert_eq!(u(want, "reserved"), raw, "{want:?}");
+    }
+}
+
+#[test]
+fn injective_on_colliding_forms() {
+    let forms = [
+        "</retrieved_content>",
+        "<\\/retrieved_content>",
+        "<\\\\/retrieved_content>",
+        "<\\\\\\/retrieved_content>",
+    ];
+    let outs: Vec<String> = forms.iter().map(|f| d(f, "reserved")).collect();
+    for (i, o) in outs.iter().enumerate() {
+        for o2 in &outs[i + 1..] {
+            assert_ne!(o, o2);
+        }
+        assert_eq!(u(o, "reserved"), forms[i]);
+    }
+}
+
+#[test]
+fn chat_tokens_at_every_level() {
+    for token in [
+        "<|im_end|>",
+        "<|im_start|>system",
+        "<|start_header_id|>system<|end_header_id|>",
+        "<\u{ff5c}end\u{2581}of\u{2581}sentence\u{ff5c}><\u{ff5c}User\u{ff5c}>",
+        "\u{ff1c}|im_end|\u{ff1e}",
+        "&lt;|im_end|&gt;",
+        "</s><s>[INST] <<SYS>>",
+        "<</SYS>>",
+        "<start_of_turn>user",
+        "</think>",
+        "<eos>",
+        "[SYSTEM_PROMPT]",
+        "[AVAILABLE_TOOLS]",
+        "<system-reminder>",
+        "</function_results>",
+    ] {
+        for level in LEVELS {
+            let out = d(token, level);
+            assert_ne!(out, token, "{token:?} {level}");
+            assert_eq!(u(&out, level), token, "{token:?} {level}");
+        }
+    }
+}
+
+#[test]
+fn benign_untouched_at_reserved() {
+    for benign in [
+        "<div class='x'>hello</div>",
+        "if a < b && c > d: pass",
+        "x <- c(1, 2)",
+        "I <3 this",
+        "<span>s</span><strong>t</strong><script>1</script><section></section>",
+        "<sys.path> and <system_info> and <start>",
+        "<em>e</em><e>x</e><ex>y</ex><exter>z</exter>",
+        "regex [\\d]+ and [\\w\\s]",
+        "&amp; &lt; 3 &#60; 4",
+        "<retrieve> <content> <retrieved>",
+        "\u{645}\u{631}\u{62d}\u{628}\u{627} \u{200c} \u{641}\u{627}\u{631}\u{633}\u{6cc}",
+        "\u{1f469}\u{200d}\u{1f4bb} emoji",
+        "<!-- comment --> <?php echo 1; ?> <![CDATA[x]]>",
+    ] {
+        assert_eq!(d(benign, "reserved"), benign);
+    }
+}
+
+#[test]
+fn markup_and_xml_levels() {
+    let text = "<p>a</p><!-- c --><?pi?><![CDATA[x]]>< b>";
+    assert_eq!(
+        d(text, "markup"),
+        "<\\p>a<\\/p><\\!-- c --><\\?pi?><\\![CDATA[x]]><\\ b>"
+    );
+    assert_eq!(d("a < 3 and <= 4", "markup"), "a < 3 and <= 4");
+    let out = d("a & b < 3 > d\r\n<x> < y", "xml");
+    assert_eq!(out, "a &amp; b &lt; 3 &gt; d&#13;\n&lt;\\x&gt; &lt;\\ y");
+    assert_eq!(u(&out, "xml"), "a & b < 3 > d\r\n<x> < y");
+}
+
+#[test]
+fn configurable_reserved_names() {
+    let names = Names::new(&["memory", "retrieved_content"], true, true).unwrap();
+    let out = defang(
+        "</memory> and </m\u{435}mory> and </retrieved_content>",
+        Level::Reserved,
+        &names,
+    );
+    assert_eq!(out.matches("<\\/").count(), 3);
+    assert_eq!(d("</memory>", "reserved"), "</memory>");
+    assert!(Names::new(&["\u{200b}"], true, true).is_err());
+}
+
+#[test]
+fn skeleton_folds_the_tricks() {
+    for disguise in [
+        "RETRIEVED-CONTENT",
+        "r\u{435}trieved content",
+        "retrieved\u{200b}_content",
+        "\u{1d42b}etrieved_c0ntent",
+    ] {
+        assert_eq!(skeleton(disguise), "retrievedcontent", "{disguise:?}");
+    }
+}
+
+#[test]
+fn padding_fails_closed() {
+    let padded = format!("<{}/retrieved_content>", "\u{200b}".repeat(500));
+    assert!(d(&padded, "reserved").starts_with("<\\"));
+    let long_name = format!("</r{}etrieved_content>", "\u{200b}".repeat(500));
+    assert!(d(&long_name, "reserved").starts_with("<\\"));
+}
+
+#[test]
+fn readings() {
+    let n = names();
+    let mut sc = Scratch::default();
+    let s = "</ns:retrieved_content>";
+    let r = read_after(s, 1, &n, &mut sc);
+    assert_eq!(
+        (r.kind, r.name, r.slash),
+        (Kind::Reserved, "retrievedcontent", true)
+    );
+    let s = "<think >x";
+    let r = read_after(s, 1, &n, &mut sc);
+    assert_eq!((r.kind, r.name, r.end), (Kind::Token, "think", 8));
+    let s = "<|im_end|>";
+    assert_eq!(read_after(s, 1, &n, &mut sc).kind, Kind::Bar);
+    let s = "&#38;lt;/external_content>";
+    let (a, e) = opener::Openers::new(s, Family::Angle).next().unwrap();
+    assert_eq!((a, e), (0, 8));
+    assert_eq!(read_after(s, e, &n, &mut sc).kind, Kind::Reserved);
+    let s = "[ INST ]";
+    let r = read_bracket(s, 1, &n, &mut sc);
+    assert_eq!((r.kind, r.name, r.end), (Kind::Token, "inst", 8));
+    let s = "<div>";
+    assert!(read_after(s, 1, &n, &mut sc).is_none());
+}
+
+#[test]
+fn body_context() {
+    // At the end of a body the reader sees "\n<": a name cut by the end is not padding.
+    let n = names();
+    for level in [Level::Reserved, Level::Markup, Level::Xml] {
+        let body = "x </retrieved_content";
+        let out = defang_body(body, level, &n);
+        assert_eq!(undefang(&out, level, &n), body);
+    }
+    assert_eq!(defang_body("a <b", Level::Xml, &n), "a &lt;\\b");
+}
+
+#[test]
+fn openers_in_text_order() {
+    let n = names();
+    let s = "é[INST] </retrieved_content> <\\x";
+    let got: Vec<(usize, usize, Kind)> = openers(s, &n)
+        .iter()
+        .map(|o| (o.start_cp, o.opener_end_cp, o.kind))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (1, 2, Kind::Token),
+            (8, 9, Kind::Reserved),
+            (29, 30, Kind::None)
+        ]
+    );
+}
+
+#[test]
+fn reference_undo_takes_the_longer_name() {
+    // `(OPENER)\\` in Python's undefang backtracks into `&ltcc;`; defang's OPENER_RE takes `&lt`.
+    assert_eq!(d("&ltcc;\\", "reserved"), "&ltcc;\\");
+    assert_eq!(u("&ltcc;\\", "reserved"), "&ltcc;");
+}

@@ -1,0 +1,221 @@
+//! `envelock._native`: the PyO3 bindings of `envelock-core`.
+//!
+//! Offsets are code-point offsets (Python `str` indices). Text holding a lone surrogate
+//! cannot be read as UTF-8: every function raises `SurrogateError` (a `ValueError`) for it,
+//! and the Python side falls back to the reference implementation for that call.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use envelock_core as core;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple};
+use rayon::prelude::*;
+
+pyo3::create_exception!(
+    _native,
+    SurrogateError,
+    PyValueError,
+    "The text holds a lone surrogate, which the native core cannot read; use the Python reference."
+);
+
+/// Inputs at least this long are read with the GIL released.
+const DETACH_BYTES: usize = 64 * 1024;
+/// How many name sets are kept (like `names_for`'s lru_cache).
+const NAMES_CACHE: usize = 64;
+
+type NamesKey = (Vec<String>, bool, bool);
+static NAMES: Mutex<Option<HashMap<NamesKey, Arc<core::Names>>>> = Mutex::new(None);
+
+fn names_for(reserved: Vec<String>, tokens: bool, pipes: bool) -> PyResult<Arc<core::Names>> {
+    let key = (reserved, tokens, pipes);
+    let mut guard = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    let map = guard.get_or_insert_with(HashMap::new);
+    if let Some(n) = map.get(&key) {
+        return Ok(Arc::clone(n));
+    }
+    let names = core::Names::new(&key.0, key.1, key.2).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    if map.len() >= NAMES_CACHE {
+        map.clear();
+    }
+    let names = Arc::new(names);
+    map.insert(key, Arc::clone(&names));
+    Ok(names)
+}
+
+fn text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
+    s.to_str().map_err(|_| SurrogateError::new_err("text holds a lone surrogate"))
+}
+
+fn level(s: &str) -> PyResult<core::Level> {
+    core::Level::parse(s)
+        .ok_or_else(|| PyValueError::new_err(format!("level must be one of reserved, markup, xml; got '{s}'")))
+}
+
+/// The input object itself when nothing changed, else a new string.
+fn result<'py>(py: Python<'py>, input: &Bound<'py, PyString>, out: Cow<'_, str>) -> Bound<'py, PyString> {
+    match out {
+        Cow::Borrowed(_) => input.clone(),
+        Cow::Owned(s) => PyString::new(py, &s),
+    }
+}
+
+fn run<'py, F>(py: Python<'py>, input: &Bound<'py, PyString>, f: F) -> PyResult<Bound<'py, PyString>>
+where
+    F: for<'s> Fn(&'s str) -> Cow<'s, str> + Send + Sync,
+{
+    let s = text(input)?;
+    let out = if s.len() >= DETACH_BYTES { py.detach(|| f(s)) } else { f(s) };
+    Ok(result(py, input, out))
+}
+
+/// defang(text, level, reserved) -> str: `defang_reference(text, level=level, reserved=reserved)`.
+#[pyfunction]
+fn defang<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    level: &str,
+    reserved: Vec<String>,
+) -> PyResult<Bound<'py, PyString>> {
+    let lvl = self::level(level)?;
+    let names = names_for(reserved, true, true)?;
+    run(py, text, |s| core::defang(s, lvl, &names))
+}
+
+/// defang_body(text, level, reserved) -> str: `defang_body` (judged followed by "\n<").
+#[pyfunction]
+fn defang_body<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    level: &str,
+    reserved: Vec<String>,
+) -> PyResult<Bound<'py, PyString>> {
+    let lvl = self::level(level)?;
+    let names = names_for(reserved, true, true)?;
+    run(py, text, |s| core::defang_body(s, lvl, &names))
+}
+
+/// undefang(text, level) -> str: the exact inverse of defang (as the reference undefang).
+#[pyfunction]
+fn undefang<'py>(py: Python<'py>, text: &Bound<'py, PyString>, level: &str) -> PyResult<Bound<'py, PyString>> {
+    let lvl = self::level(level)?;
+    let names = names_for(core::tables::RESERVED_NAMES.iter().map(|s| s.to_string()).collect(), true, true)?;
+    run(py, text, |s| core::undefang(s, lvl, &names))
+}
+
+fn reading_tuple<'py>(py: Python<'py>, r: &core::Reading<'_>, pos_cp: usize) -> PyResult<Bound<'py, PyTuple>> {
+    let end = if r.is_none() { 0 } else { pos_cp + r.end_rel };
+    (r.kind.as_str(), r.name, r.slash, end).into_pyobject(py)
+}
+
+/// read_after(text, pos, reserved, tokens=True, pipes=True) -> (kind, name, slash, end).
+#[pyfunction]
+#[pyo3(signature = (text, pos, reserved, tokens = true, pipes = true))]
+fn read_after<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    pos: usize,
+    reserved: Vec<String>,
+    tokens: bool,
+    pipes: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let s = self::text(text)?;
+    let names = names_for(reserved, tokens, pipes)?;
+    let mut scratch = core::Scratch::default();
+    let r = match core::byte_offset(s, pos) {
+        Some(b) => core::read_after(s, b, &names, &mut scratch),
+        None => return ("none", "", false, 0usize).into_pyobject(py),
+    };
+    reading_tuple(py, &r, pos)
+}
+
+/// read_bracket(text, pos) -> (kind, name, slash, end).
+#[pyfunction]
+fn read_bracket<'py>(py: Python<'py>, text: &Bound<'py, PyString>, pos: usize) -> PyResult<Bound<'py, PyTuple>> {
+    let s = self::text(text)?;
+    let names = names_for(core::tables::RESERVED_NAMES.iter().map(|s| s.to_string()).collect(), true, true)?;
+    let mut scratch = core::Scratch::default();
+    let r = match core::byte_offset(s, pos) {
+        Some(b) => core::read_bracket(s, b, &names, &mut scratch),
+        None => return ("none", "", false, 0usize).into_pyobject(py),
+    };
+    reading_tuple(py, &r, pos)
+}
+
+/// openers(text, reserved) -> [(start, opener_end, kind, name, slash, reading_end, family)].
+#[pyfunction]
+fn openers<'py>(py: Python<'py>, text: &Bound<'py, PyString>, reserved: Vec<String>) -> PyResult<Bound<'py, PyList>> {
+    let s = self::text(text)?;
+    let names = names_for(reserved, true, true)?;
+    let found = if s.len() >= DETACH_BYTES { py.detach(|| core::openers(s, &names)) } else { core::openers(s, &names) };
+    let items = found
+        .iter()
+        .map(|o| {
+            let fam = if o.family.is_bracket() { "bracket" } else { "angle" };
+            (o.start_cp, o.opener_end_cp, o.kind.as_str(), o.name.as_str(), o.slash, o.reading_end_cp, fam)
+                .into_pyobject(py)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, items)
+}
+
+/// defang_many(texts, level, reserved) -> [str]: `defang` of each text, on every core.
+#[pyfunction]
+fn defang_many<'py>(
+    py: Python<'py>,
+    texts: Vec<Bound<'py, PyString>>,
+    level: &str,
+    reserved: Vec<String>,
+) -> PyResult<Bound<'py, PyList>> {
+    let lvl = self::level(level)?;
+    let names = names_for(reserved, true, true)?;
+    let strs = texts
+        .iter()
+        .enumerate()
+        .map(|(k, t)| t.to_str().map_err(|_| SurrogateError::new_err(("text holds a lone surrogate", k))))
+        .collect::<PyResult<Vec<&str>>>()?;
+    let total: usize = strs.iter().map(|s| s.len()).sum();
+    let work = |s: &&str| -> Option<String> {
+        match core::defang(s, lvl, &names) {
+            Cow::Borrowed(_) => None,
+            Cow::Owned(o) => Some(o),
+        }
+    };
+    let outs: Vec<Option<String>> = if total >= DETACH_BYTES && strs.len() > 1 {
+        py.detach(|| strs.par_iter().map(work).collect())
+    } else {
+        strs.iter().map(work).collect()
+    };
+    let items: Vec<Bound<'py, PyString>> = texts
+        .iter()
+        .zip(outs)
+        .map(|(t, o)| match o {
+            None => t.clone(),
+            Some(s) => PyString::new(py, &s),
+        })
+        .collect();
+    PyList::new(py, items)
+}
+
+/// skeleton(text) -> str: `modeleye.skeleton`.
+#[pyfunction]
+fn skeleton(text: &Bound<'_, PyString>) -> PyResult<String> {
+    Ok(core::chars::skeleton(self::text(text)?))
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("SurrogateError", m.py().get_type::<SurrogateError>())?;
+    m.add("UNICODE_VERSION", core::tables::UNICODE_VERSION)?;
+    m.add_function(wrap_pyfunction!(defang, m)?)?;
+    m.add_function(wrap_pyfunction!(defang_body, m)?)?;
+    m.add_function(wrap_pyfunction!(undefang, m)?)?;
+    m.add_function(wrap_pyfunction!(read_after, m)?)?;
+    m.add_function(wrap_pyfunction!(read_bracket, m)?)?;
+    m.add_function(wrap_pyfunction!(openers, m)?)?;
+    m.add_function(wrap_pyfunction!(defang_many, m)?)?;
+    m.add_function(wrap_pyfunction!(skeleton, m)?)?;
+    Ok(())
+}
