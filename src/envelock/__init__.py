@@ -3,15 +3,15 @@
 See docs/design.md, README.md and SECURITY.md. This module only re-exports.
 """
 
+from .common import Envelope, Finding, Location, Problem, Transformation
 from .compose import compose_preface, entries_of
 from .entry import PrefaceEntry, stamp
 from .errors import EnvelockError, EnvelopeBreach, InvalidEntry, NestingError
 from .escape import LEVELS, defang, undefang
-from .invisible import Transformation
 from .nesting import Preface
-from .parse import Envelope, Problem, parse_preface
+from .parse import parse_preface
 from .provenance import HYGIENE_RULE, Trust, trust_of
-from .scan import Finding, scan_text
+from .scan import scan_text
 from .tokens import RESERVED_NAMES
 from .verify import Verification, verify_preface
 
@@ -26,6 +26,7 @@ __all__ = [
     "EnvelopeBreach",
     "Finding",
     "InvalidEntry",
+    "Location",
     "NestingError",
     "Preface",
     "PrefaceEntry",

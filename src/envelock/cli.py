@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 from . import __version__
+from .common import Finding
 from .compose import compose_preface
 from .entry import PrefaceEntry
 from .errors import EnvelockError, EnvelopeBreach, InvalidEntry
@@ -28,7 +29,7 @@ from .modeleye import visible
 from .nesting import Preface
 from .report import JSON_SCHEMA_ID, FileResult, emit
 from .rules import SEVERITIES, SEVERITY_RANK
-from .scan import Finding, scan_text
+from .scan import scan_text
 from .verify import verify_preface
 
 #: Directories never walked into (VCS metadata).
@@ -205,23 +206,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             results.append(FileResult(shown, uri, skipped=reason))
             continue
         verdict = verify_preface(text, level=args.level)
-        findings = []
-        for p in verdict.problems:
-            end = min(len(text), p.offset + 1)
-            findings.append(
-                Finding(
-                    p.code,
-                    "error",
-                    f"{'entry ' + str(p.entry) if p.entry is not None else 'outside envelopes'}: {p.message}",
-                    p.offset,
-                    p.line,
-                    p.column,
-                    end,
-                    p.line,
-                    p.column + (1 if end > p.offset else 0),
-                    visible(text[p.offset : p.offset + 40]),
-                )
-            )
+        findings = [Finding.from_problem(p, text) for p in verdict.problems]
         results.append(FileResult(shown, uri, findings))
     failed = any(r.findings for r in results) or any(r.skipped for r in results)
     code = EXIT_FINDINGS if failed else EXIT_CLEAN

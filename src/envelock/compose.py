@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from . import render
+from .common import DEPTH_CEILING, Envelope, Transformation
 from .entry import PrefaceEntry, check_entry, normalize_fetched_at
 from .errors import EnvelopeBreach, InvalidEntry
 from .escape import check_level, defang, defang_body
-from .invisible import XML_IMPOSSIBLE_RE, Transformation, check_policies, handle_invisible, sanitize
+from .invisible import XML_IMPOSSIBLE_RE, check_policies, handle_invisible, sanitize
 from .nesting import NESTING_POLICIES, Preface, _make, check_nested, is_preface
-from .parse import DEPTH_CEILING, Envelope
 from .tokens import RESERVED_NAMES
 
 

@@ -15,10 +15,10 @@ Every removal and replacement is returned as a :class:`Transformation`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
 
 from .charsets import BIDI_EMBEDDING_CONTROLS, TAG_CHARACTERS, XML_IMPOSSIBLE, char_class
+from .common import Transformation
 from .errors import InvalidEntry
 from .unicode_tables import RGI_EMOJI_TAG_SEQUENCES
 
@@ -34,29 +34,6 @@ INVISIBLE_RE = re.compile(f"({_RGI_ALT})|([{INVISIBLE_CLASS}]+)")
 XML_IMPOSSIBLE_CLASS = char_class(XML_IMPOSSIBLE)
 XML_IMPOSSIBLE_RE = re.compile(f"[{XML_IMPOSSIBLE_CLASS}]+")
 HAS_INVISIBLE_RE = re.compile(f"[{INVISIBLE_CLASS}]")
-
-
-@dataclass(frozen=True)
-class Transformation:
-    """One reported change to an entry's text.
-
-    ``kind`` is ``"stripped-invisible"`` or ``"replaced-control"``; ``start``
-    and ``end`` are code-point offsets in the field's original value and
-    ``removed`` the original characters.
-    """
-
-    entry: int | None
-    field: str
-    kind: str
-    start: int
-    end: int
-    removed: str
-
-    def __str__(self) -> str:
-        cps = " ".join(f"U+{ord(c):04X}" for c in self.removed[:8])
-        more = " ..." if len(self.removed) > 8 else ""
-        where = f"entry {self.entry}" if self.entry is not None else "entry"
-        return f"{where}, field {self.field!r}: {self.kind} at {self.start}..{self.end}: {cps}{more}"
 
 
 #: The C0 controls XML cannot carry (the only XML-impossible characters in ASCII text).

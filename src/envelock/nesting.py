@@ -10,15 +10,13 @@ return plain ``str``: trust does not survive editing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypeGuard
+from typing import TypeGuard
 
+from .common import Transformation
 from .errors import EnvelopeBreach, NestingError
 from .escape import check_level
 from .parse import scan_preface
 from .tokens import RESERVED_NAMES
-
-if TYPE_CHECKING:
-    from .invisible import Transformation
 
 NESTING_POLICIES = ("allow", "forbid")
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
+from .common import DEPTH_CEILING, Envelope, LineIndex, Problem
 from .entry import CANONICAL_FETCHED_AT_RE, parse_iso8601
 from .errors import EnvelopeBreach
 from .escape import BODY_CONTEXT, check_level, defang, defang_body, undefang
@@ -30,86 +31,8 @@ from .modeleye import OPENER_RE, dangerous_after, names_for, visible
 from .render import ATTR_INVALID_RE, CLOSE_TAG, OPEN_TAG_RE, SEPARATOR, TAG, unescape_attribute
 from .tokens import RESERVED_NAMES
 
-#: Largest ``max_depth`` accepted (the parser recurses once per level).
-DEPTH_CEILING = 32
 _CLOSE = "\n" + CLOSE_TAG
 _NEXT_OPEN = SEPARATOR + f"<{TAG} "
-
-
-@dataclass(frozen=True)
-class Envelope:
-    """One parsed envelope. ``body`` is the undefanged text, or ``None`` when it holds ``children``."""
-
-    source: str
-    origin: str
-    fetched_at: str | None
-    body: str | None
-    children: tuple[Envelope, ...] = ()
-    #: Offset of the open tag in the parsed text.
-    offset: int = field(default=0, compare=False)
-
-
-def _line_starts(text: str) -> list[int]:
-    """Offsets where a line of ``text`` starts: 0 and one past each ``"\\n"`` (one forward pass)."""
-    starts = [0]
-    find = text.find
-    i = find("\n")
-    while i >= 0:
-        i += 1
-        starts.append(i)
-        i = find("\n", i)
-    return starts
-
-
-class LineIndex:
-    """The line and column of offsets in one text; the one place positions are computed.
-
-    ``locate(offset)`` is ``(line, column)``, both 1-based: the line is one plus
-    the number of ``"\\n"`` before ``offset`` and the column one plus the code
-    points since the last of them. Only ``"\\n"`` ends a line: a CR (alone or
-    in CRLF) is an ordinary character that counts in the column. Offsets past
-    the end locate as the end does (for ``0 <= offset``). The line starts are
-    found on the first lookup, in one pass; each lookup is then a bisect, so
-    any number of lookups costs O(len(text) + lookups * log lines).
-    """
-
-    __slots__ = ("_starts", "_text")
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._starts: list[int] | None = None
-
-    def locate(self, offset: int) -> tuple[int, int]:
-        starts = self._starts
-        if starts is None:
-            starts = self._starts = _line_starts(self._text)
-        line = bisect_right(starts, offset)
-        return line, offset - starts[line - 1] + 1
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One reason a text is not a sound preface.
-
-    ``code`` is a stable rule id, ``offset``/``line``/``column`` locate it
-    (0-based offset; 1-based line and column in code points), ``entry`` is the
-    top-level envelope index (``None`` outside any envelope) and ``path`` the
-    index path through nested envelopes.
-    """
-
-    code: str
-    message: str
-    offset: int
-    line: int
-    column: int
-    entry: int | None = None
-    path: tuple[int, ...] = ()
-
-    def __str__(self) -> str:
-        where = f"entry {self.entry}" if self.entry is not None else "outside envelopes"
-        if len(self.path) > 1:
-            where += " (path " + ".".join(map(str, self.path)) + ")"
-        return f"{self.line}:{self.column}: [{self.code}] {where}: {self.message}"
 
 
 @dataclass

@@ -54,8 +54,8 @@ from collections.abc import Sequence
 
 from lxml import etree
 
+from .common import Envelope, Problem
 from .escape import check_level, defang, undefang, xml_unescape_text
-from .parse import Envelope, Problem
 from .render import CLOSE_TAG, OPEN_TAG_RE, TAG
 
 #: The synthetic root the ``xml`` check wraps a preface in.

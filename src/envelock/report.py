@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .common import Finding
 from .rules import RULES, SEVERITIES
-from .scan import Finding
 
 INFORMATION_URI = "https://github.com/envelock/envelock"
 JSON_SCHEMA_ID = "envelock-report/1"

@@ -12,9 +12,9 @@ text it decodes is itself an envelope tag or control token.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
-Severity = Literal["error", "warning", "note"]
+from .common import Severity
+
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "note")
 #: Higher is more severe.
 SEVERITY_RANK: dict[str, int] = {"note": 1, "warning": 2, "error": 3}

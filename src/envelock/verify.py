@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from .common import Envelope, LineIndex, Problem
 from .entry import PrefaceEntry, check_entry, normalize_fetched_at
 from .invisible import sanitize
 from .nesting import is_preface
-from .parse import Envelope, LineIndex, Problem, parse_preface, scan_preface
+from .parse import parse_preface, scan_preface
 from .tokens import RESERVED_NAMES
 
 

@@ -43,10 +43,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..rules import RULES, RULES_BY_ID, SEVERITY_RANK, Rule, Severity
+from ..common import Finding, LineIndex, Severity
+from ..rules import RULES, RULES_BY_ID, SEVERITY_RANK, Rule
 from ..tokens import RESERVED_NAMES
 from . import encoded, hidden, tags, text
-from ._base import Finding, _Lines, _Raw, _snippet
+from ._base import _Raw, _snippet
 
 __all__ = ["FAMILIES", "RULES", "Family", "Finding", "Rule", "Severity", "scan_text"]
 
@@ -115,15 +116,14 @@ def scan_text(
         if not family.rule_ids <= off:
             family.run(text, reserved, raw)
     seen: set[tuple[str, int, int]] = set()
-    lines = _Lines(text) if raw else None
+    lines = LineIndex(text)
     findings: list[Finding] = []
     for r in sorted(raw, key=lambda r: (r.start, -SEVERITY_RANK[r.severity], r.rule, r.end)):
         if r.rule in off or (r.rule, r.start, r.end) in seen:
             continue
         seen.add((r.rule, r.start, r.end))
-        assert lines is not None
-        line, col = lines.position(r.start)
-        end_line, end_col = lines.position(r.end)
+        line, col = lines.locate(r.start)
+        end_line, end_col = lines.locate(r.end)
         snippet = _snippet(text, r.start, r.end)
         findings.append(Finding(r.rule, r.severity, r.message, r.start, line, col, r.end, end_line, end_col, snippet))
     return findings

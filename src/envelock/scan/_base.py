@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
 from .. import modeleye
+from ..common import Severity
 from ..modeleye import (
     GT_CHARS,
     LT_CHARS,
@@ -15,49 +15,11 @@ from ..modeleye import (
     SLASH_CHARS,
     visible,
 )
-from ..rules import Severity
 
 #: Longest snippet (in code points, before making it visible).
 SNIPPET_MAX = 80
 #: Longest run of base64/hex decoded per candidate (bounds memory, not time).
 BLOB_MAX = 1 << 20
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One hostile construct found by :func:`scan_text`.
-
-    ``offset``/``end_offset`` are 0-based code-point offsets (end exclusive);
-    ``line``/``column`` and ``end_line``/``end_column`` are 1-based, in code
-    points (``end_column`` is exclusive: the column just after the match).
-    ``snippet`` is the matched text with invisible and control characters
-    shown as ``U+XXXX`` (at most :data:`SNIPPET_MAX` characters, then ``…``).
-    """
-
-    rule: str
-    severity: Severity
-    message: str
-    offset: int
-    line: int
-    column: int
-    end_offset: int
-    end_line: int
-    end_column: int
-    snippet: str
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "rule": self.rule,
-            "severity": self.severity,
-            "message": self.message,
-            "offset": self.offset,
-            "line": self.line,
-            "column": self.column,
-            "end_offset": self.end_offset,
-            "end_line": self.end_line,
-            "end_column": self.end_column,
-            "snippet": self.snippet,
-        }
 
 
 @dataclass(frozen=True)
@@ -95,21 +57,6 @@ def _disguises(snippet: str, canonical: str) -> str:
     if not found:
         found.append("spacing or separators")
     return " (disguised by " + ", ".join(found) + ")"
-
-
-class _Lines:
-    """Line starts (LF-terminated lines), computed once per text: linear."""
-
-    def __init__(self, text: str) -> None:
-        self.starts = [0]
-        i = text.find("\n")
-        while i >= 0:
-            self.starts.append(i + 1)
-            i = text.find("\n", i + 1)
-
-    def position(self, offset: int) -> tuple[int, int]:
-        k = bisect.bisect_right(self.starts, offset) - 1
-        return k + 1, offset - self.starts[k] + 1
 
 
 def _snippet(text: str, start: int, end: int) -> str:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .. import modeleye
+from ..common import Severity
 from ..modeleye import (
     BRACKET_OPENER_RE,
     GT_CHARS,
@@ -25,7 +26,6 @@ from ..modeleye import (
     read_bracket,
     visible,
 )
-from ..rules import Severity
 from ..tokens import ANGLE_TOKEN_NAMES, BRACKET_TOKEN_CONTEXT, BRACKET_TOKEN_NAMES
 from ._base import _GT, _LT, _PIPE, _SLASH, SNIPPET_MAX, _decode_escapes, _disguises, _Raw
 
