@@ -16,6 +16,7 @@ mutant is applied.
 | ``nesting-off-by-one`` | nesting | the depth check allows ``max_depth + 1`` |
 | ``forget-bang`` | readers | a markup defang that forgets ``<!`` (comments, CDATA, doctype) |
 | ``no-lookalikes`` | scan | a scanner that only knows ASCII ``<`` and ``/`` |
+| ``reference-forgets-capital-i`` | native | the Python reference loses the readings of ``I`` (the native core keeps them) |
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ HARNESS = {
     "nesting-off-by-one": "nesting",
     "forget-bang": "readers",
     "no-lookalikes": "scan",
+    "reference-forgets-capital-i": "native",
 }
 
 
@@ -138,6 +140,14 @@ def no_lookalikes() -> None:
     envelock.scan_text = weak_scan_text
     if scan_mod is not None:
         scan_mod.scan_text = weak_scan_text
+
+
+@_mutant("reference-forgets-capital-i")
+def reference_forgets_capital_i() -> None:
+    """native: the reference's readings table loses ``I`` (it reads as itself), so the two sides differ."""
+    me = _mod("envelock.modeleye")
+    me._READ = {c: r for c, r in me._READ.items() if c != "I"}
+    me.names_for.cache_clear()
 
 
 def _finding_start(f: object) -> int | None:

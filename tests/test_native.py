@@ -370,3 +370,19 @@ def test_negative_control_hypothesis_finds_the_mutant() -> None:
 
     with _patched("_SKIP", _ascii_skips_only()), pytest.raises(AssertionError):
         prop()
+
+
+def test_replay_native_fuzz_corpus() -> None:
+    """Every seed of fuzz/corpus/native through the fuzz harness's check (no atheris needed)."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    fuzz = Path(__file__).resolve().parent.parent / "fuzz"
+    if str(fuzz) not in sys.path:
+        sys.path.insert(0, str(fuzz))
+    harness = importlib.import_module("fuzz_native")
+    seeds = sorted((fuzz / "corpus" / "native").glob("*"))
+    assert seeds
+    for path in seeds:
+        harness.check(path.read_bytes())
