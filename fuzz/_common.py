@@ -36,9 +36,6 @@ if str(FUZZ_DIR) not in sys.path:
 RS = "\x1e"  # entry separator
 US = "\x1f"  # field separator
 LEVELS = ("reserved", "markup", "xml")
-#: ENVELOCK_FUZZ_STRICT=1 turns off the narrow tolerances for known, reported core bugs
-#: (listed in fuzz/README.md, each with an xfail(strict=True) regression test; none at present).
-STRICT = os.environ.get("ENVELOCK_FUZZ_STRICT") == "1"
 
 try:  # atheris is optional for the regression tests (they only call check()).
     import atheris
@@ -216,7 +213,7 @@ def main(name: str, check: Callable[[bytes], None], prepare: Callable[[], None] 
 
 # ---------------------------------------------------------------- oracles shared by harnesses
 
-#: Characters XML 1.0 cannot carry (DESIGN.md section 1), written out independently.
+#: Characters XML 1.0 cannot carry (docs/design.md, section 1), written out independently.
 XML_IMPOSSIBLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _BIDI = "\u202a-\u202e\u2066-\u2069"
 _TAGS = "\U000e0000-\U000e007f"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fuzz ``compose_preface``: 1-6 entries, arbitrary Unicode fields, every level.
 
-Properties (DESIGN.md sections 1-4):
+Properties (docs/design.md, sections 1-4):
 
 * composition succeeds, or raises a documented ``EnvelockError`` for a field
   that can be invalid (empty/XML-impossible ``source``/``origin``, a bad

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fuzz ``defang``/``undefang`` at every level.
 
-Properties (DESIGN.md section 2), for every level ``L``:
+Properties (docs/design.md, section 2), for every level ``L``:
 
 * ``undefang(defang(s, level=L), level=L) == s`` (the escape is injective);
 * at ``reserved``/``markup`` defang only inserts backslashes;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fuzz nesting: random trees of ``Preface`` bodies, envelope depth 0-4.
 
-Properties (DESIGN.md section 3):
+Properties (docs/design.md, section 3):
 
 * a tree whose envelope depth is within ``max_depth`` composes, verifies
   against its entries, and parses back with every nested ``Preface`` as child

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fuzz ``verify_preface`` and ``parse_preface`` with arbitrary text at every level.
 
-Properties (DESIGN.md sections 3-4):
+Properties (docs/design.md, sections 3-4):
 
 * ``verify_preface`` never raises on a ``str`` and every problem it reports
   lies within the text (0 <= offset <= len, line/column >= 1);

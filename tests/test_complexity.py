@@ -30,6 +30,7 @@ verify's ``expected`` path, must each fail it.
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, ClassVar, SupportsIndex
@@ -64,11 +65,29 @@ SLACK = modeleye.MAX_LOOKAHEAD**2 // 2
 PER_CHAR = 8
 
 
+class _CountingPattern:
+    """A compiled regex whose ``finditer`` counts its pass over the text and the matches it yields
+    (the fast path's C work: bounded quantifiers, so one pass is linear by construction)."""
+
+    def __init__(self, pattern: re.Pattern[str], box: list[int]) -> None:
+        self.pattern, self.box = pattern, box
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        self.box[0] += len(text)  # one pass of the regex engine over the text
+        for m in self.pattern.finditer(text):
+            self.box[0] += 1
+            yield m
+
+
 @contextmanager
 def counting() -> Iterator[list[int]]:
+    """Count the defang's work: pieces the reader decodes, per-opener reference checks, and
+    every match of the fast path's generated regexes (opener and bracket prefilters)."""
     box = [0]
     real_decode = modeleye._decode_at
     real_check = D.opener_needs_escape
+    real_fast = F._fast_regex
+    real_brackets = D._bracket_prefilter
 
     def decode(text: str, i: int) -> tuple[str, int]:
         box[0] += 1
@@ -81,6 +100,8 @@ def counting() -> Iterator[list[int]]:
     mp = pytest.MonkeyPatch()
     mp.setattr(modeleye, "_decode_at", decode)
     mp.setattr(D, "opener_needs_escape", check)
+    mp.setattr(F, "_fast_regex", lambda names, markup: _CountingPattern(real_fast(names, markup), box))
+    mp.setattr(D, "_bracket_prefilter", lambda names: _CountingPattern(real_brackets(names), box))
     try:
         yield box
     finally:
@@ -122,6 +143,29 @@ def test_work_per_character_is_small(impl: str, kind: str, level: str) -> None:
 def test_reference_does_real_work() -> None:
     """The counter sees the reference lookahead (else the guard would pass vacuously)."""
     assert work(D.defang, ADVERSARIAL["conten"](N)) > N // 2
+
+
+@pytest.mark.skipif(not F.AVAILABLE, reason="the fast path needs Python 3.11+")
+@pytest.mark.parametrize("kind", sorted(ADVERSARIAL))
+def test_fast_path_work_is_seen(kind: str) -> None:
+    """The counter sees the fast path's own work (regex matches), so no adversarial case counts zero."""
+    text = ADVERSARIAL[kind](N)
+    assert work(F.defang, text) > 0, kind
+
+
+@pytest.mark.skipif(not F.AVAILABLE, reason="the fast path needs Python 3.11+")
+def test_control_a_quadratic_fast_path_is_caught() -> None:
+    """A fast path that re-runs its regex over the text before every match it finds is caught."""
+    names = modeleye.names_for()
+
+    def quadratic(text: str) -> str:
+        for m in F._fast_regex(names, False).finditer(text):
+            for _ in F._fast_regex(names, False).finditer(text[: m.end()]):
+                pass
+        return text
+
+    ok, small, big = linear(quadratic, ADVERSARIAL["close"])
+    assert not ok, f"a quadratic fast path passed: {small} -> {big}"
 
 
 def test_negative_control_unbounded_lookahead_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:

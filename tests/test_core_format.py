@@ -1,4 +1,4 @@
-"""Golden, byte-exact tests of the output format (DESIGN.md section 1) and entry validation."""
+"""Golden, byte-exact tests of the output format (docs/design.md, section 1) and entry validation."""
 
 from __future__ import annotations
 

@@ -320,7 +320,7 @@ def test_corpus_origins_are_attributes_to_every_reader(level: str) -> None:
     failures: list[str] = []
     for label, payload in corpus_bodies():
         if re.search("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]", payload):
-            continue  # refused with InvalidEntry in attributes (DESIGN.md section 1)
+            continue  # refused with InvalidEntry in attributes (docs/design.md, section 1)
         start, end = canaries(label)
         text, entries = compose3(start + "body" + end, level, origin=payload)
         failures += [f"{label}: {f}" for f in containment_failures(text, level, start, end, entries)]

@@ -3,7 +3,7 @@
 The core tests check verdicts; mutmut showed that the *diagnostics* (problem
 codes, offsets, line/column, entry index and path, messages, error indexes)
 and the reference defang behind the fast one were barely pinned down. A
-security gate's report is part of its contract (DESIGN.md section 4: every
+security gate's report is part of its contract (docs/design.md, section 4: every
 error names the entry index and field; problems carry positions), so these
 tests pin them exactly.
 """

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import collections
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from conftest import load_corpus, shared_dir
 
-from envelock import Finding, defang, scan_text
+from envelock import Finding, defang, modeleye, scan_text
 from envelock.rules import RULES, RULES_BY_ID, SEVERITY_RANK
 
 BENIGN_DIR = Path(__file__).parent / "data" / "benign"
@@ -210,10 +211,63 @@ def test_disable_and_bad_input() -> None:
     assert scan_text("") == []
 
 
-def test_pathological_inputs_do_not_blow_up() -> None:
-    # Would be quadratic with a backtracking pattern; here each is a single linear pass.
-    for text in ["<" * 20000, "<" + " " * 20000, "[" + " " * 20000, "%3C" * 5000, "A" * 100000 + "!", "\u200b" * 20000, "&lt;" * 5000]:
+PATHOLOGICAL: dict[str, Callable[[int], str]] = {
+    "lt": lambda n: "<" * n,
+    "lt-space": lambda n: "<" + " " * n,
+    "bracket-space": lambda n: "[" + " " * n,
+    "percent": lambda n: ("%3C" * n)[:n],
+    "letters": lambda n: "A" * n + "!",
+    "zwsp": lambda n: "\u200b" * n,
+    "ltref": lambda n: ("&lt;" * n)[:n],
+    "namespaces": lambda n: ("<a:" * n)[:n],
+    "close": lambda n: ("</retrieved_content>" * n)[:n],
+    "brackets": lambda n: ("[INST]" * n)[:n],
+}
+
+
+#: Openers near the end of the small text read less than a full lookahead (fixed before any patching).
+SCAN_SLACK = modeleye.MAX_LOOKAHEAD**2 // 2
+
+
+def scan_work(text: str) -> int:
+    """Pieces the model's eye decodes while scanning ``text`` (the part that could re-walk)."""
+    box = [0]
+    real = modeleye._decode_at
+
+    def counted(t: str, i: int) -> tuple[str, int]:
+        box[0] += 1
+        return real(t, i)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(modeleye, "_decode_at", counted)
+    try:
         scan_text(text)
+    finally:
+        mp.undo()
+    return box[0]
+
+
+def scan_linear(make: Callable[[int], str], n: int = 500) -> tuple[bool, int, int]:
+    small, big = scan_work(make(n)), scan_work(make(8 * n))
+    return big <= 8.5 * small + SCAN_SLACK, small, big
+
+
+@pytest.mark.parametrize("kind", sorted(PATHOLOGICAL))
+def test_pathological_inputs_scan_in_linear_work(kind: str) -> None:
+    ok, small, big = scan_linear(PATHOLOGICAL[kind])
+    assert ok, f"{kind}: work(500)={small}, work(4000)={big}"
+
+
+def test_scan_work_counter_sees_the_reader() -> None:
+    assert scan_work(PATHOLOGICAL["close"](500)) > 500
+
+
+def test_control_a_rewalking_scanner_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lookahead unbounded and the stop-at-next-opener rule gone: every opener of a ``<a:`` run reads to the end."""
+    monkeypatch.setattr(modeleye, "MAX_LOOKAHEAD", 10**9)
+    monkeypatch.setattr(modeleye, "_stops_reading", lambda piece: False)
+    ok, small, big = scan_linear(PATHOLOGICAL["namespaces"], 200)
+    assert not ok, f"a re-walking scanner passed: {small} -> {big}"
 
 
 # --- benign content: nothing at error ------------------------------------------

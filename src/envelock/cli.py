@@ -25,8 +25,9 @@ from .common import Finding
 from .compose import compose_preface
 from .entry import PrefaceEntry
 from .errors import EnvelockError, EnvelopeBreach, InvalidEntry
+from .escape import LEVELS
 from .modeleye import visible
-from .nesting import Preface
+from .nesting import NESTING_POLICIES, Preface
 from .report import JSON_SCHEMA_ID, FileResult, emit
 from .rules import SEVERITIES, SEVERITY_RANK
 from .scan import scan_text
@@ -340,15 +341,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify = sub.add_parser("verify", help="check composed prefaces with verify_preface")
     verify.add_argument("paths", nargs="+", metavar="FILE", help="files, directories or '-'")
-    verify.add_argument("--level", choices=("reserved", "markup", "xml"), default="reserved")
+    verify.add_argument("--level", choices=LEVELS, default="reserved")
     common(verify)
     verify.set_defaults(func=cmd_verify)
 
     compose = sub.add_parser("compose", help="compose a JSON array / JSON Lines of entries into a preface")
     compose.add_argument("file", metavar="FILE", help="JSON file or '-'")
-    compose.add_argument("--level", choices=("reserved", "markup", "xml"), default="reserved")
+    compose.add_argument("--level", choices=LEVELS, default="reserved")
     compose.add_argument("--verify", action="store_true", help="verify the output against the entries (exit 1 on a problem)")
-    compose.add_argument("--nesting", choices=("allow", "forbid"), default="allow", help="array bodies nest (default allow)")
+    compose.add_argument("--nesting", choices=NESTING_POLICIES, default="allow", help="array bodies nest (default allow)")
     common(compose, walk=False)
     compose.set_defaults(func=cmd_compose)
     return parser

@@ -96,8 +96,7 @@ def handle_controls(text: str, policy: str, *, index: int | None, field: str) ->
     if not has_xml_impossible(text):
         return text, []
     first = XML_IMPOSSIBLE_RE.search(text)
-    if first is None:
-        return text, []
+    assert first is not None  # has_xml_impossible said so
     if policy == "reject":
         raise InvalidEntry(
             f"character U+{ord(first.group()[0]):04X} at offset {first.start()} cannot be carried by XML 1.0 (controls='reject')",

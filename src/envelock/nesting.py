@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TypeGuard
 
-from .common import Transformation
+from .common import DEPTH_CEILING, Transformation
 from .errors import EnvelopeBreach, NestingError
 from .escape import check_level
 from .parse import scan_preface
@@ -61,7 +61,7 @@ class Preface(str):
 
 
 def _rebuild(text: str, level: str, reserved: tuple[str, ...]) -> Preface:
-    return Preface(text, level=level, reserved=reserved, max_depth=32)
+    return Preface(text, level=level, reserved=reserved, max_depth=DEPTH_CEILING)
 
 
 def _make(

@@ -16,7 +16,6 @@ import re
 from .unicode_tables import QUOTE_LOOKALIKES
 
 TAG = "retrieved_content"
-OPEN_PREFIX = f"<{TAG} "
 CLOSE_TAG = f"</{TAG}>"
 SEPARATOR = "\n\n"
 

@@ -30,7 +30,6 @@ from .tags import _first_danger
 
 _BIDI_CLASS = char_class(BIDI_EMBEDDING_CONTROLS)
 ((_TAG_LO, _TAG_HI),) = TAG_CHARACTERS
-_MARKS = frozenset(map(chr, BIDI_MARKS))
 
 
 def _ignorable_class_without_tag_bidi_marks() -> str:
