@@ -256,3 +256,20 @@ def test_readme_commands_on_bundled_example() -> None:
 def test_pre_commit_hooks_file() -> None:
     text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
     assert "id: envelock-scan" in text and "id: envelock-verify" in text and "entry: envelock scan" in text
+
+
+def test_compose_nested_array_at_markup_level() -> None:
+    """A JSON array body nests at the outer level (it used to be composed at the default level and refused)."""
+    entries = [{"source": "external", "origin": "o", "body": [{"source": "external", "origin": "i", "body": "<b>x</b>"}]}]
+    for level in ("markup", "xml"):
+        p = run("compose", "--level", level, "--verify", "-", stdin=json.dumps(entries).encode())
+        assert p.returncode == 0, p.stderr
+        assert b"<\\b>x" in p.stdout or b"&lt;\\b&gt;x" in p.stdout
+
+
+def test_compose_nested_error_names_the_path() -> None:
+    entries = [{"source": "external", "origin": "o", "body": "x"},
+               {"source": "external", "origin": "o", "body": [{"source": "external", "body": "x"}]}]
+    p = run("compose", "-", stdin=json.dumps(entries).encode())
+    assert p.returncode == 2
+    assert "entry 1, field 'origin': (nested entry 1.0) missing" in p.stderr.decode()

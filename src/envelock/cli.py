@@ -24,7 +24,7 @@ from . import __version__
 from .common import Finding
 from .compose import compose_preface
 from .entry import PrefaceEntry
-from .errors import EnvelockError, EnvelopeBreach, InvalidEntry
+from .errors import EnvelockError, EnvelopeBreach, InvalidEntry, NestingError
 from .escape import LEVELS
 from .modeleye import visible
 from .nesting import NESTING_POLICIES, Preface
@@ -218,22 +218,36 @@ def cmd_verify(args: argparse.Namespace) -> int:
 _ENTRY_FIELDS = ("source", "origin", "body", "fetched_at")
 
 
-def _entries_from_json(values: list[Any], where: str = "") -> list[PrefaceEntry]:
+def _entries_from_json(
+    values: list[Any], where: str = "", *, level: str = "reserved", nesting: str = "allow"
+) -> list[PrefaceEntry]:
+    """Entries from parsed JSON; a JSON array as a body is a nested preface composed at the same
+    ``level`` and ``nesting``. Errors name the top-level entry and, for a nested one, its path
+    (``entry 0, field 'source': (nested entry 0.1) missing``)."""
     out: list[PrefaceEntry] = []
     for i, v in enumerate(values):
         label = f"{where}{i}"
+        top = int(label.split(".")[0])
+
+        def bad(message: str, field: str, label: str = label, top: int = top) -> InvalidEntry:
+            return InvalidEntry(f"(nested entry {label}) {message}" if where else message, index=top, field=field)
+
         if not isinstance(v, dict):
-            raise InvalidEntry(f"expected a JSON object, got {type(v).__name__}", index=i, field="entry")
+            raise bad(f"expected a JSON object, got {type(v).__name__}", "entry")
         for k in v:
             if k not in _ENTRY_FIELDS:
-                raise InvalidEntry(f"unknown field (allowed: {', '.join(_ENTRY_FIELDS)})", index=i, field=str(k))
+                raise bad(f"unknown field (allowed: {', '.join(_ENTRY_FIELDS)})", str(k))
         for k in ("source", "origin", "body"):
             if k not in v:
-                raise InvalidEntry("missing", index=i, field=k)
+                raise bad("missing", k)
         body = v["body"]
         if isinstance(body, list):
             # A JSON array as a body is an explicit nested preface (the caller's trust decision).
-            body = compose_preface(_entries_from_json(body, f"{label}."))
+            inner = _entries_from_json(body, f"{label}.", level=level, nesting=nesting)
+            try:
+                body = compose_preface(inner, level=level, nesting=nesting)
+            except (InvalidEntry, NestingError) as e:
+                raise bad(f"(entry {e.index} inside) {e.reason}", e.field) from e
         out.append(PrefaceEntry(v["source"], v["origin"], body, v.get("fetched_at")))
     return out
 
@@ -270,7 +284,7 @@ def cmd_compose(args: argparse.Namespace) -> int:
         raise UsageError(f"{shown}: {reason}")
     values = parse_entries(text)
     try:
-        entries = _entries_from_json(values)
+        entries = _entries_from_json(values, level=args.level, nesting=args.nesting)
         preface: Preface = compose_preface(entries, level=args.level, verify=args.verify, nesting=args.nesting)
     except EnvelopeBreach as e:
         print(f"envelock compose: {e}", file=sys.stderr)
