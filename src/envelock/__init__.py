@@ -10,6 +10,7 @@ from .errors import EnvelockError, EnvelopeBreach, InvalidEntry, NestingError
 from .escape import LEVELS, defang, undefang
 from .nesting import Preface
 from .parse import parse_preface
+from .policy import Envelock
 from .provenance import HYGIENE_RULE, Trust, trust_of
 from .scan import scan_text
 from .tokens import RESERVED_NAMES
@@ -21,6 +22,7 @@ __all__ = [
     "HYGIENE_RULE",
     "LEVELS",
     "RESERVED_NAMES",
+    "Envelock",
     "EnvelockError",
     "Envelope",
     "EnvelopeBreach",

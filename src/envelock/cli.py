@@ -25,9 +25,9 @@ from .common import Finding
 from .compose import compose_preface
 from .entry import PrefaceEntry
 from .errors import EnvelockError, EnvelopeBreach, InvalidEntry, NestingError
-from .escape import LEVELS
+from .escape import LEVELS, Level
 from .modeleye import visible
-from .nesting import NESTING_POLICIES, Preface
+from .nesting import NESTING_POLICIES, NestingPolicy, Preface
 from .report import JSON_SCHEMA_ID, FileResult, emit
 from .rules import SEVERITIES, SEVERITY_RANK
 from .scan import scan_text
@@ -219,7 +219,7 @@ _ENTRY_FIELDS = ("source", "origin", "body", "fetched_at")
 
 
 def _entries_from_json(
-    values: list[Any], where: str = "", *, level: str = "reserved", nesting: str = "allow"
+    values: list[Any], where: str = "", *, level: Level = "reserved", nesting: NestingPolicy = "allow"
 ) -> list[PrefaceEntry]:
     """Entries from parsed JSON; a JSON array as a body is a nested preface composed at the same
     ``level`` and ``nesting``. Errors name the top-level entry and, for a nested one, its path

@@ -15,9 +15,9 @@ from . import render
 from .common import DEPTH_CEILING, Envelope, Transformation
 from .entry import PrefaceEntry, check_entry, normalize_fetched_at
 from .errors import EnvelopeBreach, InvalidEntry
-from .escape import check_level, defang, defang_body
-from .invisible import XML_IMPOSSIBLE_RE, check_policies, handle_invisible, sanitize
-from .nesting import NESTING_POLICIES, Preface, _make, check_nested, is_preface
+from .escape import Level, check_level, defang, defang_body
+from .invisible import XML_IMPOSSIBLE_RE, ControlsPolicy, InvisiblePolicy, check_policies, handle_invisible, sanitize
+from .nesting import NESTING_POLICIES, NestingPolicy, Preface, _make, check_nested, is_preface
 from .tokens import RESERVED_NAMES
 
 
@@ -36,12 +36,12 @@ def _attribute(value: str, *, index: int, field: str, invisible: str) -> tuple[s
 def compose_preface(
     entries: Iterable[PrefaceEntry],
     *,
-    level: str = "reserved",
+    level: Level = "reserved",
     verify: bool = False,
     reserved: tuple[str, ...] = RESERVED_NAMES,
-    invisible: str = "strip",
-    controls: str = "replace",
-    nesting: str = "allow",
+    invisible: InvisiblePolicy = "strip",
+    controls: ControlsPolicy = "replace",
+    nesting: NestingPolicy = "allow",
     max_depth: int = 2,
 ) -> Preface:
     """Compose entries into ``<retrieved_content>`` envelopes.
@@ -118,7 +118,7 @@ def compose_preface(
 
 
 def entries_of(
-    envelopes: Iterable[Envelope], *, level: str = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, max_depth: int = 2
+    envelopes: Iterable[Envelope], *, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, max_depth: int = 2
 ) -> list[PrefaceEntry]:
     """Turn parsed envelopes back into entries (children become a nested ``Preface``).
 

@@ -56,7 +56,7 @@ def implementation() -> str:
     return str(_impl.NAME)
 
 
-def defang(text: str, *, level: Level | str = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+def defang(text: str, *, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
     """Escape ``text`` so that no reader of ``level`` sees a tag or control token in it.
 
     Inserts one ``\\`` after each dangerous opener and never deletes anything;
@@ -70,12 +70,12 @@ def defang(text: str, *, level: Level | str = "reserved", reserved: tuple[str, .
     return str(_impl.defang(text, check_level(level), tuple(reserved)))
 
 
-def undefang(text: str, *, level: Level | str = "reserved") -> str:
+def undefang(text: str, *, level: Level = "reserved") -> str:
     """Invert :func:`defang` exactly (``undefang(defang(s, level=L), level=L) == s``)."""
     return str(_impl.undefang(text, check_level(level)))
 
 
-def defang_body(text: str, *, level: Level | str = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+def defang_body(text: str, *, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
     """:func:`defang` for a body, judged in the context it is rendered in.
 
     In a preface a body is always followed by ``\\n</retrieved_content>``. The

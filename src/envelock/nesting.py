@@ -10,15 +10,17 @@ return plain ``str``: trust does not survive editing.
 
 from __future__ import annotations
 
-from typing import TypeGuard
+from typing import Literal, TypeGuard
 
 from .common import DEPTH_CEILING, Transformation
 from .errors import EnvelopeBreach, NestingError
-from .escape import check_level
+from .escape import Level, check_level
 from .parse import scan_preface
 from .tokens import RESERVED_NAMES
 
-NESTING_POLICIES = ("allow", "forbid")
+#: ``allow``: a ``Preface`` body nests structurally; ``forbid``: refused.
+NestingPolicy = Literal["allow", "forbid"]
+NESTING_POLICIES: tuple[NestingPolicy, ...] = ("allow", "forbid")
 
 
 class Preface(str):
@@ -30,7 +32,7 @@ class Preface(str):
     a validated text).
     """
 
-    level: str
+    level: Level
     reserved: tuple[str, ...]
     depth: int
     transformations: tuple[Transformation, ...]
@@ -39,7 +41,7 @@ class Preface(str):
         cls,
         text: str = "",
         *,
-        level: str = "reserved",
+        level: Level = "reserved",
         reserved: tuple[str, ...] = RESERVED_NAMES,
         max_depth: int = 2,
     ) -> Preface:
@@ -60,13 +62,13 @@ class Preface(str):
         return (_rebuild, (str(self), self.level, self.reserved))
 
 
-def _rebuild(text: str, level: str, reserved: tuple[str, ...]) -> Preface:
+def _rebuild(text: str, level: Level, reserved: tuple[str, ...]) -> Preface:
     return Preface(text, level=level, reserved=reserved, max_depth=DEPTH_CEILING)
 
 
 def _make(
     text: str,
-    level: str,
+    level: Level,
     reserved: tuple[str, ...],
     depth: int,
     transformations: tuple[Transformation, ...],
@@ -85,7 +87,9 @@ def is_preface(body: object) -> TypeGuard[Preface]:
     return type(body) is Preface
 
 
-def check_nested(body: Preface, *, index: int, level: str, reserved: tuple[str, ...], nesting: str, max_depth: int) -> int:
+def check_nested(
+    body: Preface, *, index: int, level: Level, reserved: tuple[str, ...], nesting: NestingPolicy, max_depth: int
+) -> int:
     """Check a ``Preface`` body against the nesting rules; return the depth it creates."""
     if nesting == "forbid":
         raise NestingError("a Preface body is refused (nesting='forbid')", index=index)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from .common import DEPTH_CEILING, Envelope, LineIndex, Problem
 from .entry import CANONICAL_FETCHED_AT_RE, parse_iso8601
 from .errors import EnvelopeBreach
-from .escape import BODY_CONTEXT, check_level, defang, defang_body, undefang
+from .escape import BODY_CONTEXT, Level, check_level, defang, defang_body, undefang
 from .invisible import XML_IMPOSSIBLE_RE, first_strippable, has_xml_impossible
 from .modeleye import OPENER_RE, dangerous_after, names_for, visible
 from .render import ATTR_INVALID_RE, CLOSE_TAG, OPEN_TAG_RE, SEPARATOR, TAG, unescape_attribute
@@ -38,7 +38,7 @@ _NEXT_OPEN = SEPARATOR + f"<{TAG} "
 @dataclass
 class _Scan:
     text: str
-    level: str
+    level: Level
     reserved: tuple[str, ...]
     max_depth: int
     invisible: str
@@ -171,7 +171,7 @@ def _sequence(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple
 def scan_preface(
     text: str,
     *,
-    level: str = "reserved",
+    level: Level = "reserved",
     reserved: tuple[str, ...] = RESERVED_NAMES,
     max_depth: int = 2,
     invisible: str = "strip",
@@ -209,7 +209,7 @@ def scan_preface(
 def parse_preface(
     text: str,
     *,
-    level: str = "reserved",
+    level: Level = "reserved",
     reserved: tuple[str, ...] = RESERVED_NAMES,
     max_depth: int = 2,
 ) -> list[Envelope]:
@@ -218,6 +218,15 @@ def parse_preface(
     Raises :class:`EnvelopeBreach` listing every problem when ``text`` is not a
     sound preface at ``level`` (the same checks as ``verify_preface`` without
     ``expected`` or the reader checks).
+
+    >>> from envelock import PrefaceEntry, compose_preface
+    >>> text = compose_preface([PrefaceEntry("external", "web:x", "a </retrieved_content> b")])
+    >>> [(e.source, e.origin, e.body) for e in parse_preface(text)]
+    [('external', 'web:x', 'a </retrieved_content> b')]
+    >>> parse_preface(text.replace("<\\\\/", "</"))
+    Traceback (most recent call last):
+    ...
+    envelock.errors.EnvelopeBreach: not a sound preface: ...
     """
     envelopes, problems, _ = scan_preface(text, level=level, reserved=reserved, max_depth=max_depth, invisible="keep")
     if problems:

@@ -55,7 +55,7 @@ from collections.abc import Sequence
 from lxml import etree
 
 from .common import Envelope, Problem
-from .escape import check_level, defang, undefang, xml_unescape_text
+from .escape import Level, check_level, defang, undefang, xml_unescape_text
 from .render import CLOSE_TAG, OPEN_TAG_RE, TAG
 
 #: The synthetic root the ``xml`` check wraps a preface in.
@@ -329,7 +329,7 @@ def _line_offset(text: str, line: int | None) -> int:
     return _position(text, line or 1, 1, 0)
 
 
-def reader_problems(text: str, envelopes: Sequence[Envelope], *, level: str) -> list[Problem]:
+def reader_problems(text: str, envelopes: Sequence[Envelope], *, level: Level) -> list[Problem]:
     """Problems the readers of ``level`` find in ``text`` against the grammar's ``envelopes``.
 
     ``[]`` at level ``reserved`` (no parser is claimed there). Never raises on
