@@ -465,22 +465,7 @@ def test_corpus_guarded_by_names_real_code(path: Path) -> None:
 #: Corpus files whose ``guarded_by`` names no code in backticks yet (prose only), so the check above
 #: holds for them vacuously. A ratchet: a corpus file not listed here must name its code in
 #: backticks; when a listed file gains a backticked name, remove it here.
-GUARDED_BY_WITHOUT_CODE_NAMES = frozenset(
-    {
-        "ampersand_double_encoding", "angle_opener_lookalikes", "attribute_injection_origin",
-        "attribute_injection_source", "attribute_quote_lookalikes", "bar_lookalikes_in_tokens",
-        "base64_rot13_decode_request", "benign_lookalikes", "benign_multilingual", "bidi_controls",
-        "bracket_control_tokens", "bracket_token_disguises", "case_variants", "cdata_comment_pi",
-        "chat_template_tokens", "chat_template_tokens_2", "combining_marks_in_tags", "defanged_form_in_input",
-        "entity_encoded", "escape_collision", "exact_close", "fancy_text_letters", "forged_open_envelope",
-        "fullwidth_smallform_lookalikes", "homoglyphs", "i_shaped_letters", "line_separator_and_controls",
-        "long_numeric_references", "malformed_close", "markdown_fence_and_prose_boundaries",
-        "math_alnum_lookalikes", "name_near_miss", "nonignorable_blanks", "percent_and_escape_encoded",
-        "reader_state_constructs", "removal_reassembly", "separator_lookalikes", "sneaky_bits_smuggling",
-        "unicode_tag_smuggling", "uppercase_lookalikes", "variation_selector_smuggling", "whitespace_in_tag",
-        "zero_width_default_ignorable",
-    }
-)  # fmt: skip
+GUARDED_BY_WITHOUT_CODE_NAMES: frozenset[str] = frozenset()
 
 
 def files_without_code_names(paths: Iterable[Path]) -> set[str]:
