@@ -261,6 +261,9 @@ fn undo_angles(s: &str) -> Cow<'_, str> {
 
 /// `undefang_brackets`: drop the backslash after a bracket opener whose reading is not none.
 fn undo_brackets<'a>(s: &'a str, names: &Names, scratch: &mut Scratch) -> Cow<'a, str> {
+    if cfg!(feature = "planted-mutant") {
+        return Cow::Borrowed(s);
+    }
     let b = s.as_bytes();
     if memchr::memchr(b'\\', b).is_none() {
         return Cow::Borrowed(s);

@@ -36,7 +36,8 @@ fn names_for(reserved: Vec<String>, tokens: bool, pipes: bool) -> PyResult<Arc<c
     if let Some(n) = map.get(&key) {
         return Ok(Arc::clone(n));
     }
-    let names = core::Names::new(&key.0, key.1, key.2).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let names =
+        core::Names::new(&key.0, key.1, key.2).map_err(|e| PyValueError::new_err(e.to_string()))?;
     if map.len() >= NAMES_CACHE {
         map.clear();
     }
@@ -46,28 +47,44 @@ fn names_for(reserved: Vec<String>, tokens: bool, pipes: bool) -> PyResult<Arc<c
 }
 
 fn text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
-    s.to_str().map_err(|_| SurrogateError::new_err("text holds a lone surrogate"))
+    s.to_str()
+        .map_err(|_| SurrogateError::new_err("text holds a lone surrogate"))
 }
 
 fn level(s: &str) -> PyResult<core::Level> {
-    core::Level::parse(s)
-        .ok_or_else(|| PyValueError::new_err(format!("level must be one of reserved, markup, xml; got '{s}'")))
+    core::Level::parse(s).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "level must be one of reserved, markup, xml; got '{s}'"
+        ))
+    })
 }
 
 /// The input object itself when nothing changed, else a new string.
-fn result<'py>(py: Python<'py>, input: &Bound<'py, PyString>, out: Cow<'_, str>) -> Bound<'py, PyString> {
+fn result<'py>(
+    py: Python<'py>,
+    input: &Bound<'py, PyString>,
+    out: Cow<'_, str>,
+) -> Bound<'py, PyString> {
     match out {
         Cow::Borrowed(_) => input.clone(),
         Cow::Owned(s) => PyString::new(py, &s),
     }
 }
 
-fn run<'py, F>(py: Python<'py>, input: &Bound<'py, PyString>, f: F) -> PyResult<Bound<'py, PyString>>
+fn run<'py, F>(
+    py: Python<'py>,
+    input: &Bound<'py, PyString>,
+    f: F,
+) -> PyResult<Bound<'py, PyString>>
 where
     F: for<'s> Fn(&'s str) -> Cow<'s, str> + Send + Sync,
 {
     let s = text(input)?;
-    let out = if s.len() >= DETACH_BYTES { py.detach(|| f(s)) } else { f(s) };
+    let out = if s.len() >= DETACH_BYTES {
+        py.detach(|| f(s))
+    } else {
+        f(s)
+    };
     Ok(result(py, input, out))
 }
 
@@ -99,13 +116,28 @@ fn defang_body<'py>(
 
 /// undefang(text, level) -> str: the exact inverse of defang (as the reference undefang).
 #[pyfunction]
-fn undefang<'py>(py: Python<'py>, text: &Bound<'py, PyString>, level: &str) -> PyResult<Bound<'py, PyString>> {
+fn undefang<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    level: &str,
+) -> PyResult<Bound<'py, PyString>> {
     let lvl = self::level(level)?;
-    let names = names_for(core::tables::RESERVED_NAMES.iter().map(|s| s.to_string()).collect(), true, true)?;
+    let names = names_for(
+        core::tables::RESERVED_NAMES
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        true,
+        true,
+    )?;
     run(py, text, |s| core::undefang(s, lvl, &names))
 }
 
-fn reading_tuple<'py>(py: Python<'py>, r: &core::Reading<'_>, pos_cp: usize) -> PyResult<Bound<'py, PyTuple>> {
+fn reading_tuple<'py>(
+    py: Python<'py>,
+    r: &core::Reading<'_>,
+    pos_cp: usize,
+) -> PyResult<Bound<'py, PyTuple>> {
     let end = if r.is_none() { 0 } else { pos_cp + r.end_rel };
     (r.kind.as_str(), r.name, r.slash, end).into_pyobject(py)
 }
@@ -133,9 +165,20 @@ fn read_after<'py>(
 
 /// read_bracket(text, pos) -> (kind, name, slash, end).
 #[pyfunction]
-fn read_bracket<'py>(py: Python<'py>, text: &Bound<'py, PyString>, pos: usize) -> PyResult<Bound<'py, PyTuple>> {
+fn read_bracket<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    pos: usize,
+) -> PyResult<Bound<'py, PyTuple>> {
     let s = self::text(text)?;
-    let names = names_for(core::tables::RESERVED_NAMES.iter().map(|s| s.to_string()).collect(), true, true)?;
+    let names = names_for(
+        core::tables::RESERVED_NAMES
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        true,
+        true,
+    )?;
     let mut scratch = core::Scratch::default();
     let r = match core::byte_offset(s, pos) {
         Some(b) => core::read_bracket(s, b, &names, &mut scratch),
@@ -146,15 +189,35 @@ fn read_bracket<'py>(py: Python<'py>, text: &Bound<'py, PyString>, pos: usize) -
 
 /// openers(text, reserved) -> [(start, opener_end, kind, name, slash, reading_end, family)].
 #[pyfunction]
-fn openers<'py>(py: Python<'py>, text: &Bound<'py, PyString>, reserved: Vec<String>) -> PyResult<Bound<'py, PyList>> {
+fn openers<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    reserved: Vec<String>,
+) -> PyResult<Bound<'py, PyList>> {
     let s = self::text(text)?;
     let names = names_for(reserved, true, true)?;
-    let found = if s.len() >= DETACH_BYTES { py.detach(|| core::openers(s, &names)) } else { core::openers(s, &names) };
+    let found = if s.len() >= DETACH_BYTES {
+        py.detach(|| core::openers(s, &names))
+    } else {
+        core::openers(s, &names)
+    };
     let items = found
         .iter()
         .map(|o| {
-            let fam = if o.family.is_bracket() { "bracket" } else { "angle" };
-            (o.start_cp, o.opener_end_cp, o.kind.as_str(), o.name.as_str(), o.slash, o.reading_end_cp, fam)
+            let fam = if o.family.is_bracket() {
+                "bracket"
+            } else {
+                "angle"
+            };
+            (
+                o.start_cp,
+                o.opener_end_cp,
+                o.kind.as_str(),
+                o.name.as_str(),
+                o.slash,
+                o.reading_end_cp,
+                fam,
+            )
                 .into_pyobject(py)
         })
         .collect::<PyResult<Vec<_>>>()?;
@@ -174,7 +237,10 @@ fn defang_many<'py>(
     let strs = texts
         .iter()
         .enumerate()
-        .map(|(k, t)| t.to_str().map_err(|_| SurrogateError::new_err(("text holds a lone surrogate", k))))
+        .map(|(k, t)| {
+            t.to_str()
+                .map_err(|_| SurrogateError::new_err(("text holds a lone surrogate", k)))
+        })
         .collect::<PyResult<Vec<&str>>>()?;
     let total: usize = strs.iter().map(|s| s.len()).sum();
     let work = |s: &&str| -> Option<String> {
