@@ -22,12 +22,14 @@ from __future__ import annotations
 import argparse
 import sysconfig
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 import envelock
 from envelock import LEVELS, PrefaceEntry, compose_preface, defang, parse_preface, verify_preface
+from envelock.escape import Level
 from envelock.modeleye import reserved_tag_count
 
 BENIGN_DIR = Path(__file__).resolve().parent / "data" / "benign"
@@ -91,7 +93,7 @@ def test_benign_set_is_present_and_sized() -> None:
 
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("path", BENIGN_TXT, ids=[p.name for p in BENIGN_TXT])
-def test_benign_file_round_trips(path: Path, level: str) -> None:
+def test_benign_file_round_trips(path: Path, level: Level) -> None:
     text = read(path)
     entry = PrefaceEntry(source="external", origin="web:https://a.example/page", body=text, fetched_at=T)
     out = compose_preface([entry], level=level, verify=level == "reserved")
@@ -153,9 +155,9 @@ def test_report_counts(capsys: pytest.CaptureFixture[str]) -> None:
 # --- measurement (also a script) ------------------------------------------------------------
 
 
-def measure(items: list[tuple[str, str]], levels: Iterable[str]) -> dict[str, list[str]]:
+def measure(items: list[tuple[str, str]], levels: Iterable[Level]) -> dict[str, list[str]]:
     """For each level, the names of the items ``defang`` changes at that level."""
-    return {lv: changed_by(lambda t, lv=lv: defang(t, level=lv), items) for lv in levels}
+    return {lv: changed_by(partial(defang, level=lv), items) for lv in levels}
 
 
 def report(title: str, total: int, counts: dict[str, list[str]], show: int = 20) -> str:

@@ -106,7 +106,8 @@ def test_scan_stdin() -> None:
 
 def sarif_schema() -> dict[str, Any]:
     path = shared_dir() / "schemas" / "sarif-schema-2.1.0.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return schema
 
 
 def test_scan_sarif_validates_and_has_what_github_needs(tree: Path) -> None:

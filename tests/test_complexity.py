@@ -38,7 +38,8 @@ from typing import Any, ClassVar, SupportsIndex
 import pytest
 
 from envelock import EnvelopeBreach, PrefaceEntry, compose_preface, modeleye, parse_preface, verify_preface
-from envelock.parse import LineIndex
+from envelock.common import LineIndex
+from envelock.escape import Level
 
 D = importlib.import_module("envelock._reference")
 F = importlib.import_module("envelock._fastpath")
@@ -85,7 +86,7 @@ def counting() -> Iterator[list[int]]:
     every match of the fast path's generated regexes (opener and bracket prefilters)."""
     box = [0]
     real_decode = modeleye._decode_at
-    real_check = D.opener_needs_escape
+    real_check: Callable[..., bool] = D.opener_needs_escape
     real_fast = F._fast_regex
     real_brackets = D._bracket_prefilter
 
@@ -95,7 +96,7 @@ def counting() -> Iterator[list[int]]:
 
     def check(*args: object, **kw: object) -> bool:
         box[0] += 1
-        return real_check(*args, **kw)  # type: ignore[arg-type]
+        return real_check(*args, **kw)
 
     mp = pytest.MonkeyPatch()
     mp.setattr(modeleye, "_decode_at", decode)
@@ -126,7 +127,7 @@ IMPLS = {"reference": D.defang, "fast": F.defang}
 @pytest.mark.parametrize("impl", sorted(IMPLS))
 @pytest.mark.parametrize("kind", sorted(ADVERSARIAL))
 @pytest.mark.parametrize("level", ["reserved", "markup"])
-def test_work_is_linear(impl: str, kind: str, level: str) -> None:
+def test_work_is_linear(impl: str, kind: str, level: Level) -> None:
     ok, small, big = linear(lambda t: IMPLS[impl](t, level=level), ADVERSARIAL[kind])
     assert ok, f"{impl}/{kind}: work({N})={small}, work({8 * N})={big}"
 
@@ -134,7 +135,7 @@ def test_work_is_linear(impl: str, kind: str, level: str) -> None:
 @pytest.mark.parametrize("impl", sorted(IMPLS))
 @pytest.mark.parametrize("kind", sorted(ADVERSARIAL))
 @pytest.mark.parametrize("level", ["reserved", "markup"])
-def test_work_per_character_is_small(impl: str, kind: str, level: str) -> None:
+def test_work_per_character_is_small(impl: str, kind: str, level: Level) -> None:
     """Bounded, small work per opener: no re-walk of the lookahead after every opener of a run."""
     big = work(lambda t: IMPLS[impl](t, level=level), ADVERSARIAL[kind](8 * N))
     assert big <= PER_CHAR * 8 * N, f"{impl}/{kind}: {big / (8 * N):.1f} units of work per character"

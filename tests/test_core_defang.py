@@ -7,6 +7,7 @@ import re
 import pytest
 
 from envelock import LEVELS, PrefaceEntry, compose_preface, defang, parse_preface, undefang, verify_preface
+from envelock.escape import Level
 from envelock.modeleye import reserved_tag_count, skeleton
 
 #: Every test here runs once per defang implementation (tests/conftest.py, fixture ``impl``).
@@ -61,7 +62,7 @@ def original_defang(body: str) -> str:
 
 @pytest.mark.parametrize("payload", SEED_BYPASSES)
 @pytest.mark.parametrize("level", LEVELS)
-def test_seed_bypass_is_defanged_and_round_trips(payload: str, level: str) -> None:
+def test_seed_bypass_is_defanged_and_round_trips(payload: str, level: Level) -> None:
     body = payload + INJ
     out = defang(body, level=level)
     assert out != body

@@ -103,8 +103,8 @@ def test_attribute_close_tag_is_defanged_and_restored() -> None:
         ("2026-11-29T21:29Z", "2026-11-29T21:29:00Z"),
     ],
 )
-def test_fetched_at_normalised_to_utc(value: object, rendered: str) -> None:
-    out = compose_preface([PrefaceEntry("s", "o", "b", value)])  # type: ignore[arg-type]
+def test_fetched_at_normalised_to_utc(value: datetime | str, rendered: str) -> None:
+    out = compose_preface([PrefaceEntry("s", "o", "b", value)])
     assert f'fetched_at="{rendered}"' in out
     assert parse_preface(out)[0].fetched_at == rendered
 
@@ -122,7 +122,7 @@ def test_fetched_at_normalised_to_utc(value: object, rendered: str) -> None:
     ],
 )
 def test_bad_fetched_at_refused_naming_index_and_field(value: object, needle: str) -> None:
-    entries = [PrefaceEntry("s", "o", "b"), PrefaceEntry("s", "o", "b", value)]  # type: ignore[arg-type]
+    entries = [PrefaceEntry("s", "o", "b"), PrefaceEntry("s", "o", "b", value)]  # type: ignore[arg-type]  # deliberately ill-typed values
     with pytest.raises(InvalidEntry) as err:
         compose_preface(entries)
     assert err.value.index == 1 and err.value.field == "fetched_at"
@@ -151,15 +151,15 @@ def test_xml_impossible_attribute_refused(field: str, char: str) -> None:
 )
 def test_wrong_types_refused(entry: dict[str, object], field: str) -> None:
     with pytest.raises(InvalidEntry) as err:
-        compose_preface([PrefaceEntry("ok", "o", "b"), PrefaceEntry(**entry)])  # type: ignore[arg-type]
+        compose_preface([PrefaceEntry("ok", "o", "b"), PrefaceEntry(**entry)])  # type: ignore[arg-type]  # deliberately ill-typed fields
     assert err.value.index == 1 and err.value.field == field
 
 
 def test_non_entry_refused() -> None:
     with pytest.raises(InvalidEntry, match="entry 0, field 'entry'"):
-        compose_preface([{"source": "s", "origin": "o", "body": "b"}])  # type: ignore[list-item]
+        compose_preface([{"source": "s", "origin": "o", "body": "b"}])  # type: ignore[list-item]  # deliberately a dict, not an entry
     with pytest.raises(InvalidEntry):
-        compose_preface(PrefaceEntry("s", "o", "b"))  # type: ignore[arg-type]
+        compose_preface(PrefaceEntry("s", "o", "b"))  # type: ignore[arg-type]  # deliberately not a list
 
 
 def test_errors_are_value_errors() -> None:
@@ -170,11 +170,11 @@ def test_errors_are_value_errors() -> None:
 
 def test_bad_options_are_value_errors() -> None:
     with pytest.raises(ValueError, match="level"):
-        compose_preface([], level="html")
+        compose_preface([], level="html")  # type: ignore[arg-type]  # deliberately not a Level: the run-time check
     with pytest.raises(ValueError, match="invisible"):
-        compose_preface([], invisible="drop")
+        compose_preface([], invisible="drop")  # type: ignore[arg-type]  # deliberately not a policy: the run-time check
     with pytest.raises(ValueError, match="nesting"):
-        compose_preface([], nesting="maybe")
+        compose_preface([], nesting="maybe")  # type: ignore[arg-type]  # deliberately not a policy: the run-time check
 
 
 def test_stamp_gives_one_timestamp_per_turn() -> None:
@@ -188,4 +188,4 @@ def test_stamp_gives_one_timestamp_per_turn() -> None:
 def test_entry_is_frozen() -> None:
     e = PrefaceEntry("a", "o", "x")
     with pytest.raises(AttributeError):
-        e.body = "y"  # type: ignore[misc]
+        e.body = "y"  # type: ignore[misc]  # deliberately assigning to a frozen field

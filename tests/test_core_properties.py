@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from strategies import any_text, entries
 
 from envelock import LEVELS, PrefaceEntry, compose_preface, defang, parse_preface, undefang, verify_preface
+from envelock.escape import Level
 from envelock.invisible import sanitize
 from envelock.modeleye import IGNORABLE_RE, reserved_tag_count
 from envelock.unicode_tables import CONFUSABLE_TO_ASCII
@@ -23,12 +24,12 @@ levels = st.sampled_from(LEVELS)
 
 
 @given(any_text, levels)
-def test_undefang_inverts_defang(s: str, level: str) -> None:
+def test_undefang_inverts_defang(s: str, level: Level) -> None:
     assert undefang(defang(s, level=level), level=level) == s
 
 
 @given(any_text, any_text, levels)
-def test_defang_is_injective(a: str, b: str, level: str) -> None:
+def test_defang_is_injective(a: str, b: str, level: Level) -> None:
     if a != b:
         assert defang(a, level=level) != defang(b, level=level)
 
@@ -41,7 +42,7 @@ def test_defang_only_inserts_backslashes(s: str) -> None:
 
 
 @given(any_text, levels)
-def test_defanged_text_has_no_reserved_tag(s: str, level: str) -> None:
+def test_defanged_text_has_no_reserved_tag(s: str, level: Level) -> None:
     assert reserved_tag_count(defang(s, level=level)) == 0
 
 
@@ -50,7 +51,7 @@ def _expected_body(body: str) -> str:
 
 
 @given(entries, levels)
-def test_parse_inverts_compose(es: list[PrefaceEntry], level: str) -> None:
+def test_parse_inverts_compose(es: list[PrefaceEntry], level: Level) -> None:
     out = compose_preface(es, level=level if level == "reserved" else "reserved")
     got = parse_preface(out)
     assert len(got) == len(es)
@@ -104,7 +105,7 @@ def test_verify_never_raises_on_any_text(text: str) -> None:
 
 @given(st.one_of(any_text, any_text.map(lambda s: s + "<" + " " * 31), any_text.map(lambda s: "&" + "amp;" * 16 + "lt;/" + s)),
        st.text(alphabet="ab \u200b", max_size=400), st.sampled_from(["reserved", "markup"]))
-def test_defang_body_equals_defang_in_context(s: str, pad: str, level: str) -> None:
+def test_defang_body_equals_defang_in_context(s: str, pad: str, level: Level) -> None:
     """The shortcut in defang_body (no opener near the end) never changes the verdict."""
     from envelock.escape import BODY_CONTEXT, defang_body
 

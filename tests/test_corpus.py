@@ -8,7 +8,7 @@ import pytest
 from conftest import load_corpus, shared_strings
 
 from envelock import LEVELS, InvalidEntry, PrefaceEntry, compose_preface, defang, parse_preface, verify_preface
-from envelock.escape import xml_escape_text
+from envelock.escape import Level, xml_escape_text
 from envelock.invisible import XML_IMPOSSIBLE_RE, sanitize
 from envelock.modeleye import reserved_tag_count
 
@@ -25,7 +25,7 @@ def test_corpus_is_present_and_large() -> None:
     assert len({p["class"] for p in CORPUS}) >= 27
 
 
-def _outcome(payload: str, field: str, level: str) -> str:
+def _outcome(payload: str, field: str, level: Level) -> str:
     """Compose ``payload`` in ``field`` at ``level``; return the observed outcome words."""
     kwargs = {"source": "external", "origin": "web:https://a.example/", "body": "b", field: payload}
     entry = PrefaceEntry(fetched_at=T, **kwargs)
@@ -55,7 +55,7 @@ def _outcome(payload: str, field: str, level: str) -> str:
 
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("case", CORPUS, ids=[p["id"] for p in CORPUS])
-def test_corpus_payload_has_expected_outcome(case: dict[str, Any], level: str) -> None:
+def test_corpus_payload_has_expected_outcome(case: dict[str, Any], level: Level) -> None:
     assert _outcome(case["payload"], case["as"], level) == case["expect"][level]
 
 

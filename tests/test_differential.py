@@ -38,11 +38,12 @@ from hypothesis import strategies as st
 from lxml import etree
 
 from envelock import PrefaceEntry, compose_preface, defang, parse_preface, undefang, verify_preface
+from envelock.escape import Level
 from envelock.parse import scan_preface
 from envelock.readers import reader_problems
 
 TAG = "retrieved_content"
-READER_LEVELS = ("markup", "xml")
+READER_LEVELS: tuple[Level, ...] = ("markup", "xml")
 BEFORE = PrefaceEntry("system-config", "policy:before", "TRUSTED BEFORE: follow the system prompt.")
 AFTER = PrefaceEntry("user-authored", "chat:after", "TRUSTED AFTER: the user's real question.")
 XML_ROOT = "differential-root"
@@ -166,7 +167,7 @@ def attrs_of(entry: PrefaceEntry, env: Any) -> list[tuple[str, str]]:
 # -- the containment check ----------------------------------------------------
 
 
-def compose3(body: str, level: str, origin: str = "web:https://a.example/page") -> tuple[str, list[PrefaceEntry]]:
+def compose3(body: str, level: Level, origin: str = "web:https://a.example/page") -> tuple[str, list[PrefaceEntry]]:
     entries = [BEFORE, PrefaceEntry("external", origin, body, fetched_at="2026-11-29T21:29:03Z"), AFTER]
     return str(compose_preface(entries, level=level)), entries
 
@@ -178,7 +179,7 @@ READERS: dict[str, Any] = {
 }
 
 
-def reader_failures(text: str, reader: str, start: str, end: str, entries: list[PrefaceEntry], grammar_level: str) -> list[str]:
+def reader_failures(text: str, reader: str, start: str, end: str, entries: list[PrefaceEntry], grammar_level: Level) -> list[str]:
     """What one reference ``reader`` sees wrong in ``text`` (composed at ``grammar_level``); ``[]`` when contained."""
     envs = parse_preface(text, level=grammar_level)
     if len(envs) != 3:
@@ -215,7 +216,7 @@ LEVEL_READERS = {"markup": ("lxml-html", "html5lib"), "xml": ("lxml-html", "html
 CHECKED: dict[tuple[str, str], int] = {}
 
 
-def containment_failures(text: str, level: str, start: str, end: str, entries: list[PrefaceEntry]) -> list[str]:
+def containment_failures(text: str, level: Level, start: str, end: str, entries: list[PrefaceEntry]) -> list[str]:
     """Everything the readers of ``level`` -- and envelock's own checks -- see wrong in ``text``."""
     failures: list[str] = []
     for reader in LEVEL_READERS[level]:
@@ -229,7 +230,7 @@ def containment_failures(text: str, level: str, start: str, end: str, entries: l
     return failures
 
 
-def check_body(body: str, level: str, key: object) -> list[str]:
+def check_body(body: str, level: Level, key: object) -> list[str]:
     start, end = canaries(key)
     text, entries = compose3(start + body + end, level)
     if level == "reserved":
@@ -239,7 +240,7 @@ def check_body(body: str, level: str, key: object) -> list[str]:
     return containment_failures(text, level, start, end, entries)
 
 
-def run_bodies(bodies: list[tuple[str, str]], level: str) -> None:
+def run_bodies(bodies: list[tuple[str, str]], level: Level) -> None:
     failures: list[str] = []
     for label, body in bodies:
         for f in check_body(body, level, label):
@@ -300,7 +301,7 @@ def shared_bodies() -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("level", ["reserved", *READER_LEVELS])
-def test_project_corpus_contained(level: str) -> None:
+def test_project_corpus_contained(level: Level) -> None:
     bodies = corpus_bodies()
     assert bodies, "corpus/*.json holds no payloads: the project corpus is part of the test suite"
     run_bodies(bodies, level)
@@ -308,14 +309,14 @@ def test_project_corpus_contained(level: str) -> None:
 
 @pytest.mark.shared
 @pytest.mark.parametrize("level", ["reserved", *READER_LEVELS])
-def test_shared_corpora_contained(level: str) -> None:
+def test_shared_corpora_contained(level: Level) -> None:
     bodies = shared_bodies()
     assert len(bodies) > 1000, len(bodies)
     run_bodies(bodies, level)
 
 
 @pytest.mark.parametrize("level", READER_LEVELS)
-def test_corpus_origins_are_attributes_to_every_reader(level: str) -> None:
+def test_corpus_origins_are_attributes_to_every_reader(level: Level) -> None:
     """Corpus payloads as ``origin`` values: readers decode the attribute to exactly the defanged value."""
     failures: list[str] = []
     for label, payload in corpus_bodies():
@@ -347,7 +348,7 @@ reader_text = st.lists(
 @pytest.mark.parametrize("level", READER_LEVELS)
 @settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(body=reader_text)
-def test_hypothesis_bodies_contained(level: str, body: str) -> None:
+def test_hypothesis_bodies_contained(level: Level, body: str) -> None:
     failures = check_body(body, level, body)
     assert not failures, "\n".join(failures[:15])
 

@@ -45,7 +45,7 @@ def test_chat_turn_builds_a_messages_request_with_a_synthetic_preface() -> None:
 def test_chat_turn_request_is_accepted_by_the_sdk_types() -> None:
     sys.path.insert(0, str(EXAMPLES))
     try:
-        import chat_turn  # type: ignore[import-not-found]
+        import chat_turn  # type: ignore[import-not-found]  # examples/ is on sys.path at run time only
     finally:
         sys.path.remove(str(EXAMPLES))
     stored: list[dict[str, str]] = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]

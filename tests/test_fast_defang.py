@@ -15,12 +15,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from envelock.escape import Level
 from envelock.modeleye import GT_CHARS, LT_CHARS, MAX_RUN, PIPE_CHARS, SLASH_CHARS
 
 F = importlib.import_module("envelock._fastpath")
 R = importlib.import_module("envelock._reference")
 E = importlib.import_module("envelock.escape")
-LEVELS = ("reserved", "markup", "xml")
+LEVELS: tuple[Level, ...] = ("reserved", "markup", "xml")
 
 OPENERS = [*LT_CHARS, "&lt;", "&lt", "&LT;", "&#60;", "&#060", "&#x3c;", "&#X3C", "&#x00003c;", "&amp;lt;", "&#0000060;"]
 FRAGMENTS = [
@@ -51,13 +52,13 @@ texts = st.lists(piece, max_size=24).map("".join)
 
 @settings(max_examples=1500)
 @given(texts, st.sampled_from(LEVELS))
-def test_fast_equals_reference(text: str, level: str) -> None:
+def test_fast_equals_reference(text: str, level: Level) -> None:
     assert F.defang(text, level=level) == R.defang(text, level=level)
 
 
 @settings(max_examples=300)
 @given(st.text(max_size=200), st.sampled_from(LEVELS))
-def test_fast_equals_reference_any_text(text: str, level: str) -> None:
+def test_fast_equals_reference_any_text(text: str, level: Level) -> None:
     assert F.defang(text, level=level) == R.defang(text, level=level)
 
 
@@ -87,7 +88,7 @@ def test_fast_equals_reference_other_reserved(text: str, reserved: tuple[str, ..
     ],
 )
 @pytest.mark.parametrize("level", LEVELS)
-def test_fast_equals_reference_edges(text: str, level: str) -> None:
+def test_fast_equals_reference_edges(text: str, level: Level) -> None:
     for t in (text, text * 3, "x " + text + " y"):
         assert F.defang(t, level=level) == R.defang(t, level=level)
 

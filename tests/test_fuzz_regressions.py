@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -29,7 +30,7 @@ if str(FUZZ) not in sys.path:
     sys.path.insert(0, str(FUZZ))
 
 
-def harness(name: str):
+def harness(name: str) -> ModuleType:
     return importlib.import_module(f"fuzz_{name}")
 
 

@@ -1,4 +1,4 @@
-"""Line and column of problems: one helper (``parse.LineIndex``), same positions as before.
+"""Line and column of problems: one helper (``common.LineIndex``), same positions as before.
 
 The positions were computed, before the helper, as ``text.count("\\n", 0, o) + 1``
 and ``o - (text.rfind("\\n", 0, o) + 1) + 1``. ``old_position`` keeps that formula
@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from strategies import hostile_text
 
 from envelock import PrefaceEntry, compose_preface, verify_preface
-from envelock.parse import LineIndex, Problem, scan_preface
+from envelock.common import LineIndex, Problem
+from envelock.parse import scan_preface
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "envelock"
 BREAKS = ["\n", "\r", "\r\n", "\n\r", "\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\n\n"]

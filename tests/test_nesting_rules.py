@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import pytest
 from diagnostics import E
 
@@ -11,6 +13,7 @@ from envelock import (
     Preface,
     compose_preface,
 )
+from envelock.escape import Level
 
 # --------------------------------------------------------------------------- nesting
 
@@ -53,10 +56,15 @@ def test_preface_constructor_errors() -> None:
 def test_preface_pickles_with_its_options() -> None:
     import pickle
 
-    kw: dict[str, object] = {"level": "markup", "reserved": ("foo_bar",), "max_depth": 3}
-    d3 = compose_preface([E("external", "c", "<foo_bar> <a>")], **kw)  # type: ignore[arg-type]
+    class Options(TypedDict):
+        level: Level
+        reserved: tuple[str, ...]
+        max_depth: int
+
+    kw: Options = {"level": "markup", "reserved": ("foo_bar",), "max_depth": 3}
+    d3 = compose_preface([E("external", "c", "<foo_bar> <a>")], **kw)
     for name in ("b", "a"):
-        d3 = compose_preface([E("external", name, d3)], **kw)  # type: ignore[arg-type]
+        d3 = compose_preface([E("external", name, d3)], **kw)
     back = pickle.loads(pickle.dumps(d3))
     assert type(back) is Preface and back == d3
     assert (back.level, back.reserved, back.depth) == ("markup", ("foo_bar",), 3)

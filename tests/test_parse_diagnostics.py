@@ -243,7 +243,7 @@ def test_nested_envelope_keeps_fetched_at() -> None:
 
 def test_scan_preface_argument_errors_and_empty_text() -> None:
     with pytest.raises(TypeError) as info:
-        scan_preface(b"x")  # type: ignore[arg-type]
+        scan_preface(b"x")  # type: ignore[arg-type]  # deliberately not a str
     assert str(info.value) == "text must be str, got bytes"
     with pytest.raises(ValueError) as verr:
         scan_preface("", max_depth=33)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import pytest
 from conftest import load_corpus
 
@@ -15,6 +17,7 @@ from envelock import (
     undefang,
     verify_preface,
 )
+from envelock.escape import Level
 
 T = "2026-11-29T21:29:03Z"
 CORPUS = [p["payload"] for p in load_corpus() if p["as"] == "body"]
@@ -26,9 +29,16 @@ POLICIES = [
 ]
 
 
+class _Opts(TypedDict):
+    """The options every module function takes: ``**opts`` type-checks against each signature."""
+
+    level: Level
+    reserved: tuple[str, ...]
+
+
 @pytest.mark.parametrize("policy", POLICIES, ids=repr)
 def test_policy_equals_the_module_functions(policy: Envelock) -> None:
-    opts = {"level": policy.level, "reserved": policy.reserved}
+    opts: _Opts = {"level": policy.level, "reserved": policy.reserved}
     entries = [PrefaceEntry("external", "web:x", body, T) for body in CORPUS]
     composed = policy.compose(entries, verify=policy.level == "reserved")
     assert composed == compose_preface(entries, invisible=policy.invisible, controls=policy.controls, nesting=policy.nesting, **opts)
@@ -59,14 +69,14 @@ def test_policy_equals_the_module_functions(policy: Envelock) -> None:
 )
 def test_bad_policy_fails_at_construction(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        Envelock(**kwargs)  # type: ignore[arg-type]
+        Envelock(**kwargs)  # type: ignore[arg-type]  # deliberately invalid options
 
 
 def test_policy_is_frozen_and_hashable() -> None:
-    p = Envelock(reserved=["retrieved_content"])  # type: ignore[arg-type]
+    p = Envelock(reserved=["retrieved_content"])  # type: ignore[arg-type]  # deliberately a list: normalised to a tuple
     assert p.reserved == ("retrieved_content",) and hash(p) == hash(Envelock(reserved=("retrieved_content",)))
     with pytest.raises(AttributeError):
-        p.level = "xml"  # type: ignore[misc]
+        p.level = "xml"  # type: ignore[misc]  # deliberately assigning to a frozen field
 
 
 def test_control_a_policy_that_drops_an_option_is_caught() -> None:

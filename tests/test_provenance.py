@@ -46,7 +46,7 @@ def test_trust_of(source: str, tier: Trust) -> None:
 
 def test_trust_of_type_error() -> None:
     with pytest.raises(TypeError):
-        trust_of(None)  # type: ignore[arg-type]
+        trust_of(None)  # type: ignore[arg-type]  # deliberately not a str
 
 
 def test_hygiene_rule_is_byte_stable() -> None:

@@ -25,7 +25,7 @@ def rules_of(text: str) -> set[str]:
     return {f.rule for f in scan_text(text)}
 
 
-def worst(findings: list[Finding], *, ignore: set[str] = frozenset({"prose-turn-marker"})) -> int:  # type: ignore[assignment]
+def worst(findings: list[Finding], *, ignore: frozenset[str] = frozenset({"prose-turn-marker"})) -> int:
     return max((SEVERITY_RANK[f.severity] for f in findings if f.rule not in ignore), default=0)
 
 
@@ -41,7 +41,7 @@ def test_rule_table_is_complete_and_unique() -> None:
 def test_finding_is_frozen() -> None:
     f = scan_text("</retrieved_content>")[0]
     with pytest.raises(AttributeError):
-        f.rule = "x"  # type: ignore[misc]
+        f.rule = "x"  # type: ignore[misc]  # deliberately assigning to a frozen field
 
 
 # --- individual rules -----------------------------------------------------------
@@ -207,7 +207,7 @@ def test_disable_and_bad_input() -> None:
     with pytest.raises(ValueError, match="unknown rule"):
         scan_text("", disable={"nope"})
     with pytest.raises(TypeError):
-        scan_text(b"x")  # type: ignore[arg-type]
+        scan_text(b"x")  # type: ignore[arg-type]  # deliberately not a str
     assert scan_text("") == []
 
 

@@ -69,7 +69,8 @@ KNOWN = [
 
 
 def violations(text: str) -> list[str]:
-    return _common.parity_violations(text, envelock.scan_text(text))
+    found: list[str] = _common.parity_violations(text, envelock.scan_text(text))
+    return found
 
 
 @pytest.mark.parametrize("text", KNOWN)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from conftest import load_corpus
 
@@ -31,7 +33,11 @@ def test_family_emits_only_declared_ids(family: S.Family) -> None:
 
 def test_disable_skips_the_work(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
-    fams = tuple(S.Family(f.name, f.rule_ids, lambda t, r, o, n=f.name: calls.append(n)) for f in S.FAMILIES)
+
+    def record(name: str) -> Callable[[str, tuple[str, ...], list[_Raw]], None]:
+        return lambda t, r, o: calls.append(name)
+
+    fams = tuple(S.Family(f.name, f.rule_ids, record(f.name)) for f in S.FAMILIES)
     monkeypatch.setattr(S, "FAMILIES", fams)
     S.scan_text("x", disable={"bidi-control", "prose-turn-marker"})
     assert "bidi" not in calls and "prose" not in calls and "openers" in calls

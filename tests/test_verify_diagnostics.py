@@ -150,11 +150,12 @@ def test_reader_checks_only_on_a_clean_grammar_verdict() -> None:
 def test_verify_consults_the_readers_above_reserved(monkeypatch: pytest.MonkeyPatch) -> None:
     """verify_preface runs the level's readers at markup and xml, never at reserved."""
     import envelock.readers
-    from envelock.parse import Problem
+    from envelock.common import Problem
+    from envelock.escape import Level
 
     calls: list[str] = []
 
-    def fake(text: str, envelopes: object, *, level: str) -> list[Problem]:
+    def fake(text: str, envelopes: object, *, level: Level) -> list[Problem]:
         calls.append(level)
         return [Problem("reader-html", "sentinel", 0, 1, 1, 0, (0,))]
 
