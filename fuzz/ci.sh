@@ -25,7 +25,7 @@ LANES=${FUZZ_LANES:-2}
 ONLY=${FUZZ_ONLY:-}
 
 # harness:mutant
-PAIRS=(compose:one-regex readers:forget-bang defang:case-sensitive verify:skip-canonical nesting:nesting-off-by-one scan:no-lookalikes)
+PAIRS=(compose:one-regex readers:forget-bang defang:case-sensitive verify:skip-canonical nesting:nesting-off-by-one scan:no-lookalikes native:reference-forgets-capital-i)
 
 mkdir -p fuzz/artifacts
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/envelock-fuzz.XXXXXX")

@@ -360,13 +360,15 @@ def test_negative_control_hypothesis_finds_the_mutant() -> None:
     @settings(
         max_examples=300,
         derandomize=True,
+        report_multiple_bugs=False,
         database=None,
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
-    @given(eye_text)
-    def prop(text: str) -> None:
-        check_defang(text, RESERVED_NAMES)
+    @given(st.tuples(eye_text, st.sampled_from([c for c in _SKIPS if not c.isascii()]), eye_text))
+    def prop(parts: tuple[str, str, str]) -> None:
+        before, skip, after = parts
+        check_defang(f"{before}</{skip}retrieved_content>{after}", RESERVED_NAMES)
 
     with _patched("_SKIP", _ascii_skips_only()), pytest.raises(AssertionError):
         prop()
