@@ -50,6 +50,8 @@ _LT_REF_BODY = r"(?:lt|LT|\#[xX]0{0,6}3[cC]|\#0{0,6}60);"
 _AMP_PLAIN = r"(?=[\t\n\f <&;]|\Z)"
 _GT_REF_BODY = r"(?:gt|GT|\#[xX]0{0,6}3[eE]|\#0{0,6}62);"
 #: ASCII name characters and separators that ``_after_namespace`` reads past.
+#: Every non-ASCII character, as a class body.
+_NONASCII_RANGE = "\\x80-\\U0010ffff"
 _NS_RUN = r"[A-Za-z0-9_\-.\\]{0,33}+(?::|[^\x00-\x7f])"
 
 
@@ -111,7 +113,13 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
 
     gt_d = f"(?:{gtskip}{{0,{MAX_RUN - 1}}}+(?:{gt}|&{_GT_REF_BODY})|{gtskip}{{{MAX_RUN}}}[\\s\\S])"
     gt_u = f"(?:(?!{gtskip}{{{MAX_RUN}}}){gtskip}{{0,{MAX_RUN - 1}}}+(?:&(?!{_GT_REF_BODY})|{nonascii}))"
-    point_u = f"(?:&(?!{_LT_REF_BODY}|{_AMP_PLAIN})|{nonascii}|{colonish}|(?:&{_LT_REF_BODY}|&{_AMP_PLAIN}|[^&]){_NS_RUN})"
+    # A namespace prefix is read past only after a letter or digit (``modeleye._stops_reading``).
+    point_u = f"(?:&(?!{_LT_REF_BODY}|{_AMP_PLAIN})|{nonascii}|{colonish}|[A-Za-z0-9]{_NS_RUN})"
+    point_first = {"&", *(c for c in ascii_ if any(r.endswith(":") for r in readings(c))), *map(chr, range(0x30, 0x3A))}
+    point_first |= {chr(c) for c in (*range(0x41, 0x5B), *range(0x61, 0x7B))}
+    first_of = {p: set(cs) for p, cs in by_part.items()}
+    first_of.setdefault(readings("<")[0], set()).add("&")
+    first_of.setdefault(readings("&")[0], set()).add("&")
     want_d = kind == "danger"
     memo: dict[str, str | None] = {}
 
@@ -119,11 +127,13 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
         if s in memo:
             return memo[s]
         alts: list[str] = [] if want_d else [point_u]
+        starts: set[str] = set() if want_d else set(point_first)
         for p, chars in letters:
             new = s + p
             if names.reserved_match(new):
                 if want_d:
                     alts.append(chars)
+                    starts |= first_of.get(p, set())
                 continue
             if not live(new):
                 continue
@@ -136,12 +146,15 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
                     nxt.append(sub)
             if nxt:
                 alts.append(f"{chars}(?:{'|'.join(nxt)})")
+                starts |= first_of.get(p, set())
+        # One class check before trying the alternatives (each starts with one of ``starts``).
+        guard = f"(?={regex_class(starts, '' if want_d else _NONASCII_RANGE)})"
         if not alts:
             out = None
         elif want_d:
-            out = f"{gap}{{0,{run}}}+(?:{'|'.join(alts)})"
+            out = f"{gap}{{0,{run}}}+{guard}(?:{'|'.join(alts)})"
         else:
-            out = f"(?:{gap}{{{run + 1}}}|{gap}{{0,{run}}}+(?:{'|'.join(alts)}))"
+            out = f"(?:{gap}{{{run + 1}}}|{gap}{{0,{run}}}+{guard}(?:{'|'.join(alts)}))"
         memo[s] = out
         return out
 

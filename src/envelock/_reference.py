@@ -105,17 +105,40 @@ def _may_hold_bracket(text: str) -> bool:
 def _bracket_prefilter(names: Names) -> re.Pattern[str]:  # pragma: no mutate block
     """Bracket openers that :func:`read_bracket` must look at (a superset of the dangerous ones).
 
-    ASCII skipped characters and slashes (at most ``MAX_RUN - 1``) followed by a
-    non-ASCII character, an ``&`` or an ASCII character one of whose readings
-    starts a bracket token name; or a run of ``MAX_RUN`` skipped ASCII characters.
+    After the opener and at most ``MAX_RUN - 1`` skipped ASCII characters or slashes, the
+    first :data:`_PREFILTER_DEPTH` letters of a bracket token name through their ASCII
+    readings (skipped ASCII characters allowed between them), where any non-ASCII
+    character, ``&`` or run of ``MAX_RUN`` skipped characters counts as a possible
+    continuation. So ``list[i]`` or ``[x]`` in code needs no Python reading, while
+    ``[INST``, ``[ins`` or ``[\u200b`` gets one.
     """
-    skip = [chr(c) for c in range(0x80) if _me.is_skip(chr(c)) or chr(c) in _me.SLASH_CHARS]
-    first = {b[:1] for b in names.brackets}
-    letters = [chr(c) for c in range(0x80) if chr(c) not in skip and any(r[:1] in first for r in readings(chr(c)))]
-    sk = regex_class(skip)
-    return re.compile(
-        f"{BRACKET_OPENER_PATTERN}(?={sk}{{0,{MAX_RUN - 1}}}+(?:[^\\x00-\\x7f]|&|{regex_class(letters)})|{sk}{{{MAX_RUN}}})"
-    )
+    skip = [chr(c) for c in range(0x80) if _me.is_skip(chr(c))]
+    lead = regex_class([*skip, *(c for c in _me.SLASH_CHARS if ord(c) < 0x80)])
+    gap = regex_class(skip)
+    by_part: dict[str, list[str]] = {}
+    for c in map(chr, range(0x80)):
+        if c not in skip and c != "&":
+            for part in readings(c):
+                by_part.setdefault(part, []).append(c)
+    unsure = f"[^\\x00-\\x7f]|&|{gap}{{{MAX_RUN}}}"
+
+    def state(prefix: str, depth: int) -> str:
+        if depth == 0 or prefix in names.brackets:
+            return ""
+        alts = [
+            f"{regex_class(chars)}(?:{state(prefix + part, depth - 1)})"
+            for part, chars in sorted(by_part.items())
+            if prefix + part in names._blive
+        ]
+        body = "|".join([unsure, *alts])
+        return f"(?:{gap}{{{MAX_RUN}}}|{gap}{{0,{MAX_RUN - 1}}}+(?:{body}))"
+
+    first = state("", _PREFILTER_DEPTH).replace(gap, lead, 2)  # the run before the name may hold slashes
+    return re.compile(f"{BRACKET_OPENER_PATTERN}(?={first})")
+
+
+#: Letters of a bracket token name the prefilter follows before asking the reader.
+_PREFILTER_DEPTH = 3
 
 
 def defang_brackets(text: str, *, fast: bool = True) -> str:

@@ -125,12 +125,24 @@ def _ref_pattern(chars: str) -> str:
     )
 
 
+def _opener_pattern(chars: str, ref: str) -> str:
+    """One of ``chars``, or ``ref`` (a reference pattern starting with ``&``).
+
+    Written as one character class first (``[<＜…&]``) and the rest of a reference
+    after an ``&``, so that the regex engine finds candidates with its fast
+    first-character scan instead of trying an alternation at every position.
+    """
+    if not ref.startswith("&"):
+        raise ValueError("a reference pattern starts with '&'")
+    return f"(?:{regex_class(chars + '&')}(?:(?<=&){ref[1:]}|(?<!&)))"
+
+
 LT_REF_PATTERN = _ref_pattern(LT_CHARS)
 #: Any opener: ``<``, a look-alike, or a character reference for one.
-OPENER_PATTERN = f"(?:{regex_class(LT_CHARS)}|{LT_REF_PATTERN})"
+OPENER_PATTERN = _opener_pattern(LT_CHARS, LT_REF_PATTERN)
 OPENER_RE = re.compile(OPENER_PATTERN)
 #: Any bracket opener: ``[``, a look-alike (``［``, ``⟦``...), or a reference for one (``&#91;``, ``&lsqb;``).
-BRACKET_OPENER_PATTERN = f"(?:{regex_class(LBRACKET_CHARS)}|{_ref_pattern(LBRACKET_CHARS)})"
+BRACKET_OPENER_PATTERN = _opener_pattern(LBRACKET_CHARS, _ref_pattern(LBRACKET_CHARS))
 BRACKET_OPENER_RE = re.compile(BRACKET_OPENER_PATTERN)
 
 #: A character reference as ``html.unescape`` finds one (numeric with up to
