@@ -1,8 +1,8 @@
 //! Character classes of the model's eye, all from the generated tables (`tables.rs`).
 //!
-//! ASCII is answered from a flag table built once; everything else by binary search in the
-//! generated range and code-point tables (never Rust's own `char` methods, whose Unicode
-//! version is the compiler's).
+//! The Basic Multilingual Plane is answered from flag and reading-index tables built once from
+//! the generated ranges; astral code points by binary search in the generated tables (never
+//! Rust's own `char` methods, whose Unicode version is the compiler's).
 
 use std::sync::LazyLock;
 
@@ -60,40 +60,147 @@ fn flags_slow(cp: u32) -> u16 {
 
 struct Ascii {
     flags: [u16; 128],
-    /// Lead bytes of the UTF-8 encodings of the '<' and '[' openers (and '&').
-    lt_lead: [bool; 256],
-    lbracket_lead: [bool; 256],
+    single: [u8; 128],
+    readings: [CharReadings; 128],
+    /// The class bits of every BMP code point.
+    bmp_flags: Vec<u16>,
+    /// 1 + the index in READING_VALUES of every BMP code point with readings (0: none).
+    bmp_reading: Vec<u16>,
+    /// For each lead byte, the second bytes (low six bits, as a bit set) with which a UTF-8
+    /// sequence may encode a '<'-like (index 0) or '['-like (index 1) opener; '&' too.
+    lead2: [[u64; 256]; 2],
 }
 
 static ASCII: LazyLock<Ascii> = LazyLock::new(|| {
+    let mut bmp_flags = vec![0u16; 0x10000];
+    let ranges: [(u16, &[(u32, u32)]); 5] = [
+        (SKIP, t::SKIP_RANGES),
+        (ALNUM, t::ALNUM_RANGES),
+        (ALPHA, t::ALPHA_RANGES),
+        (SPACE, t::SPACE_RANGES),
+        (IGNORABLE, t::DEFAULT_IGNORABLE_RANGES),
+    ];
+    for (bit, rs) in ranges {
+        for &(lo, hi) in rs {
+            for cp in lo..=hi.min(0xFFFF) {
+                bmp_flags[cp as usize] |= bit;
+            }
+        }
+    }
+    let sets: [(u16, &[u32]); 8] = [
+        (SLASH, t::SLASH),
+        (BANG, t::BANG),
+        (PIPE, t::PIPE),
+        (GT, t::GT),
+        (RBRACKET, t::RBRACKET),
+        (LT, t::LT),
+        (LBRACKET, t::LBRACKET),
+        (SEPARATOR, t::SEPARATORS),
+    ];
+    for (bit, set) in sets {
+        for &cp in set {
+            if cp < 0x10000 {
+                bmp_flags[cp as usize] |= bit;
+            }
+        }
+    }
+    let mut bmp_reading = vec![0u16; 0x10000];
+    for (k, &cp) in t::READING_KEYS.iter().enumerate() {
+        if cp < 0x10000 {
+            bmp_reading[cp as usize] = u16::try_from(k + 1).expect("fewer than 65535 readings");
+        }
+    }
     let mut flags = [0u16; 128];
-    for (cp, f) in flags.iter_mut().enumerate() {
-        *f = flags_slow(cp as u32);
+    flags.copy_from_slice(&bmp_flags[..128]);
+    let mut readings = [CharReadings::Skip; 128];
+    for (cp, r) in readings.iter_mut().enumerate() {
+        *r = readings_slow(cp as u8 as char);
     }
     let lead = |set: &[u32]| {
-        let mut out = [false; 256];
-        out[usize::from(b'&')] = true;
+        let mut out = [0u64; 256];
+        out[usize::from(b'&')] = u64::MAX;
         for &cp in set {
             if let Some(c) = char::from_u32(cp) {
                 let mut buf = [0u8; 4];
-                out[usize::from(c.encode_utf8(&mut buf).as_bytes()[0])] = true;
+                let e = c.encode_utf8(&mut buf).as_bytes();
+                out[usize::from(e[0])] |= if e.len() == 1 {
+                    u64::MAX
+                } else {
+                    1u64 << (e[1] & 0x3F)
+                };
             }
         }
         out
     };
+    let mut single = [0u8; 128];
+    for (k, r) in readings.iter().enumerate() {
+        single[k] = match *r {
+            CharReadings::Itself(c) if c.is_ascii() => c as u8,
+            CharReadings::Table([one]) if one.len() == 1 && one.is_ascii() => one.as_bytes()[0],
+            _ => 0,
+        };
+    }
     Ascii {
         flags,
-        lt_lead: lead(t::LT),
-        lbracket_lead: lead(t::LBRACKET),
+        single,
+        readings,
+        bmp_flags,
+        bmp_reading,
+        lead2: [lead(t::LT), lead(t::LBRACKET)],
     }
 });
+
+/// The class and reading tables of ASCII and the opener lead-byte filter (built once).
+#[derive(Clone, Copy)]
+pub struct Fast {
+    a: &'static Ascii,
+}
+
+impl Fast {
+    #[inline]
+    pub fn get() -> Fast {
+        Fast { a: &ASCII }
+    }
+
+    /// The class bits of an ASCII byte.
+    #[inline]
+    pub fn ascii_flags(self, b: u8) -> u16 {
+        self.a.flags[usize::from(b & 0x7F)]
+    }
+
+    /// The one reading of an ASCII byte when it is one ASCII character (0: several, or longer).
+    #[inline]
+    pub fn ascii_single(self, b: u8) -> u8 {
+        self.a.single[usize::from(b & 0x7F)]
+    }
+
+    /// The readings of an ASCII byte.
+    #[inline]
+    pub fn ascii_readings(self, b: u8) -> CharReadings {
+        self.a.readings[usize::from(b & 0x7F)]
+    }
+
+    /// May the bytes at `i` start an opener of the family (`bracket`)? A lead byte and the byte
+    /// after it are checked (`&` and the ASCII openers always may).
+    #[inline]
+    pub fn may_start(self, b: &[u8], i: usize, bracket: bool) -> bool {
+        let m = self.a.lead2[usize::from(bracket)][usize::from(b[i])];
+        if m == 0 {
+            return false;
+        }
+        if m == u64::MAX {
+            return true;
+        }
+        i + 1 < b.len() && m & (1u64 << (b[i + 1] & 0x3F)) != 0
+    }
+}
 
 /// Every class bit of `c`.
 #[inline]
 pub fn flags(c: char) -> u16 {
     let cp = c as u32;
-    if cp < 128 {
-        ASCII.flags[cp as usize]
+    if cp < 0x10000 {
+        ASCII.bmp_flags[cp as usize]
     } else {
         flags_slow(cp)
     }
@@ -101,27 +208,7 @@ pub fn flags(c: char) -> u16 {
 
 #[inline]
 pub fn has(c: char, bit: u16) -> bool {
-    let cp = c as u32;
-    if cp < 128 {
-        ASCII.flags[cp as usize] & bit != 0
-    } else {
-        match bit {
-            SKIP => in_ranges(t::SKIP_RANGES, cp),
-            SLASH => in_set(t::SLASH, cp),
-            BANG => in_set(t::BANG, cp),
-            ALNUM => in_ranges(t::ALNUM_RANGES, cp),
-            ALPHA => in_ranges(t::ALPHA_RANGES, cp),
-            SPACE => in_ranges(t::SPACE_RANGES, cp),
-            IGNORABLE => in_ranges(t::DEFAULT_IGNORABLE_RANGES, cp),
-            PIPE => in_set(t::PIPE, cp),
-            GT => in_set(t::GT, cp),
-            RBRACKET => in_set(t::RBRACKET, cp),
-            LT => in_set(t::LT, cp),
-            LBRACKET => in_set(t::LBRACKET, cp),
-            SEPARATOR => in_set(t::SEPARATORS, cp),
-            _ => flags_slow(cp) & bit != 0,
-        }
-    }
+    flags(c) & bit != 0
 }
 
 /// `modeleye.is_skip`.
@@ -145,16 +232,6 @@ pub fn is_ignorable(c: char) -> bool {
     has(c, IGNORABLE)
 }
 
-/// Can a byte start an opener of this family ('<'-like or '['-like, or '&')?
-#[inline]
-pub fn may_start(b: u8, bracket: bool) -> bool {
-    if bracket {
-        ASCII.lbracket_lead[usize::from(b)]
-    } else {
-        ASCII.lt_lead[usize::from(b)]
-    }
-}
-
 /// The generated readings of `c` (without the skip rule), if it has any.
 #[inline]
 pub fn table_readings(c: char) -> Option<&'static [&'static str]> {
@@ -176,8 +253,28 @@ pub enum CharReadings {
     Itself(char),
 }
 
+#[inline]
 pub fn readings(c: char) -> CharReadings {
-    if is_skip(c) {
+    if (c as u32) < 128 {
+        ASCII.readings[c as usize]
+    } else {
+        readings_slow(c)
+    }
+}
+
+fn readings_slow(c: char) -> CharReadings {
+    let cp = c as u32;
+    if (128..0x10000).contains(&cp) {
+        let a: &Ascii = &ASCII;
+        if a.bmp_flags[cp as usize] & SKIP != 0 {
+            return CharReadings::Skip;
+        }
+        return match a.bmp_reading[cp as usize] {
+            0 => CharReadings::Itself(c),
+            k => CharReadings::Table(t::READING_VALUES[usize::from(k) - 1]),
+        };
+    }
+    if in_ranges(t::SKIP_RANGES, cp) {
         CharReadings::Skip
     } else if let Some(r) = table_readings(c) {
         CharReadings::Table(r)

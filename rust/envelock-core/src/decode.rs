@@ -56,12 +56,56 @@ impl Piece {
     }
 }
 
+/// An open-addressing hash table over `HTML5` (FNV-1a), built once: a lookup hashes the name
+/// once and compares one or two keys (a binary search compares eleven).
+struct Html5Index {
+    slots: Vec<u16>,
+    mask: usize,
+}
+
+#[inline]
+fn fnv(name: &[u8]) -> usize {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in name {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h as usize
+}
+
+static HTML5_INDEX: std::sync::LazyLock<Html5Index> = std::sync::LazyLock::new(|| {
+    let size = (t::HTML5.len() * 4).next_power_of_two();
+    let mask = size - 1;
+    let mut slots = vec![0u16; size];
+    for (k, (name, _)) in t::HTML5.iter().enumerate() {
+        let mut h = fnv(name.as_bytes()) & mask;
+        while slots[h] != 0 {
+            h = (h + 1) & mask;
+        }
+        slots[h] = u16::try_from(k + 1).unwrap_or(u16::MAX);
+    }
+    Html5Index { slots, mask }
+});
+
 /// `html.entities.html5[name]`.
 pub fn html5(name: &[u8]) -> Option<&'static str> {
-    t::HTML5
-        .binary_search_by(|(k, _)| k.as_bytes().cmp(name))
-        .ok()
-        .map(|i| t::HTML5[i].1)
+    if name.len() > 33 {
+        return None;
+    }
+    let idx: &Html5Index = &HTML5_INDEX;
+    let mut h = fnv(name) & idx.mask;
+    loop {
+        match idx.slots[h] {
+            0 => return None,
+            k => {
+                let (key, value) = t::HTML5[usize::from(k) - 1];
+                if key.as_bytes() == name {
+                    return Some(value);
+                }
+            }
+        }
+        h = (h + 1) & idx.mask;
+    }
 }
 
 /// The character `html.unescape` gives a numeric reference (`None`: nothing, an invalid code point).

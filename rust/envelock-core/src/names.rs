@@ -1,7 +1,7 @@
 //! `modeleye.Names`: the skeletons the reader looks for, as a trie whose nodes are the
 //! prefixes (`Names.viable`), marked where a reserved name or a token ends.
 
-use crate::chars::skeleton;
+use crate::chars::{self, skeleton, CharReadings};
 use crate::tables as t;
 
 #[derive(Clone, Debug, Default)]
@@ -97,6 +97,44 @@ pub struct Names {
     pub brackets: Trie,
     /// The reserved skeletons, sorted (as `Names.reserved`).
     pub reserved: Vec<String>,
+    /// What the reader does with an ASCII character that is the first after the lead
+    /// (`FIRST_*`), for the angle reading and the bracket reading.
+    pub angle_first: [u8; 128],
+    pub bracket_first: [u8; 128],
+}
+
+/// Undecided by the first character: read on.
+pub const FIRST_SLOW: u8 = 0;
+/// Every reading of the first character dies at once and it ends the reading: none.
+pub const FIRST_NONE: u8 = 1;
+/// Every reading dies at once; a letter or digit: only a namespace prefix can go on.
+pub const FIRST_NAMESPACE: u8 = 2;
+
+/// How a first ASCII character is read against a trie (see `FIRST_*`).
+fn first_class(trie: &Trie, c: u8, pipes: bool, bracket: bool) -> u8 {
+    let ch = c as char;
+    let f = chars::flags(ch);
+    let lead = chars::SKIP | chars::SLASH | if bracket { 0 } else { chars::BANG };
+    if c == b'&' || f & lead != 0 || (!bracket && pipes && f & chars::PIPE != 0) {
+        return FIRST_SLOW;
+    }
+    let parts = match chars::readings(ch) {
+        CharReadings::Skip => return FIRST_SLOW,
+        r => r.to_vec(),
+    };
+    for p in &parts {
+        let Some(first) = p.chars().next() else {
+            return FIRST_SLOW;
+        };
+        if trie.child(0, first).is_some() || p.ends_with(':') {
+            return FIRST_SLOW;
+        }
+    }
+    if bracket || f & chars::ALNUM == 0 {
+        FIRST_NONE
+    } else {
+        FIRST_NAMESPACE
+    }
 }
 
 impl Names {
@@ -132,11 +170,19 @@ impl Names {
             let k = brackets.insert(&skeleton(tk));
             brackets.nodes[k as usize].token = true;
         }
+        let mut angle_first = [FIRST_SLOW; 128];
+        let mut bracket_first = [FIRST_SLOW; 128];
+        for c in 0..128u8 {
+            angle_first[usize::from(c)] = first_class(&trie, c, pipes, false);
+            bracket_first[usize::from(c)] = first_class(&brackets, c, pipes, true);
+        }
         Ok(Names {
             trie,
             pipes,
             brackets,
             reserved: res,
+            angle_first,
+            bracket_first,
         })
     }
 

@@ -234,6 +234,7 @@ pub fn find_non_ascii(b: &[u8], from: usize) -> usize {
 pub struct Candidates<'a> {
     b: &'a [u8],
     fam: Family,
+    fast: chars::Fast,
     /// The next non-ASCII byte at or after the last position asked for.
     na: usize,
 }
@@ -243,6 +244,7 @@ impl<'a> Candidates<'a> {
         Candidates {
             b,
             fam,
+            fast: chars::Fast::get(),
             na: find_non_ascii(b, 0),
         }
     }
@@ -258,19 +260,32 @@ impl<'a> Candidates<'a> {
             (b'<', b'&')
         };
         let mut i = from;
+        // Dense openers (`<<<<`, `&lt;&lt;`): the next byte is often one.
+        if i < n && (b[i] == a1 || b[i] == a2) {
+            return Some(i);
+        }
         while i < n {
             if self.na < i {
                 self.na = find_non_ascii(b, i);
             }
-            if let Some(k) = memchr::memchr2(a1, a2, &b[i..self.na]) {
+            // Short ASCII runs (between words of non-Latin text) byte by byte, long ones by memchr.
+            if self.na - i < 16 {
+                while i < self.na {
+                    if b[i] == a1 || b[i] == a2 {
+                        return Some(i);
+                    }
+                    i += 1;
+                }
+            } else if let Some(k) = memchr::memchr2(a1, a2, &b[i..self.na]) {
                 return Some(i + k);
             }
             if self.na >= n {
                 return None;
             }
             i = self.na;
+            let bracket = self.fam.is_bracket();
             while i < n && b[i] >= 0x80 {
-                if chars::may_start(b[i], self.fam.is_bracket()) {
+                if self.fast.may_start(b, i, bracket) {
                     return Some(i);
                 }
                 i += 1;

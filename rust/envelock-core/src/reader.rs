@@ -155,7 +155,7 @@ fn step(s: &str, c: Cur) -> (Piece, Cur) {
 }
 
 /// `_lead`: past skipped characters, slashes (and `!`/`?`): (position, run, slash seen).
-fn lead(s: &str, pos: usize, bang: bool) -> (Cur, usize, bool) {
+fn lead(s: &str, pos: usize, bang: bool) -> (Cur, usize, bool, Option<(Piece, Cur)>) {
     let mut c = Cur { i: pos, rel: 0 };
     let mut run = 0;
     let mut slash = false;
@@ -167,7 +167,8 @@ fn lead(s: &str, pos: usize, bang: bool) -> (Cur, usize, bool) {
             .iter()
             .all(|&ch| chars::flags(ch) & mask != 0)
         {
-            break;
+            // The piece that ends the lead, decoded once (the reader goes on from it).
+            return (c, run, slash, Some((piece, nxt)));
         }
         slash = slash || piece.as_slice().iter().any(|&ch| chars::has(ch, SLASH));
         c = nxt;
@@ -176,7 +177,7 @@ fn lead(s: &str, pos: usize, bang: bool) -> (Cur, usize, bool) {
             break;
         }
     }
-    (c, run, slash)
+    (c, run, slash, None)
 }
 
 /// `closer_after(text, i, end, closers)` with `end` the reader's bound; `closer` a class bit.
@@ -259,10 +260,117 @@ fn push_unique(v: &mut Vec<u32>, x: u32) {
     }
 }
 
+/// A lead already read: where it stopped, its run and whether it held a slash.
+#[derive(Clone, Copy)]
+struct Lead {
+    at: Cur,
+    run: usize,
+    slash: bool,
+}
+
+/// The reading decided from plain ASCII alone (no `&`, nothing beyond ASCII), else the lead
+/// when it is complete (for the general reader to go on from): the lead over ASCII skips,
+/// then a first character that no name starts with.
+#[inline]
+fn fast_read(
+    s: &str,
+    pos: usize,
+    names: &Names,
+    bracket: bool,
+) -> Result<Reading<'static>, Option<Lead>> {
+    let b = s.as_bytes();
+    let n = b.len();
+    let fast = chars::Fast::get();
+    let lead_mask = SKIP | SLASH | if bracket { 0 } else { BANG };
+    let mut i = pos;
+    let mut run = 0;
+    let mut slash = false;
+    let mut blank = true;
+    while i < n && run < MAX_RUN {
+        let c = b[i];
+        if c >= 0x80 || c == b'&' {
+            return Err(None);
+        }
+        let f = fast.ascii_flags(c);
+        if f & lead_mask == 0 {
+            break;
+        }
+        slash |= f & SLASH != 0;
+        blank &= f & chars::SPACE != 0;
+        i += 1;
+        run += 1;
+    }
+    let at = Cur { i, rel: i - pos };
+    if run >= MAX_RUN {
+        if bracket && blank {
+            return Ok(Reading::NONE);
+        }
+        return Ok(Reading::at(Kind::Padding, "", slash, at));
+    }
+    if i >= n {
+        return Ok(Reading::NONE);
+    }
+    let c = b[i];
+    if c >= 0x80 || c == b'&' {
+        return Err(None);
+    }
+    // The lead is complete: it stopped at a plain ASCII character.
+    let lead = Some(Lead { at, run, slash });
+    let class = if bracket {
+        names.bracket_first[usize::from(c)]
+    } else {
+        names.angle_first[usize::from(c)]
+    };
+    match class {
+        crate::names::FIRST_NONE => Ok(Reading::NONE),
+        crate::names::FIRST_NAMESPACE => {
+            // `_after_namespace` from the character after the first: letters, digits and
+            // separators (at most MAX_RUN), then a colon-like character or nothing.
+            let start = i + 1;
+            let mut k = start;
+            while k < n && k - start < MAX_RUN {
+                let x = b[k];
+                if x >= 0x80 {
+                    return Err(lead);
+                }
+                if fast.ascii_flags(x) & (chars::ALNUM | chars::SEPARATOR) == 0 {
+                    break;
+                }
+                k += 1;
+            }
+            if k >= n {
+                return Ok(Reading::NONE);
+            }
+            let x = b[k];
+            if x >= 0x80 || fast.ascii_readings(x).has_colon() {
+                return Err(lead);
+            }
+            Ok(Reading::NONE)
+        }
+        _ => Err(lead),
+    }
+}
+
 /// `modeleye.read_after(text, pos, names)`, `pos` a byte offset just after an opener.
 pub fn read_after<'n>(s: &str, pos: usize, names: &'n Names, scratch: &mut Scratch) -> Reading<'n> {
+    match fast_read(s, pos, names, false) {
+        Ok(r) => r,
+        Err(done) => read_after_slow(s, pos, names, scratch, done),
+    }
+}
+
+fn read_after_slow<'n>(
+    s: &str,
+    pos: usize,
+    names: &'n Names,
+    scratch: &mut Scratch,
+    done: Option<Lead>,
+) -> Reading<'n> {
     let n = s.len();
-    let (mut c, run, slash) = lead(s, pos, true);
+    let (mut c, run, slash, mut pending) = match done {
+        Some(l) => (l.at, l.run, l.slash, None),
+        None => lead(s, pos, true),
+    };
     if run >= MAX_RUN {
         return Reading::at(Kind::Padding, "", slash, c);
     }
@@ -272,7 +380,10 @@ pub fn read_after<'n>(s: &str, pos: usize, names: &'n Names, scratch: &mut Scrat
     if !before_end(s, c) {
         return Reading::at(Kind::Padding, "", slash, c);
     }
-    let (first, nxt) = step(s, c);
+    let (first, nxt) = pending.unwrap_or_else(|| step(s, c));
+    // Keep the decoded piece for the loop, unless it is plain ASCII (the loop's fast step).
+    let plain = nxt.i == c.i + 1 && s.as_bytes()[c.i] != b'&';
+    pending = if plain { None } else { Some((first, nxt)) };
     if names.pipes {
         if let Some(ch) = first.first() {
             if chars::has(ch, chars::PIPE) {
@@ -286,8 +397,68 @@ pub fn read_after<'n>(s: &str, pos: usize, names: &'n Names, scratch: &mut Scrat
     states.clear();
     states.push(0);
     let mut run = 0;
+    let b = s.as_bytes();
+    let fast = chars::Fast::get();
     while before_end(s, c) {
-        let (piece, nc) = step(s, c);
+        // Plain ASCII with one live state and one one-character reading: the same step as
+        // below, without building the readings (a miss falls through to the general step).
+        if pending.is_none() && states.len() == 1 {
+            let byte = b[c.i];
+            if byte < 0x80 && byte != b'&' {
+                let nc = Cur {
+                    i: c.i + 1,
+                    rel: c.rel + 1,
+                };
+                if fast.ascii_flags(byte) & SKIP != 0 {
+                    c = nc;
+                    run += 1;
+                    if run >= MAX_RUN {
+                        return Reading::at(Kind::Padding, "", slash, c);
+                    }
+                    continue;
+                }
+                let r = fast.ascii_single(byte);
+                if r != 0 {
+                    if let Some(k) = trie.child(states[0], r as char) {
+                        run = 0;
+                        c = nc;
+                        if trie.is_reserved(k) {
+                            return Reading::at(Kind::Reserved, trie.prefix(k), slash, c);
+                        }
+                        if trie.is_token(k) {
+                            if let Some(gt) = closer_after(s, c, chars::GT) {
+                                return Reading::at(Kind::Token, trie.prefix(k), slash, gt);
+                            }
+                        }
+                        states[0] = k;
+                        continue;
+                    }
+                    // A namespace colon: read on from the root.
+                    if r == b':' {
+                        run = 0;
+                        states[0] = 0;
+                        c = nc;
+                        continue;
+                    }
+                    // The name died on a one-reading character that is not a colon.
+                    {
+                        run = 0;
+                        if fast.ascii_flags(byte) & chars::ALNUM == 0 {
+                            return Reading::NONE;
+                        }
+                        match after_namespace(s, nc) {
+                            Some(a) => {
+                                states[0] = 0;
+                                c = a;
+                                continue;
+                            }
+                            None => return Reading::NONE,
+                        }
+                    }
+                }
+            }
+        }
+        let (piece, nc) = pending.take().unwrap_or_else(|| step(s, c));
         c = nc;
         let parts = parts_of(&piece);
         if matches!(parts, Parts::Empty) {
@@ -350,8 +521,24 @@ pub fn read_bracket<'n>(
     names: &'n Names,
     scratch: &mut Scratch,
 ) -> Reading<'n> {
+    match fast_read(s, pos, names, true) {
+        Ok(r) => r,
+        Err(done) => read_bracket_slow(s, pos, names, scratch, done),
+    }
+}
+
+fn read_bracket_slow<'n>(
+    s: &str,
+    pos: usize,
+    names: &'n Names,
+    scratch: &mut Scratch,
+    done: Option<Lead>,
+) -> Reading<'n> {
     let n = s.len();
-    let (mut c, run, slash) = lead(s, pos, false);
+    let (mut c, run, slash, mut pending) = match done {
+        Some(l) => (l.at, l.run, l.slash, None),
+        None => lead(s, pos, false),
+    };
     if run >= MAX_RUN || (!before_end(s, c) && c.i < n) {
         let blank = s.as_bytes()[pos..c.i]
             .iter()
@@ -369,7 +556,7 @@ pub fn read_bracket<'n>(
     states.push(0);
     let mut run = 0;
     while before_end(s, c) {
-        let (piece, nc) = step(s, c);
+        let (piece, nc) = pending.take().unwrap_or_else(|| step(s, c));
         c = nc;
         let parts = parts_of(&piece);
         if matches!(parts, Parts::Empty) {
