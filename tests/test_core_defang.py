@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import html.entities
 import re
 
 import pytest
 
-from envelock import LEVELS, PrefaceEntry, compose_preface, defang, parse_preface, undefang, verify_preface
+from envelock import LEVELS, PrefaceEntry, _reference, compose_preface, defang, parse_preface, undefang, verify_preface
 from envelock.escape import Level
 from envelock.modeleye import reserved_tag_count, skeleton
 
@@ -206,3 +207,20 @@ def test_lookahead_fails_closed_on_padding() -> None:
     assert defang(padded).startswith("<\\")
     long_name = "</r" + "\u200b" * 500 + "etrieved_content>"
     assert defang(long_name).startswith("<\\")
+
+
+#: HTML5 entity names that start with ``lt`` (``&ltcc;`` is U+2AA6, a ``<`` look-alike): the
+#: opener ``&lt`` and the longer reference overlap. Found by the native core's differential
+#: fuzzing: the undo regex re-matched ``opener + \\`` and backtracked into the longer name,
+#: and the fast path's lookahead did the same (both fixed: one tokenization, OPENER_RE.finditer).
+_LT_PREFIXED = sorted({n.rstrip(";") for n in html.entities.html5 if n.lower().startswith("lt") and len(n.rstrip(";")) > 2})
+
+
+@pytest.mark.parametrize("name", _LT_PREFIXED)
+@pytest.mark.parametrize("tail", ["\\", "\\\\x", "/retrieved_content>", "\\/retrieved_content>", "|im_end|>", ""])
+def test_lt_prefixed_entities_round_trip_on_every_implementation(name: str, tail: str) -> None:
+    for level in LEVELS:
+        for body in (f"&{name};{tail}", f"&{name}{tail}"):
+            out = defang(body, level=level)
+            assert undefang(out, level=level) == body, (body, level, out)
+            assert out == _reference.defang(body, level), (body, level)

@@ -30,7 +30,7 @@ from . import modeleye as _me
 from ._reference import defang_brackets, insert_after, undefang
 from .charsets import char_class, ranges_of, regex_class
 from .levels import Level, xml_escape_text
-from .modeleye import MAX_RUN, OPENER_PATTERN, Names, is_alpha, is_space, names_for, readings
+from .modeleye import MAX_RUN, OPENER_PATTERN, Names, atomic_opener, is_alpha, is_space, names_for, readings
 from .tokens import RESERVED_NAMES
 from .unicode_tables import SKIP_RANGES
 
@@ -180,9 +180,9 @@ def _fast_regex(names: Names, markup: bool) -> re.Pattern[str]:
     """
     after_d, mk_d = _lookahead(names, "danger")
     after_u, mk_u = _lookahead(names, "unsure")
-    # The opener as finditer reads it (``;`` taken greedily, never given back);
-    # not an atomic group, so that the regex engine keeps its first-character scan.
-    op = OPENER_PATTERN.replace(";?", ";?+")
+    # The opener exactly as finditer reads it (its reference part atomic; the first
+    # character stays a plain class, so the regex engine keeps its first-character scan).
+    op = atomic_opener(OPENER_PATTERN)
     pattern = f"{op}(?:(?={after_d})|(?={after_u})(?P<u>))"
     if markup:
         pattern = f"{pattern}|<(?:(?={mk_d})|(?={mk_u})(?P<v>))"

@@ -33,7 +33,6 @@ from .modeleye import (
     BRACKET_OPENER_PATTERN,
     BRACKET_OPENER_RE,
     MAX_RUN,
-    OPENER_PATTERN,
     OPENER_RE,
     Names,
     dangerous_after,
@@ -47,9 +46,6 @@ from .modeleye import (
 from .tokens import RESERVED_NAMES
 
 NAME = "reference"
-
-#: An opener followed by a backslash: loses that backslash.
-_OPENER_UNDO_RE = re.compile(rf"({OPENER_PATTERN})\\")
 
 
 def markup_after(text: str, pos: int) -> bool:
@@ -91,8 +87,26 @@ def undefang(text: str, level: Level = "reserved") -> str:
     """Invert :func:`defang` exactly (``undefang(defang(s, L), L) == s``)."""
     if level == "xml":
         text = xml_unescape_text(text)
-    text = _OPENER_UNDO_RE.sub(r"\1", text)
+    if "\\" in text:
+        # Openers exactly as the defang found them (``OPENER_RE.finditer``): a pattern that
+        # re-matched ``opener + \\`` could backtrack into a longer entity name (``&ltcc;\\``)
+        # and take a backslash the defang never inserted.
+        n = len(text)
+        text = drop_after(text, [m.end() for m in OPENER_RE.finditer(text) if m.end() < n and text[m.end()] == "\\"])
     return undefang_brackets(text)
+
+
+def drop_after(text: str, ends: Iterable[int]) -> str:
+    """``text`` without the character at each offset of ``ends`` (the inverse of :func:`insert_after`)."""
+    out: list[str] = []
+    last = 0
+    for e in ends:
+        out.append(text[last:e])
+        last = e + 1
+    if not out:
+        return text
+    out.append(text[last:])
+    return "".join(out)
 
 
 def _may_hold_bracket(text: str) -> bool:
@@ -134,7 +148,7 @@ def _bracket_prefilter(names: Names) -> re.Pattern[str]:  # pragma: no mutate bl
         return f"(?:{gap}{{{MAX_RUN}}}|{gap}{{0,{MAX_RUN - 1}}}+(?:{body}))"
 
     first = state("", _PREFILTER_DEPTH).replace(gap, lead, 2)  # the run before the name may hold slashes
-    return re.compile(f"{BRACKET_OPENER_PATTERN}(?={first})")
+    return re.compile(f"{_me.atomic_opener(BRACKET_OPENER_PATTERN)}(?={first})")
 
 
 #: Letters of a bracket token name the prefilter follows before asking the reader.
@@ -160,18 +174,15 @@ def undefang_brackets(text: str) -> str:
     if "\\" not in text or not _may_hold_bracket(text):
         return text
     names = names_for()
-    out: list[str] = []
-    last = 0
     n = len(text)
-    for m in BRACKET_OPENER_RE.finditer(text):
-        e = m.end()
-        if e < n and text[e] == "\\" and read_bracket(text, e, names):
-            out.append(text[last:e])
-            last = e + 1
-    if not out:
-        return text
-    out.append(text[last:])
-    return "".join(out)
+    return drop_after(
+        text,
+        [
+            m.end()
+            for m in BRACKET_OPENER_RE.finditer(text)
+            if m.end() < n and text[m.end()] == "\\" and read_bracket(text, m.end(), names)
+        ],
+    )
 
 
 def insert_after(text: str, ends: Iterable[int]) -> str:

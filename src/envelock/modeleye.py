@@ -137,6 +137,17 @@ def _opener_pattern(chars: str, ref: str) -> str:
     return f"(?:{regex_class(chars + '&')}(?:(?<=&){ref[1:]}|(?<!&)))"
 
 
+def atomic_opener(pattern: str) -> str:
+    """An opener pattern whose reference part is an atomic group (Python 3.11+).
+
+    Inside a larger regex (``opener(?=lookahead)``) the engine could otherwise
+    backtrack into another tokenization of the same text (``&lt`` instead of
+    ``&ltcc;``) to satisfy the lookahead; atomic, it keeps the one
+    ``OPENER_RE.finditer`` finds, so every implementation judges the same openers.
+    """
+    return pattern.replace("(?:(?<=&)", "(?>(?<=&)", 1)
+
+
 LT_REF_PATTERN = _ref_pattern(LT_CHARS)
 #: Any opener: ``<``, a look-alike, or a character reference for one.
 OPENER_PATTERN = _opener_pattern(LT_CHARS, LT_REF_PATTERN)
