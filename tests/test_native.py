@@ -255,6 +255,8 @@ KNOWN = [
     "x </retrieved_content",
     "[" + "\u3000" * 31,
     "&ltcc;\\",
+    "<\u1438:retrieved_content",
+    "<a\u1438b:retrieved_content",
     "<p>a</p><!-- c --><?pi?><![CDATA[x]]>< b>",
     "a & b < 3 > d\r\n<x> < y",
 ]

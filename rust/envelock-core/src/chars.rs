@@ -208,7 +208,27 @@ pub fn flags(c: char) -> u16 {
 
 #[inline]
 pub fn has(c: char, bit: u16) -> bool {
-    flags(c) & bit != 0
+    let cp = c as u32;
+    if cp < 0x10000 {
+        return ASCII.bmp_flags[cp as usize] & bit != 0;
+    }
+    // Astral: only the table asked about.
+    match bit {
+        SKIP => in_ranges(t::SKIP_RANGES, cp),
+        SLASH => in_set(t::SLASH, cp),
+        BANG => in_set(t::BANG, cp),
+        ALNUM => in_ranges(t::ALNUM_RANGES, cp),
+        ALPHA => in_ranges(t::ALPHA_RANGES, cp),
+        SPACE => in_ranges(t::SPACE_RANGES, cp),
+        IGNORABLE => in_ranges(t::DEFAULT_IGNORABLE_RANGES, cp),
+        PIPE => in_set(t::PIPE, cp),
+        GT => in_set(t::GT, cp),
+        RBRACKET => in_set(t::RBRACKET, cp),
+        LT => in_set(t::LT, cp),
+        LBRACKET => in_set(t::LBRACKET, cp),
+        SEPARATOR => in_set(t::SEPARATORS, cp),
+        _ => flags_slow(cp) & bit != 0,
+    }
 }
 
 /// `modeleye.is_skip`.
@@ -262,6 +282,7 @@ pub fn readings(c: char) -> CharReadings {
     }
 }
 
+#[inline]
 fn readings_slow(c: char) -> CharReadings {
     let cp = c as u32;
     if (128..0x10000).contains(&cp) {

@@ -144,6 +144,7 @@ fn split_numeric(run: usize, zeros: usize) -> (usize, usize) {
 /// `_REF_RE` matched at the `&` just before `body` (`body` is the index after the `&`),
 /// decoded as `_decode_one` does: the piece and the index after the reference, or `None`
 /// when no reference is there (the `&` reads as itself).
+#[inline]
 pub fn decode_ref_body(b: &[u8], body: usize) -> Option<(Piece, usize)> {
     let n = b.len();
     if body >= n {
@@ -260,6 +261,7 @@ pub fn char_at(s: &str, i: usize) -> char {
 }
 
 /// `modeleye._decode_at`: (piece, byte index after it, code points consumed).
+#[inline]
 pub fn decode_at(s: &str, i: usize) -> (Piece, usize, usize) {
     let b = s.as_bytes();
     if b[i] != b'&' {

@@ -78,6 +78,7 @@ enum Parts {
     Many(Vec<String>),
 }
 
+#[inline]
 fn parts_of(piece: &Piece) -> Parts {
     match piece.as_slice() {
         [] => Parts::Empty,
@@ -155,6 +156,7 @@ fn step(s: &str, c: Cur) -> (Piece, Cur) {
 }
 
 /// `_lead`: past skipped characters, slashes (and `!`/`?`): (position, run, slash seen).
+#[inline]
 fn lead(s: &str, pos: usize, bang: bool) -> (Cur, usize, bool, Option<(Piece, Cur)>) {
     let mut c = Cur { i: pos, rel: 0 };
     let mut run = 0;
@@ -181,6 +183,7 @@ fn lead(s: &str, pos: usize, bang: bool) -> (Cur, usize, bool, Option<(Piece, Cu
 }
 
 /// `closer_after(text, i, end, closers)` with `end` the reader's bound; `closer` a class bit.
+#[inline]
 pub fn closer_after(s: &str, start: Cur, closer: u16) -> Option<Cur> {
     let mut c = start;
     let mut run = 0;
@@ -203,12 +206,28 @@ pub fn closer_after(s: &str, start: Cur, closer: u16) -> Option<Cur> {
     (c.i < s.len() && run >= MAX_RUN).then_some(c)
 }
 
+/// A character of a namespace prefix (`_after_namespace`): a letter or digit that is not an
+/// opener character (U+1438 CANADIAN SYLLABICS PA is both), or a separator.
+#[inline]
+fn namespace_char(f: u16) -> bool {
+    (f & chars::ALNUM != 0 && f & (chars::LT | chars::LBRACKET) == 0) || f & chars::SEPARATOR != 0
+}
+
+/// `not _stops_reading(piece)` for the piece's first character: a letter or digit that is not
+/// an opener character.
+#[inline]
+fn keeps_reading(ch: char) -> bool {
+    let f = chars::flags(ch);
+    f & chars::ALNUM != 0 && f & (chars::LT | chars::LBRACKET) == 0
+}
+
 /// `_after_namespace`: after a name prefix that ends in a colon-like character, else `None`.
+#[inline]
 fn after_namespace(s: &str, start: Cur) -> Option<Cur> {
     let mut k = start;
     while before_end(s, k) && k.rel - start.rel < MAX_RUN {
         let ch = char_at(s, k.i);
-        if chars::flags(ch) & (chars::ALNUM | chars::SEPARATOR) == 0 {
+        if !namespace_char(chars::flags(ch)) {
             break;
         }
         k = Cur {
@@ -400,16 +419,45 @@ fn read_after_slow<'n>(
     let b = s.as_bytes();
     let fast = chars::Fast::get();
     while before_end(s, c) {
-        // Plain ASCII with one live state and one one-character reading: the same step as
-        // below, without building the readings (a miss falls through to the general step).
-        if pending.is_none() && states.len() == 1 {
+        // One live state and a piece of one character with one one-character reading (or
+        // skipped): the same step as below, without building the readings. Plain ASCII is
+        // read from the byte; anything else is decoded (and handed on when it does not fit).
+        if states.len() == 1 {
             let byte = b[c.i];
-            if byte < 0x80 && byte != b'&' {
+            let (orig, reading, nc) = if pending.is_none() && byte < 0x80 && byte != b'&' {
                 let nc = Cur {
                     i: c.i + 1,
                     rel: c.rel + 1,
                 };
                 if fast.ascii_flags(byte) & SKIP != 0 {
+                    (byte as char, None, nc)
+                } else {
+                    (byte as char, Some(fast.ascii_single(byte) as char), nc)
+                }
+            } else {
+                let (piece, nc) = pending.take().unwrap_or_else(|| step(s, c));
+                match piece.as_slice() {
+                    [ch] => match chars::readings(*ch) {
+                        CharReadings::Skip => (*ch, None, nc),
+                        CharReadings::Itself(x) => (*ch, Some(x), nc),
+                        CharReadings::Table([one]) if one.len() == 1 => {
+                            (*ch, Some(one.as_bytes()[0] as char), nc)
+                        }
+                        _ => {
+                            pending = Some((piece, nc));
+                            ('\0', Some('\0'), nc)
+                        }
+                    },
+                    [] => ('\0', None, nc),
+                    _ => {
+                        pending = Some((piece, nc));
+                        ('\0', Some('\0'), nc)
+                    }
+                }
+            };
+            match reading {
+                None => {
+                    // Skipped (or a reference to nothing).
                     c = nc;
                     run += 1;
                     if run >= MAX_RUN {
@@ -417,11 +465,11 @@ fn read_after_slow<'n>(
                     }
                     continue;
                 }
-                let r = fast.ascii_single(byte);
-                if r != 0 {
-                    if let Some(k) = trie.child(states[0], r as char) {
-                        run = 0;
-                        c = nc;
+                Some('\0') => {} // not one one-character reading: the general step
+                Some(r) => {
+                    run = 0;
+                    c = nc;
+                    if let Some(k) = trie.child(states[0], r) {
                         if trie.is_reserved(k) {
                             return Reading::at(Kind::Reserved, trie.prefix(k), slash, c);
                         }
@@ -433,27 +481,21 @@ fn read_after_slow<'n>(
                         states[0] = k;
                         continue;
                     }
-                    // A namespace colon: read on from the root.
-                    if r == b':' {
-                        run = 0;
+                    // The name died. A namespace colon: read on from the root.
+                    if r == ':' {
                         states[0] = 0;
-                        c = nc;
                         continue;
                     }
-                    // The name died on a one-reading character that is not a colon.
-                    {
-                        run = 0;
-                        if fast.ascii_flags(byte) & chars::ALNUM == 0 {
-                            return Reading::NONE;
+                    if !keeps_reading(orig) {
+                        return Reading::NONE;
+                    }
+                    match after_namespace(s, c) {
+                        Some(a) => {
+                            states[0] = 0;
+                            c = a;
+                            continue;
                         }
-                        match after_namespace(s, nc) {
-                            Some(a) => {
-                                states[0] = 0;
-                                c = a;
-                                continue;
-                            }
-                            None => return Reading::NONE,
-                        }
+                        None => return Reading::NONE,
                     }
                 }
             }
@@ -499,7 +541,7 @@ fn read_after_slow<'n>(
             continue;
         }
         match piece.first() {
-            Some(ch) if chars::is_alnum(ch) => {}
+            Some(ch) if keeps_reading(ch) => {}
             _ => return Reading::NONE,
         }
         match after_namespace(s, c) {

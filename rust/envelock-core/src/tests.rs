@@ -208,3 +208,16 @@ fn reference_undo_takes_the_longer_name() {
     assert_eq!(d("&ltcc;\\", "reserved"), "&ltcc;\\");
     assert_eq!(u("&ltcc;\\", "reserved"), "&ltcc;");
 }
+
+#[test]
+fn opener_letters_end_a_reading() {
+    // U+1438 CANADIAN SYLLABICS PA is a letter and a '<' look-alike: it ends the reading
+    // (and a namespace prefix) like any opener; it is read on its own.
+    let n = names();
+    let mut sc = Scratch::default();
+    let s = "<\u{1438}:retrieved_content";
+    assert!(read_after(s, 1, &n, &mut sc).is_none());
+    assert_eq!(read_after(s, 4, &n, &mut sc).kind, Kind::Reserved);
+    let s = "<a\u{1438}b:retrieved_content";
+    assert!(read_after(s, 1, &n, &mut sc).is_none());
+}
