@@ -35,6 +35,7 @@ from envelock.readers import LIBXML2_LIMIT, html_parser, reader_problems, xml_pa
 pytestmark = pytest.mark.usefixtures("impl")
 
 DEFANG = importlib.import_module("envelock.escape")
+REFERENCE = importlib.import_module("envelock._reference")
 
 
 def patch_everywhere(monkeypatch: pytest.MonkeyPatch, name: str, value: object) -> None:
@@ -182,6 +183,7 @@ def test_negative_control_broken_xml_escaper_is_caught(
     monkeypatch: pytest.MonkeyPatch, name: str, broken: Callable[[str], str], body: str
 ) -> None:
     """A broken XML text escape, used consistently by composer and grammar, is caught by the strict XML reader."""
+    monkeypatch.setattr(DEFANG, "_impl", REFERENCE)  # the planted escaper lives in the Python implementations
     patch_everywhere(monkeypatch, "xml_escape_text", broken)
     text, entries = compose3(body, "xml")
     envs, problems, _ = scan_preface(text, level="xml")
@@ -197,6 +199,7 @@ def test_negative_control_broken_xml_escaper_is_caught(
 def test_negative_control_double_escape_is_caught_by_expected(monkeypatch: pytest.MonkeyPatch) -> None:
     """Escaping ``&`` last double-escapes ``<``. Composer, grammar and readers agree on the (wrong) text, so
     no reader can object -- the ``expected`` entries do: the body differs from the entry."""
+    monkeypatch.setattr(DEFANG, "_impl", REFERENCE)  # the planted escaper lives in the Python implementations
     patch_everywhere(
         monkeypatch, "xml_escape_text", lambda t: t.replace("<", "&lt;").replace(">", "&gt;").replace("&", "&amp;")
     )

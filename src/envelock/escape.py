@@ -3,22 +3,25 @@
 Implementations (each a module with ``NAME``, ``defang(text, level, reserved)`` and
 ``undefang(text, level)``), equal on every input:
 
-* :mod:`envelock._reference`: one model's-eye reading per opener, the oracle;
+* :mod:`envelock._nativeimpl`: the Rust core ``envelock._native`` (when it was built);
 * :mod:`envelock._fastpath`: generated regexes, the reference only where they are unsure
-  (Python 3.11+).
+  (Python 3.11+);
+* :mod:`envelock._reference`: one model's-eye reading per opener, the oracle.
 
-The best available one is chosen once, at import; ``ENVELOCK_IMPL=reference`` (or
-``fast``) forces one. :data:`IMPLEMENTATIONS` lists what this interpreter can run;
-:func:`implementation` names the chosen one. ``tests/conftest.py`` runs every core
+The best available one is chosen once, at import; ``ENVELOCK_IMPL`` forces one:
+``native``, ``fast``, ``reference``, or ``python`` (the best pure-Python one).
+:data:`IMPLEMENTATIONS` lists what this interpreter can run; :func:`implementation`
+names the chosen one. ``tests/conftest.py`` runs every core
 test over every implementation.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from types import ModuleType
 
-from . import _fastpath, _reference
+from . import _fastpath, _nativeimpl, _reference
 from .levels import BODY_CONTEXT, LEVELS, Level, check_level, xml_escape_text, xml_unescape_text
 from .modeleye import MAX_LOOKAHEAD, MAX_OPENER_LEN
 from .tokens import RESERVED_NAMES
@@ -38,11 +41,15 @@ __all__ = [
 ]
 
 #: Every implementation this interpreter can run, best first.
-IMPLEMENTATIONS: dict[str, ModuleType] = {m.NAME: m for m in (_fastpath, _reference) if getattr(m, "AVAILABLE", True)}
+IMPLEMENTATIONS: dict[str, ModuleType] = {
+    m.NAME: m for m in (_nativeimpl, _fastpath, _reference) if getattr(m, "AVAILABLE", True)
+}
 
 
 def _choose() -> ModuleType:
     want = os.environ.get("ENVELOCK_IMPL", "")
+    if want == "python":
+        return _fastpath if _fastpath.AVAILABLE else _reference
     if want and want not in IMPLEMENTATIONS:
         raise ImportError(f"ENVELOCK_IMPL={want!r}: not available here (have {', '.join(IMPLEMENTATIONS)})")
     return IMPLEMENTATIONS[want] if want else next(iter(IMPLEMENTATIONS.values()))
@@ -52,7 +59,7 @@ _impl: ModuleType = _choose()
 
 
 def implementation() -> str:
-    """The name of the implementation in use (``"fast"`` or ``"reference"``)."""
+    """The name of the implementation in use (``"native"``, ``"fast"`` or ``"reference"``)."""
     return str(_impl.NAME)
 
 
@@ -85,13 +92,23 @@ def defang_body(text: str, *, level: Level = "reserved", reserved: tuple[str, ..
     judges the end of its text as the end of input. ``undefang`` inverts both.
     """
     lvl = check_level(level)
-    inner = "markup" if lvl == "xml" else lvl
+    native_body = getattr(_impl, "defang_body", None)
+    if native_body is not None:
+        return str(native_body(text, lvl, tuple(reserved)))
+    return _defang_body_with(_impl.defang, text, lvl, tuple(reserved))
+
+
+def _defang_body_with(
+    defang_fn: Callable[[str, Level, tuple[str, ...]], str], text: str, lvl: Level, reserved: tuple[str, ...]
+) -> str:
+    """The end-of-body context around one implementation's ``defang``."""
+    inner: Level = "markup" if lvl == "xml" else lvl
     tail = text[-(MAX_LOOKAHEAD + MAX_OPENER_LEN + 2) :]
     if not _fastpath._may_hold_opener(tail):
         # No opener ends close enough to the end for its lookahead to reach it.
-        out = defang(text, level=inner, reserved=reserved)
+        out = defang_fn(text, inner, reserved)
     else:
-        out = defang(text + BODY_CONTEXT, level=inner, reserved=reserved)
+        out = defang_fn(text + BODY_CONTEXT, inner, reserved)
         if not out.endswith(BODY_CONTEXT):  # pragma: no cover - a '<' at the end of input is never escaped
             raise AssertionError("body context was escaped")
         out = out[: -len(BODY_CONTEXT)]

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use crate::chars;
 use crate::decode::char_at;
 use crate::names::Names;
-use crate::opener::{opener_ends, Candidates, Family, Openers};
+use crate::opener::{Family, Openers};
 use crate::reader::{read_after, read_bracket, Scratch};
 use crate::tables::{MAX_LOOKAHEAD, MAX_OPENER_LEN, MAX_RUN};
 
@@ -226,30 +226,23 @@ pub fn defang_body<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str> 
     }
 }
 
-/// `_OPENER_UNDO_RE.sub(r"\1", text)`: drop the backslash after every opener followed by one,
-/// where the regex `(OPENER)\\` may take a longer reference than `OPENER_RE` alone
-/// (`&ltcc;\` loses its backslash; `OPENER_RE` alone matches `&lt` there).
+/// `undefang`'s angle part: drop the backslash right after every opener (as `OPENER_RE.finditer`
+/// finds them, the tokenization the defang used) that is followed by one.
 fn undo_angles(s: &str) -> Cow<'_, str> {
     let b = s.as_bytes();
     if memchr::memchr(b'\\', b).is_none() {
         return Cow::Borrowed(s);
     }
-    let mut cand = Candidates::new(b, Family::Angle);
+    let n = b.len();
     let mut out = String::new();
     let mut last = 0;
-    let mut pos = 0;
-    while let Some(p) = cand.next_from(pos) {
-        let hit = opener_ends(s, p, Family::Angle, &mut |e| b.get(e) == Some(&b'\\'));
-        match hit {
-            Some(e) => {
-                if out.capacity() == 0 {
-                    out.reserve(s.len());
-                }
-                out.push_str(&s[last..e]);
-                last = e + 1;
-                pos = e + 1;
+    for (_, e) in Openers::new(s, Family::Angle) {
+        if e < n && b[e] == b'\\' {
+            if out.capacity() == 0 {
+                out.reserve(s.len());
             }
-            None => pos = p + crate::decode::utf8_width(b[p]),
+            out.push_str(&s[last..e]);
+            last = e + 1;
         }
     }
     if last == 0 {
