@@ -78,6 +78,14 @@ def shared_strings() -> list[tuple[str, str]]:
     return out
 
 
+if os.environ.get("ENVELOCK_EXPECT_INSTALLED"):
+    # CI's wheel stage: the tests must exercise the installed package, not the source tree.
+    import envelock
+
+    if str(ROOT / "src") in str(Path(envelock.__file__).resolve()):
+        raise RuntimeError(f"ENVELOCK_EXPECT_INSTALLED: envelock was imported from the source tree ({envelock.__file__})")
+
+
 @pytest.fixture(params=list(escape.IMPLEMENTATIONS))
 def impl(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run a test once per defang implementation this interpreter has (markupsafe's way).
