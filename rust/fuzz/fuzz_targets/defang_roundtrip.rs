@@ -1,19 +1,28 @@
-//! undefang(defang(s)) == s and undefang(defang_body(s)) == s at every level, except the
-//! one known divergence of the Python reference (which the core reproduces): a `&` reference
-//! named `ltcc;`, `ltcir;`, `ltdot;`, `ltquest;` or `ltrPar;` followed by `\` (defang's opener
-//! match takes `&lt`, undefang's `(OPENER)\\` takes the whole name and drops the backslash).
+//! undefang(defang(s)) == s and undefang(defang_body(s)) == s at every level; defang only
+//! inserts (below xml).
+//!
+//! One known reference bug is tolerated (and only it): `defang_body` judges a body followed by
+//! "\n<" while `undefang` reads the body alone, so a bracket reading that reaches its skip
+//! bound through that "\n" (`<[TOO` + 31 spaces) is escaped and not unescaped. The tolerance
+//! requires the body to round-trip when undefang is given the same context.
 #![no_main]
 
-use envelock_core::{defang, defang_body, undefang, Level, Names};
+use envelock_core::{defang, defang_body, undefang, xml_unescape, Level, Names};
 use libfuzzer_sys::fuzz_target;
 use std::sync::LazyLock;
 
 static NAMES: LazyLock<Names> = LazyLock::new(Names::default_names);
 
-fn known_divergence(s: &str) -> bool {
-    ["ltcc;", "ltcir;", "ltdot;", "ltquest;", "ltrPar;"]
-        .iter()
-        .any(|n| s.contains(n))
+/// Does `body` round-trip once undefang sees the body context too (the known bug's class)?
+fn context_only(s: &str, body: &str, level: Level) -> bool {
+    // At xml the body is the XML escape of the markup defang: unescape it first.
+    let (plain, inner) = match level {
+        Level::Xml => (xml_unescape(body).into_owned(), Level::Markup),
+        other => (body.to_string(), other),
+    };
+    let with = format!("{plain}\n<");
+    let back = undefang(&with, inner, &NAMES);
+    back.strip_suffix("\n<") == Some(s)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -23,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
     for level in [Level::Reserved, Level::Markup, Level::Xml] {
         let out = defang(s, level, &NAMES);
         let back = undefang(&out, level, &NAMES);
-        if back != s && !known_divergence(s) {
+        if back != s {
             panic!("round trip broken at {level:?}: {s:?} -> {out:?} -> {back:?}");
         }
         if level != Level::Xml {
@@ -31,7 +40,7 @@ fuzz_target!(|data: &[u8]| {
         }
         let body = defang_body(s, level, &NAMES);
         let back = undefang(&body, level, &NAMES);
-        if back != s && !known_divergence(s) {
+        if back != s && !context_only(s, &body, level) {
             panic!("body round trip broken at {level:?}: {s:?} -> {body:?} -> {back:?}");
         }
     }
