@@ -404,3 +404,27 @@ def test_known_reference_bug_body_context_round_trip() -> None:
     native = _native.defang_body(body, "reserved", RESERVED_NAMES)
     assert native == ref_defang_body(body, "reserved")  # the two implementations agree
     assert ref_undefang(native, "reserved") == body
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="reference nondeterminism (reported): read_after iterates its live states as a set, so when two "
+    "states complete different names on one character (U+0462 reads 'b' and 'e': <Ѣos> is <bos> or <eos>) the "
+    "name it reports depends on PYTHONHASHSEED; the native core keeps insertion order (as a dict would)",
+)
+def test_known_reference_nondeterminism_names_follow_insertion_order() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "from envelock import modeleye as me; r = me.read_after('<\\u0462os>', 1, me.names_for()); "
+        "print(r.kind, r.name, r.end)"
+    )
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}
+        ).stdout.strip()
+        for seed in range(6)
+    }
+    kind, name, _, end = _native.read_after("<\u0462os>", 1, RESERVED_NAMES)
+    assert seen == {f"{kind} {name} {end}"}
