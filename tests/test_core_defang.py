@@ -224,3 +224,17 @@ def test_lt_prefixed_entities_round_trip_on_every_implementation(name: str, tail
             out = defang(body, level=level)
             assert undefang(out, level=level) == body, (body, level, out)
             assert out == _reference.defang(body, level), (body, level)
+
+
+@pytest.mark.parametrize("pad", [30, 31, 32])
+@pytest.mark.parametrize("head", ["<[TOO", "[INS", "x[/INST", "[\\INS"])
+def test_body_round_trip_when_padding_reaches_the_bound_through_the_context(head: str, pad: int) -> None:
+    """Found by the native core's cargo-fuzz round trip: the end-of-body context can make a bracket's
+    reading fail closed; compose and parse must agree on it (``escape.undefang_body``)."""
+    from envelock.escape import defang_body, undefang_body
+
+    body = head + " " * pad
+    for level in LEVELS:
+        assert undefang_body(defang_body(body, level=level), level=level) == body, (body, level)
+        out = compose_preface([PrefaceEntry("external", "o", body)], level=level, verify=level == "reserved")
+        assert parse_preface(out, level=level)[0].body == body

@@ -36,6 +36,7 @@ __all__ = [
     "defang_body",
     "implementation",
     "undefang",
+    "undefang_body",
     "xml_escape_text",
     "xml_unescape_text",
 ]
@@ -98,14 +99,32 @@ def defang_body(text: str, *, level: Level = "reserved", reserved: tuple[str, ..
     return _defang_body_with(_impl.defang, text, lvl, tuple(reserved))
 
 
+def undefang_body(text: str, *, level: Level = "reserved") -> str:
+    """Invert :func:`defang_body` exactly: the bracket readings are judged in the same context.
+
+    A bracket opener's escape depends on its reading, and in a preface the reading
+    of a body's last bracket sees the ``\\n<`` that follows the body (a run of
+    padding can reach the fail-closed bound through that ``\\n``), so the undo must
+    see it too.
+    """
+    lvl = check_level(level)
+    if lvl == "xml":
+        text = xml_unescape_text(text)
+    inner: Level = "markup" if lvl == "xml" else lvl
+    out = undefang(text + BODY_CONTEXT, level=inner)
+    if not out.endswith(BODY_CONTEXT):  # pragma: no cover - undefang never touches a final '\\n<'
+        raise AssertionError("body context was changed")
+    return out[: -len(BODY_CONTEXT)]
+
+
 def _defang_body_with(
     defang_fn: Callable[[str, Level, tuple[str, ...]], str], text: str, lvl: Level, reserved: tuple[str, ...]
 ) -> str:
     """The end-of-body context around one implementation's ``defang``."""
     inner: Level = "markup" if lvl == "xml" else lvl
     tail = text[-(MAX_LOOKAHEAD + MAX_OPENER_LEN + 2) :]
-    if not _fastpath._may_hold_opener(tail):
-        # No opener ends close enough to the end for its lookahead to reach it.
+    if not _fastpath._may_hold_opener(tail) and not _reference._may_hold_bracket(tail):
+        # No opener (angle or bracket) ends close enough to the end for its lookahead to reach it.
         out = defang_fn(text, inner, reserved)
     else:
         out = defang_fn(text + BODY_CONTEXT, inner, reserved)

@@ -393,7 +393,7 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
     first, nxt = _decode_at(text, i)
     if names.pipes and first and first[0] in _PIPE:
         return Reading("bar", "", slash, nxt)
-    states: set[str] = {""}
+    states: dict[str, None] = {"": None}  # live skeletons, in insertion order (deterministic)
     run = 0
     while i < end:
         piece, i = _decode_at(text, i)
@@ -404,7 +404,7 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
                 return Reading("padding", "", slash, i)
             continue
         run = 0
-        new: set[str] = set()
+        new: dict[str, None] = {}
         for s in states:
             for p in parts:
                 t = s + p
@@ -416,20 +416,20 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
                     if gt >= 0:
                         return Reading("token", t, slash, gt)
                 if names.viable(t):
-                    new.add(t)
+                    new[t] = None
         if new:
             states = new
             continue
         # The name died. A namespace prefix (``ns:retrieved_content``) is read past, once per colon.
         if any(p.endswith(":") for p in parts):
-            states = {""}
+            states = {"": None}
             continue
         if _stops_reading(piece):
             return _NONE
         after = _after_namespace(text, i, end)
         if after < 0:
             return _NONE
-        states, i = {""}, after
+        states, i = {"": None}, after
     # The lookahead budget ran out (or the text ended) while a name was forming.
     return Reading("padding", "", slash, i) if i < n else _NONE
 
@@ -453,7 +453,7 @@ def read_bracket(text: str, pos: int, names: Names) -> Reading:
     if run >= MAX_RUN or (i >= end and i < n):
         blank = text[pos:i].isascii() and not text[pos:i].strip()
         return _NONE if blank else Reading("padding", "", slash, i)
-    states: set[str] = {""}
+    states: dict[str, None] = {"": None}  # live skeletons, in insertion order (deterministic)
     run = 0
     while i < end:
         piece, i = _decode_at(text, i)
@@ -464,7 +464,7 @@ def read_bracket(text: str, pos: int, names: Names) -> Reading:
                 return Reading("padding", "", slash, i)
             continue
         run = 0
-        new: set[str] = set()
+        new: dict[str, None] = {}
         for s in states:
             for p in parts:
                 t = s + p
@@ -473,7 +473,7 @@ def read_bracket(text: str, pos: int, names: Names) -> Reading:
                     if close >= 0:
                         return Reading("token", t, slash, close)
                 if t in names._blive:
-                    new.add(t)
+                    new[t] = None
         if not new:
             return _NONE
         states = new

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from .common import DEPTH_CEILING, Envelope, LineIndex, Problem
 from .entry import CANONICAL_FETCHED_AT_RE, parse_iso8601
 from .errors import EnvelopeBreach
-from .escape import BODY_CONTEXT, Level, check_level, defang, defang_body, undefang
+from .escape import BODY_CONTEXT, Level, check_level, defang, defang_body, undefang, undefang_body
 from .invisible import XML_IMPOSSIBLE_RE, first_strippable, has_xml_impossible
 from .modeleye import OPENER_RE, dangerous_after, names_for, visible
 from .render import ATTR_INVALID_RE, CLOSE_TAG, OPEN_TAG_RE, SEPARATOR, TAG, unescape_attribute
@@ -79,7 +79,7 @@ def _body(scan: _Scan, start: int, end: int, path: tuple[int, ...]) -> str:
         # No backslash: undefang(raw) is raw itself, so skip that pass (same verdict).
         plain = raw
     else:
-        plain = undefang(raw, level=scan.level)
+        plain = undefang_body(raw, level=scan.level)
     if defang_body(plain, level=scan.level, reserved=scan.reserved) == raw:
         return plain
     # Not canonical: say where a reader would see a tag, else where the form differs.

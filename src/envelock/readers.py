@@ -55,7 +55,7 @@ from collections.abc import Sequence
 from lxml import etree
 
 from .common import Envelope, Problem
-from .escape import Level, check_level, defang, undefang, xml_unescape_text
+from .escape import Level, check_level, defang, undefang_body, xml_unescape_text
 from .render import CLOSE_TAG, OPEN_TAG_RE, TAG
 
 #: The synthetic root the ``xml`` check wraps a preface in.
@@ -207,7 +207,7 @@ class _Check:
             self.problem("envelope offsets do not match the text", env.offset, path)
             return
         want = "\n" + xml_unescape_text(raw) + "\n"
-        if got != want or undefang(got[1:-1], level="markup") != env.body:
+        if got != want or undefang_body(got[1:-1], level="markup") != env.body:
             i = next((k for k, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want)))
             self.problem(
                 f"round trip differs at body offset {max(i - 1, 0)}: "

@@ -192,8 +192,10 @@ fn tail_start(s: &str, k: usize) -> usize {
 }
 
 /// `_may_hold_opener`: any `<`, `&` or look-alike of `<`.
+/// Could `s` hold an opener, angle or bracket (whose reading could reach the body's context)?
 fn may_hold_opener(s: &str) -> bool {
-    s.chars().any(|c| c == '&' || chars::has(c, chars::LT))
+    s.chars()
+        .any(|c| c == '&' || chars::has(c, chars::LT) || chars::has(c, chars::LBRACKET))
 }
 
 /// `defang_body`: `defang` judged in the context a body is rendered in (followed by `\n<`).
@@ -207,16 +209,36 @@ pub fn defang_body<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str> 
     let out: Cow<'a, str> = if !may_hold_opener(tail) {
         defang(s, inner, names)
     } else {
+        // `defang(text + BODY_CONTEXT)[:-2]`, holding at most two copies of the text at once:
+        // each pass's input is dropped as soon as its output exists, and the context is cut
+        // off in place.
         let mut with = String::with_capacity(s.len() + BODY_CONTEXT.len());
         with.push_str(s);
         with.push_str(BODY_CONTEXT);
-        let d = defang(&with, inner, names);
-        debug_assert!(d.ends_with(BODY_CONTEXT));
-        let body = &d[..d.len() - BODY_CONTEXT.len()];
-        if body == s {
-            Cow::Borrowed(s)
+        let mut scratch = Scratch::default();
+        let mut changed = false;
+        let angled = match defang_angles(&with, names, inner != Level::Reserved, &mut scratch) {
+            Cow::Borrowed(_) => None,
+            Cow::Owned(o) => Some(o),
+        };
+        if let Some(o) = angled {
+            with = o;
+            changed = true;
+        }
+        let bracketed = match defang_brackets(&with, names, &mut scratch) {
+            Cow::Borrowed(_) => None,
+            Cow::Owned(o) => Some(o),
+        };
+        if let Some(o) = bracketed {
+            with = o;
+            changed = true;
+        }
+        debug_assert!(with.ends_with(BODY_CONTEXT));
+        if changed {
+            with.truncate(with.len() - BODY_CONTEXT.len());
+            Cow::Owned(with)
         } else {
-            Cow::Owned(body.to_string())
+            Cow::Borrowed(s)
         }
     };
     if level == Level::Xml {
