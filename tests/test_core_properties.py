@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import any_text, entries
 
-from envelock import LEVELS, PrefaceEntry, compose_preface, defang, parse_preface, undefang, verify_preface
+from envelock import LEVELS, EnvelopeBreach, PrefaceEntry, compose_preface, defang, parse_preface, undefang, verify_preface
 from envelock.escape import Level
 from envelock.invisible import sanitize
 from envelock.modeleye import IGNORABLE_RE, reserved_tag_count
@@ -111,3 +111,36 @@ def test_defang_body_equals_defang_in_context(s: str, pad: str, level: Level) ->
 
     body = s + pad
     assert defang_body(body, level=level) == defang(body + BODY_CONTEXT, level=level)[: -len(BODY_CONTEXT)]
+
+
+#: Bodies that end in a run of skipped characters close to the bound, after an opener or a
+#: name prefix: the end-of-body context ('\n<') decides their readings (a class hypothesis
+#: alone rarely reached; the native core's cargo-fuzz round trip found it).
+_OPENERS_AT_END = st.sampled_from(["<", "</", "[", "[/", "<retrieved_con", "[INS", "[TOO", "<|", "&lt;", "\uff3b", "<s"])
+near_bound_bodies = st.builds(
+    lambda head, opener, k, pad: head + opener + pad * k,
+    any_text,
+    _OPENERS_AT_END,
+    st.integers(26, 34),
+    st.sampled_from([" ", "\u200b", "_", "\t", "\\", "\u2800"]),
+)
+
+
+@given(near_bound_bodies, levels)
+def test_parse_inverts_compose_when_the_context_decides(body: str, level: Level) -> None:
+    out = compose_preface([PrefaceEntry("external", "o", body)], level=level)
+    clean = sanitize(body, invisible="strip", controls="replace", index=0, field="body")[0]
+    assert parse_preface(out, level=level)[0].body == clean
+    assert verify_preface(out, level=level, expected=[PrefaceEntry("external", "o", body)]).ok
+
+
+def test_control_a_context_blind_undo_breaks_the_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The property above catches a parser whose undo ignores the body's context (the old bug)."""
+    import envelock.parse as parse_mod
+    from envelock.escape import undefang as plain_undefang
+
+    monkeypatch.setattr(parse_mod, "undefang_body", lambda raw, level="reserved": plain_undefang(raw, level=level))
+    body = "<[TOO" + " " * 31
+    out = compose_preface([PrefaceEntry("external", "o", body)])
+    with pytest.raises(EnvelopeBreach):
+        parse_preface(out)
