@@ -3,8 +3,9 @@
 
 The same input goes to both; any difference fails:
 
-* ``defang``, ``defang_body`` and ``undefang`` (of the input and of its reference
-  defang) at every level, byte for byte, with the default and a custom set of names;
+* ``defang``, ``defang_body``, ``undefang`` (of the input and of its reference defang)
+  and ``undefang_body`` (of the reference ``defang_body``) at every level, byte for byte,
+  with the default and a custom set of names;
 * ``read_after`` (with and without tokens and bars) and ``read_bracket`` at every
   position of inputs up to 160 characters (at every opener end beyond that);
 * ``openers`` equals the Python loop over ``OPENER_RE`` / ``BRACKET_OPENER_RE``;
@@ -44,6 +45,15 @@ def _ref_body(s: str, level: str, reserved: tuple[str, ...]) -> str:
         escape._impl = saved
 
 
+def _ref_undo_body(s: str, level: str) -> str:
+    saved = escape._impl
+    escape._impl = _reference
+    try:
+        return escape.undefang_body(s, level=level)  # type: ignore[arg-type]
+    finally:
+        escape._impl = saved
+
+
 def _ref_openers(s: str, names: me.Names) -> list[tuple[Any, ...]]:
     out: list[tuple[Any, ...]] = []
     for family, regex, read in (
@@ -77,6 +87,8 @@ def check(data: bytes) -> None:
             assert got == want, f"defang differs at {level} {reserved}: {s!r}: native {got!r}, reference {want!r}"
             b_want, b_got = _ref_body(s, level, reserved), _native.defang_body(s, level, reserved)
             assert b_got == b_want, f"defang_body differs at {level}: {s!r}: native {b_got!r}, reference {b_want!r}"
+            ub_want, ub_got = _ref_undo_body(b_want, level), _native.undefang_body(b_want, level)
+            assert ub_got == ub_want, f"undefang_body differs at {level}: {b_want!r}: native {ub_got!r}, reference {ub_want!r}"
             for t in (s, want):
                 u_want, u_got = _reference.undefang(t, level), _native.undefang(t, level)  # type: ignore[arg-type]
                 assert u_got == u_want, f"undefang differs at {level}: {t!r}: native {u_got!r}, reference {u_want!r}"

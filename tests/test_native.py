@@ -76,6 +76,15 @@ def ref_defang_body(text: str, level: Level, reserved: tuple[str, ...] = RESERVE
         escape._impl = saved
 
 
+def ref_undefang_body(text: str, level: Level) -> str:
+    saved = escape._impl
+    escape._impl = _reference
+    try:
+        return escape.undefang_body(text, level=level)
+    finally:
+        escape._impl = saved
+
+
 def _names(reserved: tuple[str, ...], tokens: bool, pipes: bool) -> me.Names:
     names = me.names_for(reserved)
     if tokens and pipes:
@@ -188,7 +197,10 @@ def check_defang(text: str, reserved: tuple[str, ...]) -> None:
     for level in LEVELS:
         want = ref_defang(text, level, reserved)
         assert _native.defang(text, level, reserved) == want, (level, text)
-        assert _native.defang_body(text, level, reserved) == ref_defang_body(text, level, reserved), (level, text)
+        body = ref_defang_body(text, level, reserved)
+        assert _native.defang_body(text, level, reserved) == body, (level, text)
+        assert _native.undefang_body(body, level) == ref_undefang_body(body, level), (level, body)
+        assert _native.undefang_body(text, level) == ref_undefang_body(text, level), (level, text)
         assert _native.undefang(want, level) == ref_undefang(want, level), (level, want)
         assert _native.undefang(text, level) == ref_undefang(text, level), (level, text)
 
@@ -402,6 +414,7 @@ def test_body_context_round_trip() -> None:
     native = _native.defang_body(body, "reserved", RESERVED_NAMES)
     assert native == ref_defang_body(body, "reserved") != body  # the two implementations agree
     assert escape.undefang_body(native, level="reserved") == body
+    assert _native.undefang_body(native, "reserved") == body
     assert ref_undefang(native, "reserved") != body  # the plain undefang is not the inverse of defang_body
 
 

@@ -28,6 +28,10 @@ def defang_body(text: str, level: Level, reserved: tuple[str, ...]) -> str:
 def undefang(text: str, level: Level) -> str:
     """``_reference.undefang(text, level)``."""
 
+def undefang_body(text: str, level: Level) -> str:
+    """``escape.undefang_body``: the exact inverse of :func:`defang_body` (bracket readings judged
+    in the same ``"\\n<"`` context)."""
+
 def read_after(text: str, pos: int, reserved: tuple[str, ...], tokens: bool = True, pipes: bool = True) -> ReadingTuple:
     """``modeleye.read_after`` at ``pos`` (just after an opener); ``tokens=False`` drops the
     ``<NAME>`` tokens, ``pipes=False`` the ``<|`` bars. ``pos`` past the end reads none."""

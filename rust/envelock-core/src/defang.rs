@@ -191,7 +191,6 @@ fn tail_start(s: &str, k: usize) -> usize {
     i
 }
 
-/// `_may_hold_opener`: any `<`, `&` or look-alike of `<`.
 /// Could `s` hold an opener, angle or bracket (whose reading could reach the body's context)?
 fn may_hold_opener(s: &str) -> bool {
     s.chars()
@@ -312,4 +311,28 @@ pub fn undefang<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str> {
     };
     let b = then(a, undo_angles);
     then(b, |x| undo_brackets(x, names, &mut scratch))
+}
+
+/// `escape.undefang_body`: the exact inverse of [`defang_body`]; the bracket readings are judged
+/// in the same context (the body followed by `\n<`).
+pub fn undefang_body<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str> {
+    let (plain, inner) = match level {
+        Level::Xml => (xml_unescape(s), Level::Markup),
+        other => (Cow::Borrowed(s), other),
+    };
+    let mut with = String::with_capacity(plain.len() + BODY_CONTEXT.len());
+    with.push_str(&plain);
+    with.push_str(BODY_CONTEXT);
+    let undone = match undefang(&with, inner, names) {
+        Cow::Borrowed(_) => None,
+        Cow::Owned(o) => Some(o),
+    };
+    match undone {
+        None => plain,
+        Some(mut o) => {
+            debug_assert!(o.ends_with(BODY_CONTEXT));
+            o.truncate(o.len() - BODY_CONTEXT.len());
+            Cow::Owned(o)
+        }
+    }
 }

@@ -15,7 +15,7 @@ pub mod reader;
 #[allow(clippy::all)]
 pub mod tables;
 
-pub use defang::{defang, defang_body, undefang, xml_escape, xml_unescape, Level};
+pub use defang::{defang, defang_body, undefang, undefang_body, xml_escape, xml_unescape, Level};
 pub use names::{EmptySkeleton, Names};
 pub use opener::Family;
 pub use reader::{read_after, read_bracket, Kind, Reading, Scratch};

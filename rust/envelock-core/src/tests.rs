@@ -225,3 +225,23 @@ fn opener_letters_end_a_reading() {
     let s = "<a\u{1438}b:retrieved_content";
     assert!(read_after(s, 1, &n, &mut sc).is_none());
 }
+
+#[test]
+fn body_context_round_trip() {
+    // The last bracket reading of a body reaches its skip bound through the context's "\n".
+    let n = names();
+    for level in [Level::Reserved, Level::Markup, Level::Xml] {
+        for body in [
+            "<[TOO                               ",
+            "x </retrieved_content",
+            "<[INST",
+        ] {
+            let out = defang_body(body, level, &n);
+            assert_eq!(
+                undefang_body(&out, level, &n),
+                body,
+                "{body:?} at {level:?}"
+            );
+        }
+    }
+}

@@ -133,6 +133,25 @@ fn undefang<'py>(
     run(py, text, |s| core::undefang(s, lvl, &names))
 }
 
+/// undefang_body(text, level) -> str: the exact inverse of defang_body (`escape.undefang_body`).
+#[pyfunction]
+fn undefang_body<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    level: &str,
+) -> PyResult<Bound<'py, PyString>> {
+    let lvl = self::level(level)?;
+    let names = names_for(
+        core::tables::RESERVED_NAMES
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+        true,
+        true,
+    )?;
+    run(py, text, |s| core::undefang_body(s, lvl, &names))
+}
+
 fn reading_tuple<'py>(
     py: Python<'py>,
     r: &core::Reading<'_>,
@@ -278,6 +297,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(defang, m)?)?;
     m.add_function(wrap_pyfunction!(defang_body, m)?)?;
     m.add_function(wrap_pyfunction!(undefang, m)?)?;
+    m.add_function(wrap_pyfunction!(undefang_body, m)?)?;
     m.add_function(wrap_pyfunction!(read_after, m)?)?;
     m.add_function(wrap_pyfunction!(read_bracket, m)?)?;
     m.add_function(wrap_pyfunction!(openers, m)?)?;
