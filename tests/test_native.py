@@ -241,6 +241,12 @@ def test_openers_equal_python_loop(text: str, reserved: tuple[str, ...]) -> None
 
 
 @DIFF
+@given(st.lists(any_text, max_size=8))
+def test_openers_many_equals_openers(texts: list[str]) -> None:
+    assert _native.openers_many(texts, RESERVED_NAMES) == [ref_openers(t, RESERVED_NAMES) for t in texts]
+
+
+@DIFF
 @given(st.lists(any_text, max_size=8), st.sampled_from(LEVELS))
 def test_defang_many_equals_defang(texts: list[str], level: Level) -> None:
     assert _native.defang_many(texts, level, RESERVED_NAMES) == [ref_defang(t, level) for t in texts]
@@ -289,6 +295,7 @@ def test_large_input_released_gil_path() -> None:
         assert _native.defang(text, level, RESERVED_NAMES) == ref_defang(text, level)
     many = [text, text[:70_000], "a"]
     assert _native.defang_many(many, "reserved", RESERVED_NAMES) == [ref_defang(t, "reserved") for t in many]
+    assert _native.openers_many(many, RESERVED_NAMES) == [_native.openers(t, RESERVED_NAMES) for t in many]
 
 
 def test_unchanged_text_is_returned_as_is() -> None:
@@ -310,6 +317,8 @@ def test_lone_surrogate_raises_for_the_fallback() -> None:
         lambda: _native.read_bracket("[\ud800", 1),
         lambda: _native.openers("\ud800", RESERVED_NAMES),
         lambda: _native.defang_many(["ok", "\ud800"], "reserved", RESERVED_NAMES),
+        lambda: _native.openers_many(["ok", "\ud800"], RESERVED_NAMES),
+        lambda: _native.undefang_body("\ud800", "xml"),
     ):
         with pytest.raises(_native.SurrogateError):
             call()

@@ -43,6 +43,10 @@ def openers(text: str, reserved: tuple[str, ...]) -> list[tuple[int, int, Kind, 
     """(start, opener_end, kind, name, slash, reading_end, family) for every angle and bracket
     opener, in text order, whose reading is not none or that is followed by ``\\``."""
 
+def openers_many(texts: list[str], reserved: tuple[str, ...]) -> list[list[tuple[int, int, Kind, str, bool, int, Family]]]:
+    """:func:`openers` of each text, on every core with the GIL released for large batches.
+    Raises :class:`SurrogateError` (with the index of the text) for a lone surrogate."""
+
 def defang_many(texts: list[str], level: Level, reserved: tuple[str, ...]) -> list[str]:
     """``defang`` of each text, on every core with the GIL released for large batches.
     Raises :class:`SurrogateError` (with the index of the text) for a lone surrogate."""

@@ -370,6 +370,53 @@ fn fast_read(
     }
 }
 
+/// One step of a reading with one live state, when the piece is one character with one
+/// one-character reading (or is skipped): no readings are built. Plain ASCII is read from the
+/// byte; anything else is decoded, and handed on in `pending` when it does not fit.
+enum One {
+    Skip(Cur),
+    /// (the character, its one reading, the position after it)
+    Char(char, char, Cur),
+    General,
+}
+
+#[inline]
+fn one_step(s: &str, fast: chars::Fast, c: Cur, pending: &mut Option<(Piece, Cur)>) -> One {
+    let byte = s.as_bytes()[c.i];
+    if pending.is_none() && byte < 0x80 && byte != b'&' {
+        let nc = Cur {
+            i: c.i + 1,
+            rel: c.rel + 1,
+        };
+        if fast.ascii_flags(byte) & SKIP != 0 {
+            return One::Skip(nc);
+        }
+        return match fast.ascii_single(byte) {
+            0 => One::General,
+            r => One::Char(byte as char, r as char, nc),
+        };
+    }
+    let (piece, nc) = pending.take().unwrap_or_else(|| step(s, c));
+    match piece.as_slice() {
+        [] => One::Skip(nc),
+        [ch] => match chars::readings(*ch) {
+            CharReadings::Skip => One::Skip(nc),
+            CharReadings::Itself(x) => One::Char(*ch, x, nc),
+            CharReadings::Table([one]) if one.len() == 1 => {
+                One::Char(*ch, one.as_bytes()[0] as char, nc)
+            }
+            _ => {
+                *pending = Some((piece, nc));
+                One::General
+            }
+        },
+        _ => {
+            *pending = Some((piece, nc));
+            One::General
+        }
+    }
+}
+
 /// `modeleye.read_after(text, pos, names)`, `pos` a byte offset just after an opener.
 pub fn read_after<'n>(s: &str, pos: usize, names: &'n Names, scratch: &mut Scratch) -> Reading<'n> {
     match fast_read(s, pos, names, false) {
@@ -416,48 +463,11 @@ fn read_after_slow<'n>(
     states.clear();
     states.push(0);
     let mut run = 0;
-    let b = s.as_bytes();
     let fast = chars::Fast::get();
     while before_end(s, c) {
-        // One live state and a piece of one character with one one-character reading (or
-        // skipped): the same step as below, without building the readings. Plain ASCII is
-        // read from the byte; anything else is decoded (and handed on when it does not fit).
         if states.len() == 1 {
-            let byte = b[c.i];
-            let (orig, reading, nc) = if pending.is_none() && byte < 0x80 && byte != b'&' {
-                let nc = Cur {
-                    i: c.i + 1,
-                    rel: c.rel + 1,
-                };
-                if fast.ascii_flags(byte) & SKIP != 0 {
-                    (byte as char, None, nc)
-                } else {
-                    (byte as char, Some(fast.ascii_single(byte) as char), nc)
-                }
-            } else {
-                let (piece, nc) = pending.take().unwrap_or_else(|| step(s, c));
-                match piece.as_slice() {
-                    [ch] => match chars::readings(*ch) {
-                        CharReadings::Skip => (*ch, None, nc),
-                        CharReadings::Itself(x) => (*ch, Some(x), nc),
-                        CharReadings::Table([one]) if one.len() == 1 => {
-                            (*ch, Some(one.as_bytes()[0] as char), nc)
-                        }
-                        _ => {
-                            pending = Some((piece, nc));
-                            ('\0', Some('\0'), nc)
-                        }
-                    },
-                    [] => ('\0', None, nc),
-                    _ => {
-                        pending = Some((piece, nc));
-                        ('\0', Some('\0'), nc)
-                    }
-                }
-            };
-            match reading {
-                None => {
-                    // Skipped (or a reference to nothing).
+            match one_step(s, fast, c, &mut pending) {
+                One::Skip(nc) => {
                     c = nc;
                     run += 1;
                     if run >= MAX_RUN {
@@ -465,8 +475,7 @@ fn read_after_slow<'n>(
                     }
                     continue;
                 }
-                Some('\0') => {} // not one one-character reading: the general step
-                Some(r) => {
+                One::Char(orig, r, nc) => {
                     run = 0;
                     c = nc;
                     if let Some(k) = trie.child(states[0], r) {
@@ -498,6 +507,7 @@ fn read_after_slow<'n>(
                         None => return Reading::NONE,
                     }
                 }
+                One::General => {}
             }
         }
         let (piece, nc) = pending.take().unwrap_or_else(|| step(s, c));
@@ -597,7 +607,35 @@ fn read_bracket_slow<'n>(
     states.clear();
     states.push(0);
     let mut run = 0;
+    let fast = chars::Fast::get();
     while before_end(s, c) {
+        if states.len() == 1 {
+            match one_step(s, fast, c, &mut pending) {
+                One::Skip(nc) => {
+                    c = nc;
+                    run += 1;
+                    if run >= MAX_RUN {
+                        return Reading::at(Kind::Padding, "", slash, c);
+                    }
+                    continue;
+                }
+                One::Char(_, r, nc) => {
+                    run = 0;
+                    c = nc;
+                    let Some(k) = trie.child(states[0], r) else {
+                        return Reading::NONE;
+                    };
+                    if trie.is_token(k) {
+                        if let Some(close) = closer_after(s, c, chars::RBRACKET) {
+                            return Reading::at(Kind::Token, trie.prefix(k), slash, close);
+                        }
+                    }
+                    states[0] = k;
+                    continue;
+                }
+                One::General => {}
+            }
+        }
         let (piece, nc) = pending.take().unwrap_or_else(|| step(s, c));
         c = nc;
         let parts = parts_of(&piece);

@@ -220,6 +220,13 @@ fn openers<'py>(
     } else {
         core::openers(s, &names)
     };
+    opener_tuples(py, &found)
+}
+
+fn opener_tuples<'py>(
+    py: Python<'py>,
+    found: &[core::OpenerReading],
+) -> PyResult<Bound<'py, PyList>> {
     let items = found
         .iter()
         .map(|o| {
@@ -243,6 +250,39 @@ fn openers<'py>(
     PyList::new(py, items)
 }
 
+fn strs_of<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<&'a str>> {
+    texts
+        .iter()
+        .enumerate()
+        .map(|(k, t)| {
+            t.to_str()
+                .map_err(|_| SurrogateError::new_err(("text holds a lone surrogate", k)))
+        })
+        .collect()
+}
+
+/// openers_many(texts, reserved) -> [openers(text, reserved) for text in texts], on every core.
+#[pyfunction]
+fn openers_many<'py>(
+    py: Python<'py>,
+    texts: Vec<Bound<'py, PyString>>,
+    reserved: Vec<String>,
+) -> PyResult<Bound<'py, PyList>> {
+    let names = names_for(reserved, true, true)?;
+    let strs = strs_of(&texts)?;
+    let total: usize = strs.iter().map(|s| s.len()).sum();
+    let found: Vec<Vec<core::OpenerReading>> = if total >= DETACH_BYTES && strs.len() > 1 {
+        py.detach(|| strs.par_iter().map(|s| core::openers(s, &names)).collect())
+    } else {
+        strs.iter().map(|s| core::openers(s, &names)).collect()
+    };
+    let lists = found
+        .iter()
+        .map(|f| opener_tuples(py, f))
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, lists)
+}
+
 /// defang_many(texts, level, reserved) -> [str]: `defang` of each text, on every core.
 #[pyfunction]
 fn defang_many<'py>(
@@ -253,14 +293,7 @@ fn defang_many<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let lvl = self::level(level)?;
     let names = names_for(reserved, true, true)?;
-    let strs = texts
-        .iter()
-        .enumerate()
-        .map(|(k, t)| {
-            t.to_str()
-                .map_err(|_| SurrogateError::new_err(("text holds a lone surrogate", k)))
-        })
-        .collect::<PyResult<Vec<&str>>>()?;
+    let strs = strs_of(&texts)?;
     let total: usize = strs.iter().map(|s| s.len()).sum();
     let work = |s: &&str| -> Option<String> {
         match core::defang(s, lvl, &names) {
@@ -302,6 +335,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_bracket, m)?)?;
     m.add_function(wrap_pyfunction!(openers, m)?)?;
     m.add_function(wrap_pyfunction!(defang_many, m)?)?;
+    m.add_function(wrap_pyfunction!(openers_many, m)?)?;
     m.add_function(wrap_pyfunction!(skeleton, m)?)?;
     Ok(())
 }
