@@ -4,6 +4,7 @@ sent as a synthetic first user message that is never stored.
 Run: ``python examples/chat_turn.py`` -- prints the JSON body of an Anthropic
 Messages API request (built with the ``anthropic`` SDK's types; no network
 call) and, on stderr, the stored conversation, which never holds the preface.
+The SDK is the ``examples`` extra: ``pip install '.[examples]'``.
 
 The pattern:
 
@@ -23,8 +24,11 @@ import json
 import sys
 from datetime import datetime, timezone
 
-from anthropic.types import MessageParam, TextBlockParam
-from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+try:
+    from anthropic.types import MessageParam, TextBlockParam
+    from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
+except ImportError:  # the SDK is an optional extra, not a dependency of envelock
+    sys.exit("examples/chat_turn.py needs the Anthropic SDK: pip install 'envelock[examples]' (or pip install anthropic)")
 
 from envelock import HYGIENE_RULE, PrefaceEntry, compose_preface, stamp
 

@@ -186,16 +186,7 @@ def doc_blocks(patterns: Sequence[str] = DOC_FILES_WITH_CODE, root: Path = ROOT)
 #: Runnable blocks that fail today, named by (file, first line), with the reason and the error.
 #: Each is still run and expected to fail with that error (an xfail; XPASS once it is fixed:
 #: then remove it here).
-KNOWN_FAILING_BLOCKS: dict[tuple[str, str], tuple[str, type[BaseException]]] = {
-    (
-        "README.md",
-        "from envelock import PrefaceEntry, compose_preface, parse_preface, verify_preface, stamp, HYGIENE_RULE",
-    ): ("the tour uses names it never defines (page_text, your_system_prompt, text_from_storage)", NameError),
-    (
-        "README.md",
-        'compose_preface(entries)                  # level="reserved" (default)',
-    ): ("uses the imports and `entries` of the tour block above, which does not run", NameError),
-}
+KNOWN_FAILING_BLOCKS: dict[tuple[str, str], tuple[str, type[BaseException]]] = {}
 
 
 def run_block(block: Block, blocks: Sequence[Block], skip: Iterable[tuple[str, str]] = ()) -> dict[str, Any]:

@@ -1,24 +1,34 @@
-"""The ``envelock`` command: ``scan``, ``verify`` and ``compose``. See docs/cli.md.
+"""The ``envelock`` command: ``scan``, ``verify``, ``compose`` and ``wrap``. See docs/cli.md.
 
 Exit codes (every command): 0 clean; 1 findings at or above ``--fail-on``
-(``scan``), a problem (``verify``, ``compose --verify``); 2 usage error, I/O
-error, or a bad entry (``compose``). Undecodable and binary files are reported
-and skipped, never a crash.
+(``scan``, and skipped files with ``--fail-on-skip``), a problem (``verify``,
+``compose --verify``, ``wrap --verify``); 2 usage error, I/O error, no file to
+scan, or a bad entry (``compose``, ``wrap``).
+
+Input is never skipped silently: bytes that are not UTF-8 are decoded (as the
+encoding the file declares, else as UTF-8 with replacement characters) and
+scanned; only files with a NUL byte are binary, and every skipped file is
+counted in every output format.
 """
 
 from __future__ import annotations
 
 import argparse
+import codecs
 import fnmatch
 import json
 import os
+import re
+import stat
 import sys
+import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any
-from urllib.parse import quote
+from typing import Any, Protocol
 
 from . import __version__
 from .common import Finding
@@ -28,51 +38,194 @@ from .errors import EnvelockError, EnvelopeBreach, InvalidEntry, NestingError
 from .escape import LEVELS, Level
 from .modeleye import visible
 from .nesting import NESTING_POLICIES, NestingPolicy, Preface
-from .report import JSON_SCHEMA_ID, FileResult, emit
-from .rules import SEVERITIES, SEVERITY_RANK
+from .report import JSON_SCHEMA_ID, Baseline, FileResult, Suppressed, emit, fingerprints, relative_uri, srcroot_for
+from .rules import RULES_BY_ID, SEVERITIES, SEVERITY_RANK
 from .scan import scan_text
+from .scan.suppress import inline_ignores, split_suppressed
 from .verify import verify_preface
 
-#: Directories never walked into (VCS metadata).
-DEFAULT_EXCLUDED_DIRS = frozenset({".git", ".hg", ".svn"})
-#: Bytes sniffed for a NUL to call a file binary.
+#: Directories never walked into unless ``--no-default-excludes``: version control metadata,
+#: virtual environments, dependency folders and tool caches. A directory holding a
+#: ``pyvenv.cfg`` (a virtual environment, whatever its name) is pruned too.
+DEFAULT_EXCLUDED_DIRS = frozenset(
+    {
+        ".git", ".hg", ".svn", ".bzr", "_darcs", ".jj",
+        ".venv", ".tox", ".nox", "node_modules", "__pycache__", ".eggs",
+        ".mypy_cache", ".pytest_cache", ".ruff_cache", ".hypothesis",
+    }
+)  # fmt: skip
+#: Bytes sniffed for a NUL to call a file binary (as git does).
 SNIFF = 8192
-#: A scan longer than this (seconds) shows a progress line when stderr is a terminal.
+#: Seconds before a progress line appears (stderr a terminal only); ENVELOCK_PROGRESS_DELAY overrides.
 PROGRESS_AFTER = 1.0
+#: The documentation, shipped in the sdist and online.
+DOCS_URL = "https://github.com/envelock/envelock/blob/main/docs/cli.md"
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 class UsageError(Exception):
-    """Bad arguments or unreadable input: exit 2."""
+    """Bad arguments, unreadable input or nothing to scan: exit 2."""
 
 
 # ---------------------------------------------------------------------------
-# Input
+# Decoding: fail closed
 
 
-def decode(data: bytes) -> tuple[str | None, str | None]:
-    """(text, None) or (None, reason): UTF-8 (BOM removed) or UTF-16 with a BOM; never raises."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:
-            return data.decode("utf-16"), None
-        except UnicodeDecodeError as e:
-            return None, f"not valid UTF-16 ({e.reason} at byte {e.start})"
+@dataclass(frozen=True)
+class Decoded:
+    """Text to scan (``None`` for a binary file), how it was decoded when it was not plain
+    UTF-8, and the reason it was skipped."""
+
+    text: str | None
+    how: str | None = None
+    skipped: str | None = None
+
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+# A declared encoding: a PEP 263 cookie (first two lines), an XML declaration, an HTML meta charset.
+_COOKIE_RE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
+_XML_DECL_RE = re.compile(rb"^\s*<\?xml[^>]{0,200}?encoding\s*=\s*[\"']([-\w.:]+)[\"']")
+_META_RE = re.compile(rb"<meta[^>]{0,200}?charset\s*=\s*[\"']?([-\w.:]+)", re.IGNORECASE)
+
+
+def declared_encoding(data: bytes) -> str | None:
+    """The encoding the bytes declare (a Python coding cookie, ``<?xml encoding=...?>`` or an HTML
+    ``<meta charset>``), normalised by :mod:`codecs`; ``None`` when none is declared or known."""
+    head = data[:1024]
+    first_two = b"\n".join(head.split(b"\n")[:2])
+    for rx, part in ((_COOKIE_RE, first_two), (_XML_DECL_RE, head), (_META_RE, head)):
+        m = rx.search(part)
+        if m:
+            try:
+                return codecs.lookup(m.group(1).decode("ascii")).name
+            except (LookupError, UnicodeDecodeError):
+                continue
+    return None
+
+
+def _replaced(text: str) -> int:
+    return text.count("\ufffd")
+
+
+def decode(data: bytes) -> Decoded:
+    """Decode bytes for scanning; never raises and never drops text.
+
+    A BOM (UTF-8, UTF-16, UTF-32) decides the encoding. Otherwise a NUL byte in the first
+    :data:`SNIFF` bytes makes the file binary (skipped, and counted); valid UTF-8 is UTF-8;
+    anything else is decoded as the encoding it declares (a coding cookie, an XML
+    declaration, an HTML meta charset), else as UTF-8 with U+FFFD for each undecodable
+    byte, and scanned: one stray byte cannot hide a close tag from the gate.
+    """
+    for bom, enc in _BOMS:
+        if data.startswith(bom):
+            text = data[len(bom) :].decode(enc, "replace")
+            bad = _replaced(text) - _replaced(data[len(bom) :].decode(enc, "ignore"))
+            how = f"not valid {enc.upper()}: {bad} undecodable sequence(s) replaced with U+FFFD" if bad else None
+            return Decoded(text, how)
     if b"\x00" in data[:SNIFF]:
-        return None, "binary file (NUL byte)"
+        return Decoded(None, skipped="binary file (NUL byte)")
     try:
-        return data.decode("utf-8-sig"), None
+        return Decoded(data.decode("utf-8"))
     except UnicodeDecodeError as e:
-        return None, f"not valid UTF-8 ({e.reason} at byte {e.start})"
+        first = f"{e.reason} at byte {e.start}"
+    declared = declared_encoding(data)
+    if declared is not None and declared != "utf-8":
+        text = data.decode(declared, "replace")
+        return Decoded(text, f"not valid UTF-8 ({first}); decoded as {declared}, the encoding it declares")
+    text = data.decode("utf-8", "replace")
+    bad = _replaced(text) - _replaced(data.decode("utf-8", "ignore"))
+    return Decoded(text, f"not valid UTF-8 ({first}); {bad} undecodable byte sequence(s) replaced with U+FFFD")
 
 
-def _uri(path: str) -> str:
-    p = Path(path)
+# ---------------------------------------------------------------------------
+# The walk
+
+
+@dataclass
+class Target:
+    """One input: a file to read, ``-``, or an entry skipped before reading (with the reason)."""
+
+    path: str
+    size: int = 0
+    skipped: str | None = None
+
+
+class _Spec(Protocol):
+    def check_file(self, file: str) -> Any: ...
+
+
+def _load_pathspec() -> Callable[[list[str]], _Spec] | None:
     try:
-        rel = p.resolve().relative_to(Path.cwd().resolve())
-        return quote(rel.as_posix())
-    except ValueError:
-        return p.resolve().as_uri()
+        from pathspec import GitIgnoreSpec
+    except ImportError:
+        return None
+    return GitIgnoreSpec.from_lines
+
+
+@dataclass
+class Ignores:
+    """``.gitignore`` files (and ``.git/info/exclude``) as git applies them, read with ``pathspec``."""
+
+    enabled: bool
+    make: Callable[[list[str]], _Spec] | None = field(default_factory=_load_pathspec)
+    cache: dict[Path, _Spec | None] = field(default_factory=dict)
+    missing_reported: bool = False
+
+    def _spec(self, directory: Path) -> _Spec | None:
+        if directory in self.cache:
+            return self.cache[directory]
+        lines: list[str] = []
+        for name in (".gitignore", ".git/info/exclude"):
+            lines += _read_lines(directory / name)
+        spec = self.make(lines) if lines and self.make is not None else None
+        if lines and self.make is None and not self.missing_reported:
+            self.missing_reported = True
+            print(
+                f"envelock: {directory / '.gitignore'} is NOT applied: reading .gitignore needs the optional "
+                "'pathspec' package (pip install 'envelock[gitignore]'); ignored files are scanned too",
+                file=sys.stderr,
+            )
+        self.cache[directory] = spec
+        return spec
+
+    def chain(self, root: Path) -> list[Path]:
+        """The directories above ``root`` (absolute) whose ignore files apply to it, outermost first:
+        its parents up to the repository root (the nearest directory holding ``.git``)."""
+        if not self.enabled:
+            return []
+        ancestors = [root, *root.parents]
+        for i, a in enumerate(ancestors):
+            if (a / ".git").exists():
+                return list(reversed(ancestors[1 : i + 1]))
+        return []
+
+    def ignored(self, path: Path, is_dir: bool, dirs: Sequence[Path]) -> bool:
+        """Is ``path`` ignored by the ignore files of ``dirs`` (outermost first; the deepest decides)?"""
+        if not self.enabled:
+            return False
+        for d in reversed(dirs):
+            spec = self._spec(d)
+            if spec is None:
+                continue
+            rel = path.relative_to(d).as_posix() + ("/" if is_dir else "")
+            verdict = spec.check_file(rel).include
+            if verdict is not None:
+                return bool(verdict)
+        return False
+
+
+def _read_lines(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
 
 
 def _matches(rel: str, patterns: Sequence[str]) -> bool:
@@ -80,138 +233,373 @@ def _matches(rel: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
-def expand(paths: Sequence[str], include: Sequence[str], exclude: Sequence[str]) -> list[str]:
-    """Files to read, in a stable order; ``-`` stays ``-``. Raises UsageError for a missing path."""
-    out: list[str] = []
+def _kind(mode: int) -> str:
+    for test, what in (
+        (stat.S_ISFIFO, "FIFO"),
+        (stat.S_ISSOCK, "socket"),
+        (stat.S_ISCHR, "character device"),
+        (stat.S_ISBLK, "block device"),
+    ):
+        if test(mode):
+            return what
+    return "special file"
+
+
+@dataclass
+class Walk:
+    """How directories are walked (see :func:`expand`)."""
+
+    include: Sequence[str] = ()
+    exclude: Sequence[str] = ()
+    default_excludes: bool = True
+    gitignore: bool = True
+    follow_symlinks: bool = False
+
+
+def expand(paths: Sequence[str], walk: Walk) -> list[Target]:
+    """The inputs, in a stable order; ``-`` stays ``-``. Raises UsageError for a missing path.
+
+    A file named explicitly is read even if ``--include``/``--exclude``/``.gitignore`` would
+    leave it out (a named pipe too, for ``<(command)``), and a directory named explicitly is
+    walked even if it is ignored itself. In a directory: sorted order;
+    directories in :data:`DEFAULT_EXCLUDED_DIRS`, virtual environments, ``--exclude``
+    matches and ``.gitignore``d entries are pruned; FIFOs, sockets and devices are never
+    opened; symbolic links to directories are reported as skipped unless ``--follow-symlinks``
+    (each real directory is walked once).
+    """
+    ignores = Ignores(walk.gitignore)
+    out: list[Target] = []
     for arg in paths:
         if arg == "-":
-            out.append(arg)
+            out.append(Target("-"))
             continue
         p = Path(arg)
-        if p.is_dir():
-            for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if d not in DEFAULT_EXCLUDED_DIRS)
-                for name in sorted(files):
-                    full = Path(root) / name
-                    rel = full.relative_to(p).as_posix()
-                    if include and not _matches(rel, include):
-                        continue
-                    if exclude and _matches(rel, exclude):
-                        continue
-                    out.append(str(full))
-        elif p.exists():
-            out.append(arg)  # an explicit file is read even if --include would not match
+        try:
+            st = p.stat()
+        except OSError:
+            if p.is_symlink():
+                out.append(Target(arg, skipped="broken symbolic link"))
+                continue
+            raise UsageError(f"{arg}: no such file or directory") from None
+        if stat.S_ISDIR(st.st_mode):
+            out.extend(_walk_dir(p, walk, ignores, {p.resolve()}))
+        elif stat.S_ISREG(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+            out.append(Target(arg, st.st_size if stat.S_ISREG(st.st_mode) else 0))
         else:
-            raise UsageError(f"{arg}: no such file or directory")
+            out.append(Target(arg, skipped=f"not a regular file ({_kind(st.st_mode)}), not opened"))
     return out
 
 
-def read_input(path: str, stdin_name: str) -> tuple[str, str, str | None, str | None]:
-    """(shown path, uri, text, skip reason). Raises UsageError on an I/O error."""
-    if path == "-":
-        data = sys.stdin.buffer.read()
-        shown, uri = stdin_name, quote(stdin_name) if stdin_name != "<stdin>" else "stdin"
-    else:
+def _walk_dir(top: Path, walk: Walk, ignores: Ignores, seen: set[Path]) -> Iterator[Target]:
+    """Walk ``top`` in sorted order (depth first); ``seen`` holds the real directories walked
+    (with ``--follow-symlinks``, a link to one of them is a loop)."""
+    top_abs = Path(os.path.abspath(top))
+    top_real = top.resolve()
+    chain = ignores.chain(top_abs)
+    if chain and ignores.ignored(top_abs, True, chain):
+        chain = []  # a directory named explicitly is walked even if it is ignored itself (its own ignore files apply)
+    stack: list[tuple[Path, Path, list[Path]]] = [(top, top_abs, [*chain, top_abs])]
+    while stack:
+        directory, dir_abs, dirs = stack.pop()
         try:
-            data = Path(path).read_bytes()
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as e:
-            raise UsageError(f"{path}: {e.strerror or e}") from e
-        shown, uri = path, _uri(path)
-    text, reason = decode(data)
-    return shown, uri, text, reason
+            yield Target(str(directory), skipped=f"unreadable directory ({e.strerror or e})")
+            continue
+        subdirs: list[tuple[Path, Path, list[Path]]] = []
+        for entry in entries:
+            full, full_abs = Path(entry.path), dir_abs / entry.name
+            rel = full_abs.relative_to(top_abs).as_posix()
+            try:
+                link = entry.is_symlink()
+                st = full.stat() if link else entry.stat(follow_symlinks=False)
+            except OSError as e:
+                if not _pruned(full_abs, rel, walk, ignores, dirs, is_dir=False) and _included(rel, walk):
+                    yield Target(str(full), skipped="broken symbolic link" if link else f"unreadable ({e.strerror or e})")
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                if _pruned(full_abs, rel, walk, ignores, dirs, is_dir=True):
+                    continue
+                if walk.default_excludes and (full / "pyvenv.cfg").is_file():
+                    continue  # a virtual environment, whatever its name
+                if link:
+                    real = full.resolve()
+                    if not walk.follow_symlinks:
+                        yield Target(str(full), skipped="symbolic link to a directory, not followed (--follow-symlinks)")
+                        continue
+                    if real == top_real or top_real in real.parents:
+                        yield Target(str(full), skipped="symbolic link to a directory inside the scanned tree (walked there)")
+                        continue
+                    if real in seen:
+                        yield Target(str(full), skipped="symbolic link to a directory already walked (a loop), not followed")
+                        continue
+                    seen.add(real)
+                elif walk.follow_symlinks:  # reached through a followed link: walk each real directory once
+                    real = full.resolve()
+                    if real in seen:
+                        yield Target(str(full), skipped="directory already walked through a symbolic link (a loop)")
+                        continue
+                    seen.add(real)
+                subdirs.append((full, full_abs, [*dirs, full_abs]))
+                continue
+            if _pruned(full_abs, rel, walk, ignores, dirs, is_dir=False):
+                continue
+            if not _included(rel, walk):
+                continue
+            if stat.S_ISREG(st.st_mode):
+                yield Target(str(full), st.st_size)
+            else:
+                yield Target(str(full), skipped=f"not a regular file ({_kind(st.st_mode)}), not opened")
+        stack.extend(reversed(subdirs))
 
 
-def _scan_one(path: str) -> FileResult:
-    """Worker: scan one file (never raises on content; I/O errors become a skip reason)."""
+def _included(rel: str, walk: Walk) -> bool:
+    return not walk.include or _matches(rel, walk.include)
+
+
+def _pruned(full: Path, rel: str, walk: Walk, ignores: Ignores, dirs: list[Path], *, is_dir: bool) -> bool:
+    if is_dir and walk.default_excludes and full.name in DEFAULT_EXCLUDED_DIRS:
+        return True
+    if walk.exclude and _matches(rel, walk.exclude):
+        return True
+    return ignores.ignored(full, is_dir, dirs)
+
+
+# ---------------------------------------------------------------------------
+# Reading and scanning one input
+
+
+@dataclass(frozen=True)
+class ScanOptions:
+    """What the scan of one file needs (picklable, for worker processes)."""
+
+    disable: frozenset[str] = frozenset()
+    inline_ignore: bool = True
+
+
+def _read(path: str, stdin_name: str) -> tuple[str, bytes]:
+    """(shown path, bytes). Raises OSError."""
+    if path == "-":
+        return stdin_name, sys.stdin.buffer.read()
+    return path, Path(path).read_bytes()
+
+
+def scan_bytes(shown: str, data: bytes, options: ScanOptions) -> FileResult:
+    """Decode and scan one input's bytes (never raises on content)."""
+    decoded = decode(data)
+    if decoded.text is None:
+        return FileResult(shown, "", skipped=decoded.skipped, size=len(data))
+    text = decoded.text
+    findings = scan_text(text, disable=options.disable)
+    prints = fingerprints(findings, text)
+    result = FileResult(shown, "", findings, fingerprints=prints, decoding=decoded.how, size=len(data))
+    if options.inline_ignore:
+        ignores = inline_ignores(text)
+        if ignores.by_line:
+            kept, gone = split_suppressed(findings, ignores)
+            by_id = {id(f): fp for f, fp in zip(findings, prints, strict=True)}
+            result.findings = kept
+            result.fingerprints = [by_id[id(f)] for f in kept]
+            result.suppressed = [Suppressed(f, by_id[id(f)], "inline") for f in gone]
+        result.notices = [f"line {line}: envelock: ignore[{rule}] names no rule" for line, rule in ignores.unknown]
+    return result
+
+
+def _scan_file(path: str, options: ScanOptions) -> FileResult:
+    """Worker: scan one file (I/O errors become a skip reason)."""
     try:
         data = Path(path).read_bytes()
     except OSError as e:
-        return FileResult(path, _uri(path), skipped=f"unreadable ({e.strerror or e})")
-    text, reason = decode(data)
-    if text is None:
-        return FileResult(path, _uri(path), skipped=reason)
-    return FileResult(path, _uri(path), scan_text(text))
+        return FileResult(path, "", skipped=f"unreadable ({e.strerror or e})")
+    return scan_bytes(path, data, options)
+
+
+def _human(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n:.1f} GB"  # pragma: no cover
 
 
 class Progress:
-    """A progress line on stderr, only when stderr is a terminal and the run is long."""
+    """A progress line on stderr by bytes, only when stderr is a terminal: refreshed on a timer
+    (so one large file still shows the time running and its name), after :data:`PROGRESS_AFTER`."""
 
-    def __init__(self, total: int) -> None:
-        self.total = total
+    def __init__(self, targets: Sequence[Target], *, enabled: bool) -> None:
+        self.total = sum(t.size for t in targets)
+        self.files = len(targets)
+        self.done_bytes = 0
+        self.done_files = 0
+        self.current = ""
+        self.current_size = 0
         self.start = time.monotonic()
-        self.enabled = sys.stderr.isatty()
+        self.enabled = enabled and sys.stderr.isatty()
+        self.delay = float(os.environ.get("ENVELOCK_PROGRESS_DELAY", PROGRESS_AFTER))
         self.shown = False
-        self.last = 0.0
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        if self.enabled:
+            self._thread = threading.Thread(target=self._run, name="envelock-progress", daemon=True)
+            self._thread.start()
 
-    def update(self, done: int) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if now - self.start < PROGRESS_AFTER or now - self.last < 0.2:
-            return
-        self.last = now
-        self.shown = True
-        sys.stderr.write(f"\renvelock: {done}/{self.total} files")
-        sys.stderr.flush()
+    def working_on(self, target: Target | None) -> None:
+        with self._lock:
+            self.current = target.path if target else ""
+            self.current_size = target.size if target else 0
+
+    def finished(self, size: int) -> None:
+        with self._lock:
+            self.done_bytes += size
+            self.done_files += 1
+
+    def line(self) -> str:
+        with self._lock:
+            elapsed = int(time.monotonic() - self.start)
+            pct = f" ({100 * self.done_bytes // self.total}%)" if self.total else ""
+            text = (
+                f"envelock: {_human(self.done_bytes)} of {_human(self.total)}{pct}, "
+                f"{self.done_files}/{self.files} files, {elapsed // 60}:{elapsed % 60:02d}"
+            )
+            if self.current:
+                text += f", scanning {self.current} ({_human(self.current_size)})"
+        return text
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.25):
+            if time.monotonic() - self.start < self.delay:
+                continue
+            line = self.line()
+            try:
+                width = os.get_terminal_size(sys.stderr.fileno()).columns or 120
+            except OSError:
+                width = 120
+            sys.stderr.write("\r\x1b[K" + line[: max(20, width - 1)])
+            sys.stderr.flush()
+            self.shown = True
 
     def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
         if self.shown:
             sys.stderr.write("\r\x1b[K")
             sys.stderr.flush()
 
 
-def _iter_scan(files: Sequence[str], jobs: int) -> Iterator[FileResult]:
+def _iter_scan(files: Sequence[Target], jobs: int, options: ScanOptions, progress: Progress) -> Iterator[FileResult]:
+    work = partial(_scan_file, options=options)
     if jobs <= 1 or len(files) <= 1:
-        for f in files:
-            yield _scan_one(f)
+        for t in files:
+            progress.working_on(t)
+            res = work(t.path)
+            progress.finished(t.size)
+            yield res
+        progress.working_on(None)
         return
-    chunk = max(1, min(64, len(files) // (jobs * 8) or 1))
+    chunk = max(1, min(16, len(files) // (jobs * 8) or 1))
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        yield from pool.map(_scan_one, files, chunksize=chunk)
+        for i, res in enumerate(pool.map(work, [t.path for t in files], chunksize=chunk)):
+            progress.finished(files[i].size)
+            progress.working_on(files[i + 1] if i + 1 < len(files) else None)
+            yield res
 
 
 # ---------------------------------------------------------------------------
 # Commands
 
 
+def _walk_options(args: argparse.Namespace) -> Walk:
+    return Walk(
+        include=args.include,
+        exclude=args.exclude,
+        default_excludes=not args.no_default_excludes,
+        gitignore=not args.no_gitignore,
+        follow_symlinks=args.follow_symlinks,
+    )
+
+
+def _no_files(args: argparse.Namespace, targets: Sequence[Target]) -> UsageError:
+    how = " with --include " + " ".join(repr(g) for g in args.include) if args.include else ""
+    skipped = "".join(f"\n  {t.path}: skipped: {t.skipped}" for t in targets[:20])
+    return UsageError(
+        f"no files to read in {' '.join(args.paths)}{how} (the default excludes, .gitignore'd files and "
+        f"--exclude matches are not walked): the gate checked nothing{skipped}"
+    )
+
+
+def _finish_results(results: list[FileResult], srcroot: Path) -> None:
+    for r in results:
+        r.uri = "stdin" if r.path.startswith("<") else relative_uri(r.path, srcroot)
+
+
 def cmd_scan(args: argparse.Namespace) -> int:
-    files = expand(args.paths, args.include, args.exclude)
-    results: list[FileResult] = []
-    disk = [f for f in files if f != "-"]
-    progress = Progress(len(files))
-    for f in files:
-        if f == "-":
-            shown, uri, text, reason = read_input("-", args.stdin_filename)
-            results.append(FileResult(shown, uri, scan_text(text) if text is not None else [], reason))
-    done = len(results)
-    for res in _iter_scan(disk, args.jobs):
-        results.append(res)
-        done += 1
-        progress.update(done)
-    progress.close()
-    order = {p: i for i, p in enumerate(files)}
-    results.sort(key=lambda r: order.get(r.path, -1))
+    baseline = None
+    if args.baseline:
+        try:
+            baseline = Baseline.load(args.baseline)
+        except ValueError as e:
+            raise UsageError(str(e)) from e
+    targets = expand(args.paths, _walk_options(args))
+    if not any(t.skipped is None for t in targets):
+        raise _no_files(args, targets)
+    options = ScanOptions(frozenset(args.disable), not args.no_inline_ignore)
+    results: dict[int, FileResult] = {}
+    disk = [(i, t) for i, t in enumerate(targets) if t.path != "-" and t.skipped is None]
+    for i, t in enumerate(targets):
+        if t.skipped is not None:
+            results[i] = FileResult(t.path, "", skipped=t.skipped)
+        elif t.path == "-":
+            shown, data = _read("-", args.stdin_filename)
+            results[i] = scan_bytes(shown, data, options)
+    progress = Progress([t for _, t in disk], enabled=not args.quiet)
+    try:
+        for (i, _), res in zip(disk, _iter_scan([t for _, t in disk], args.jobs, options, progress), strict=True):
+            results[i] = res
+    finally:
+        progress.close()
+    ordered = [results[i] for i in range(len(targets))]
+    if baseline is not None:
+        for r in ordered:
+            baseline.apply(r)
+    srcroot = srcroot_for([r.path for r in ordered if not r.path.startswith("<")], Path(args.srcroot) if args.srcroot else None)
+    _finish_results(ordered, srcroot)
     threshold = SEVERITY_RANK[args.fail_on]
-    failed = any(SEVERITY_RANK[f.severity] >= threshold for r in results for f in r.findings)
+    failed = any(SEVERITY_RANK[f.severity] >= threshold for r in ordered for f in r.findings)
+    failed = failed or (args.fail_on_skip and any(r.skipped for r in ordered))
     code = EXIT_FINDINGS if failed else EXIT_CLEAN
-    emit(args.format, "scan", results, code)
+    emit(args.format, "scan", ordered, code, quiet=args.quiet, srcroot=srcroot)
     return code
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    files = expand(args.paths, args.include, args.exclude)
+    targets = expand(args.paths, _walk_options(args))
+    if not any(t.skipped is None for t in targets):
+        raise _no_files(args, targets)
     results: list[FileResult] = []
-    for f in files:
-        shown, uri, text, reason = read_input(f, args.stdin_filename)
-        if text is None:
-            results.append(FileResult(shown, uri, skipped=reason))
+    for t in targets:
+        if t.skipped is not None:
+            results.append(FileResult(t.path, "", skipped=t.skipped))
+            continue
+        try:
+            shown, data = _read(t.path, args.stdin_filename)
+        except OSError as e:
+            raise UsageError(f"{t.path}: {e.strerror or e}") from e
+        try:
+            text = data.decode("utf-8")  # a composed preface is UTF-8, exactly
+        except UnicodeDecodeError as e:
+            why = f"not valid UTF-8 ({e.reason} at byte {e.start}): not a composed preface"
+            results.append(FileResult(shown, "", skipped=why))
             continue
         verdict = verify_preface(text, level=args.level)
         findings = [Finding.from_problem(p, text) for p in verdict.problems]
-        results.append(FileResult(shown, uri, findings))
+        results.append(FileResult(shown, "", findings, fingerprints=fingerprints(findings, text), size=len(data)))
+    srcroot = srcroot_for([r.path for r in results if not r.path.startswith("<")], Path(args.srcroot) if args.srcroot else None)
+    _finish_results(results, srcroot)
     failed = any(r.findings for r in results) or any(r.skipped for r in results)
     code = EXIT_FINDINGS if failed else EXIT_CLEAN
-    emit(args.format, "verify", results, code)
+    emit(args.format, "verify", results, code, quiet=args.quiet, srcroot=srcroot)
     return code
 
 
@@ -219,7 +607,7 @@ _ENTRY_FIELDS = ("source", "origin", "body", "fetched_at")
 
 
 def _entries_from_json(
-    values: list[Any], where: str = "", *, level: Level = "reserved", nesting: NestingPolicy = "allow"
+    values: list[Any], where: str = "", *, level: Level = "reserved", nesting: NestingPolicy = "allow", strict: bool = False
 ) -> list[PrefaceEntry]:
     """Entries from parsed JSON; a JSON array as a body is a nested preface composed at the same
     ``level`` and ``nesting``. Errors name the top-level entry and, for a nested one, its path
@@ -233,23 +621,45 @@ def _entries_from_json(
             return InvalidEntry(f"(nested entry {label}) {message}" if where else message, index=top, field=field)
 
         if not isinstance(v, dict):
-            raise bad(f"expected a JSON object, got {type(v).__name__}", "entry")
+            raise bad(f"expected a JSON object, got {_json_type(v)}", "entry")
         for k in v:
             if k not in _ENTRY_FIELDS:
                 raise bad(f"unknown field (allowed: {', '.join(_ENTRY_FIELDS)})", str(k))
         for k in ("source", "origin", "body"):
             if k not in v:
                 raise bad("missing", k)
+            if v[k] is None:
+                raise bad("null (expected a string" + (", or an array of entries)" if k == "body" else ")"), k)
         body = v["body"]
         if isinstance(body, list):
             # A JSON array as a body is an explicit nested preface (the caller's trust decision).
-            inner = _entries_from_json(body, f"{label}.", level=level, nesting=nesting)
+            inner = _entries_from_json(body, f"{label}.", level=level, nesting=nesting, strict=strict)
             try:
-                body = compose_preface(inner, level=level, nesting=nesting)
+                body = compose_preface(inner, level=level, nesting=nesting, strict_provenance=strict)
             except (InvalidEntry, NestingError) as e:
                 raise bad(f"(entry {e.index} inside) {e.reason}", e.field) from e
+        for k in ("source", "origin"):
+            if not isinstance(v[k], str):
+                raise bad(f"expected a string, got {_json_type(v[k])}", k)
+        if not isinstance(body, str):
+            raise bad(f"expected a string or an array of entries, got {_json_type(body)}", "body")
         out.append(PrefaceEntry(v["source"], v["origin"], body, v.get("fetched_at")))
     return out
+
+
+def _json_type(value: object) -> str:
+    """The JSON name of a parsed value's type (``null``, ``a number``...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    return "a string" if isinstance(value, str) else type(value).__name__
 
 
 def parse_entries(text: str) -> list[Any]:
@@ -276,36 +686,28 @@ def parse_entries(text: str) -> list[Any]:
     return values
 
 
-def cmd_compose(args: argparse.Namespace) -> int:
-    if args.format == "sarif":
-        raise UsageError("compose writes a preface; --format sarif is for scan and verify")
-    shown, _, text, reason = read_input(args.file, args.stdin_filename)
-    if text is None:
-        raise UsageError(f"{shown}: {reason}")
-    values = parse_entries(text)
+def _read_text_input(path: str, stdin_name: str) -> tuple[str, str, str | None]:
+    """(shown path, text, decoding note) of a file or ``-`` to compose. Raises UsageError."""
     try:
-        entries = _entries_from_json(values, level=args.level, nesting=args.nesting)
-        preface: Preface = compose_preface(entries, level=args.level, verify=args.verify, nesting=args.nesting)
-    except EnvelopeBreach as e:
-        print(f"envelock compose: {e}", file=sys.stderr)
-        return EXIT_FINDINGS
-    except (EnvelockError, TypeError) as e:
-        raise UsageError(str(e)) from e
+        shown, data = _read(path, stdin_name)
+    except OSError as e:
+        raise UsageError(f"{path}: {e.strerror or e}") from e
+    decoded = decode(data)
+    if decoded.text is None:
+        raise UsageError(f"{shown}: {decoded.skipped}")
+    return shown, decoded.text, decoded.how
+
+
+def _write_preface(args: argparse.Namespace, command: str, preface: Preface) -> None:
     if args.format == "json":
         doc = {
             "schema": JSON_SCHEMA_ID,
             "tool": {"name": "envelock", "version": __version__},
-            "command": "compose",
+            "command": command,
             "preface": str(preface),
             "transformations": [
-                {
-                    "entry": t.entry,
-                    "field": t.field,
-                    "kind": t.kind,
-                    "start": t.start,
-                    "end": t.end,
-                    "removed": visible(t.removed),
-                }
+                {"entry": t.entry, "field": t.field, "kind": t.kind, "start": t.start, "end": t.end}
+                | {"removed": visible(t.removed)}
                 for t in preface.transformations
             ],
             "exit_code": 0,
@@ -316,8 +718,40 @@ def cmd_compose(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(str(preface).encode("utf-8"))
         sys.stdout.buffer.flush()
         for t in preface.transformations:
-            print(f"envelock compose: {t}", file=sys.stderr)
+            print(f"envelock {command}: {t}", file=sys.stderr)
+
+
+def _compose(args: argparse.Namespace, command: str, entries: Callable[[], list[PrefaceEntry]]) -> int:
+    try:
+        preface: Preface = compose_preface(
+            entries(), level=args.level, verify=args.verify, nesting=args.nesting, strict_provenance=args.strict_provenance
+        )
+    except EnvelopeBreach as e:
+        print(f"envelock {command}: {e}", file=sys.stderr)
+        return EXIT_FINDINGS
+    except (EnvelockError, TypeError) as e:
+        raise UsageError(str(e)) from e
+    _write_preface(args, command, preface)
     return EXIT_CLEAN
+
+
+def cmd_compose(args: argparse.Namespace) -> int:
+    shown, text, how = _read_text_input(args.file, args.stdin_filename)
+    if how:
+        raise UsageError(f"{shown}: {how}: entries must be UTF-8 JSON")
+    values = parse_entries(text)
+    if not values:
+        raise UsageError(f"{shown}: no entries (an empty file or an empty array composes nothing)")
+    return _compose(
+        args, "compose", lambda: _entries_from_json(values, level=args.level, nesting=args.nesting, strict=args.strict_provenance)
+    )
+
+
+def cmd_wrap(args: argparse.Namespace) -> int:
+    shown, text, how = _read_text_input(args.file, args.stdin_filename)
+    if how:
+        print(f"envelock wrap: {shown}: {how}", file=sys.stderr)
+    return _compose(args, "wrap", lambda: [PrefaceEntry(args.source, args.origin, text, args.fetched_at)])
 
 
 # ---------------------------------------------------------------------------
@@ -330,43 +764,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"envelock: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="envelock",
-        description="Security gate for retrieved content: scan raw text, verify composed prefaces, compose entries.",
-        epilog="Exit codes: 0 clean, 1 findings/problems, 2 usage or I/O error. See docs/cli.md.",
-    )
-    parser.add_argument("--version", action="version", version=f"envelock {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
-    def common(p: argparse.ArgumentParser, *, walk: bool = True) -> None:
-        p.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="output format (default text)")
-        p.add_argument("--stdin-filename", default="<stdin>", metavar="NAME", help="name to report for '-'")
-        if walk:
-            p.add_argument("--include", action="append", default=[], metavar="GLOB", help="only files matching (repeatable)")
-            p.add_argument("--exclude", action="append", default=[], metavar="GLOB", help="skip files matching (repeatable)")
-
-    scan = sub.add_parser("scan", help="report hostile constructs in raw retrieved text")
-    scan.add_argument("paths", nargs="+", metavar="PATH", help="files, directories (walked recursively) or '-'")
-    scan.add_argument("--fail-on", choices=SEVERITIES, default="error", help="lowest severity that fails (default error)")
-    scan.add_argument("--jobs", "-j", type=_positive, default=1, metavar="N", help="worker processes (default 1)")
-    common(scan)
-    scan.set_defaults(func=cmd_scan)
-
-    verify = sub.add_parser("verify", help="check composed prefaces with verify_preface")
-    verify.add_argument("paths", nargs="+", metavar="FILE", help="files, directories or '-'")
-    verify.add_argument("--level", choices=LEVELS, default="reserved")
-    common(verify)
-    verify.set_defaults(func=cmd_verify)
-
-    compose = sub.add_parser("compose", help="compose a JSON array / JSON Lines of entries into a preface")
-    compose.add_argument("file", metavar="FILE", help="JSON file or '-'")
-    compose.add_argument("--level", choices=LEVELS, default="reserved")
-    compose.add_argument("--verify", action="store_true", help="verify the output against the entries (exit 1 on a problem)")
-    compose.add_argument("--nesting", choices=NESTING_POLICIES, default="allow", help="array bodies nest (default allow)")
-    common(compose, walk=False)
-    compose.set_defaults(func=cmd_compose)
-    return parser
+def _rule_id(value: str) -> str:
+    if value not in RULES_BY_ID:
+        raise argparse.ArgumentTypeError(f"unknown rule id {value!r} (see docs/cli.md#rules)")
+    return value
 
 
 def _positive(value: str) -> int:
@@ -377,6 +778,121 @@ def _positive(value: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
     return n
+
+
+EPILOG = f"Exit codes: 0 clean, 1 findings/problems, 2 usage or I/O error. Documentation: docs/cli.md ({DOCS_URL})."
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="envelock",
+        description="Security gate for retrieved content: scan raw text, verify composed prefaces, compose entries, wrap a file.",
+        epilog=EPILOG,
+    )
+    version = f"envelock {__version__}"
+    parser.add_argument("--version", action="version", version=version)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def common(p: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
+        p.add_argument("--version", action="version", version=version)
+        p.add_argument("--format", choices=formats, default="text", help="output format (default text)")
+        p.add_argument("--stdin-filename", default="<stdin>", metavar="NAME", help="name to report for '-'")
+
+    def walking(p: argparse.ArgumentParser) -> None:
+        g = p.add_argument_group("walking directories")
+        g.add_argument("--include", action="append", default=[], metavar="GLOB", help="only files matching (repeatable)")
+        g.add_argument(
+            "--exclude",
+            action="append",
+            default=[],
+            metavar="GLOB",
+            help="skip files and prune directories matching (repeatable)",
+        )
+        g.add_argument(
+            "--no-default-excludes",
+            action="store_true",
+            help="also walk .git, .venv, node_modules, __pycache__, tool caches and virtual environments",
+        )
+        g.add_argument("--no-gitignore", action="store_true", help="do not apply .gitignore files (applying them needs pathspec)")
+        g.add_argument(
+            "--follow-symlinks", action="store_true", help="walk symbolic links to directories (reported as skipped otherwise)"
+        )
+        p.add_argument(
+            "--quiet", "-q", action="store_true", help="print findings only: no skipped files, notes, summary or progress"
+        )
+        p.add_argument("--srcroot", metavar="DIR", help="SARIF %%SRCROOT%% (default: the working directory)")
+
+    scan = sub.add_parser(
+        "scan",
+        help="report hostile constructs in raw retrieved text",
+        description="Report hostile constructs in raw retrieved text.",
+        epilog=EPILOG,
+    )
+    scan.add_argument("paths", nargs="+", metavar="PATH", help="files, directories (walked recursively) or '-'")
+    scan.add_argument("--fail-on", choices=SEVERITIES, default="error", help="lowest severity that fails (default error)")
+    scan.add_argument("--fail-on-skip", action="store_true", help="exit 1 when a file was skipped (binary, unreadable, special)")
+    scan.add_argument("--jobs", "-j", type=_positive, default=1, metavar="N", help="worker processes (default 1)")
+    scan.add_argument("--baseline", metavar="FILE", help="leave out findings listed in this earlier --format json report")
+    scan.add_argument(
+        "--no-inline-ignore", action="store_true", help="report findings that envelock: ignore[rule] comments suppress"
+    )
+    scan.add_argument(
+        "--disable", action="append", default=[], type=_rule_id, metavar="RULE", help="rule id not to report (repeatable)"
+    )
+    common(scan, ("text", "json", "sarif"))
+    walking(scan)
+    scan.set_defaults(func=cmd_scan)
+
+    verify = sub.add_parser(
+        "verify",
+        help="check composed prefaces with verify_preface",
+        description="Check composed prefaces with verify_preface.",
+        epilog=EPILOG,
+    )
+    verify.add_argument("paths", nargs="+", metavar="FILE", help="files, directories or '-'")
+    verify.add_argument(
+        "--level", choices=LEVELS, default="reserved", help="level the prefaces were composed at (default reserved)"
+    )
+    common(verify, ("text", "json", "sarif"))
+    walking(verify)
+    verify.set_defaults(func=cmd_verify)
+
+    def composing(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--level", choices=LEVELS, default="reserved", help="defang level (default reserved)")
+        p.add_argument("--verify", action="store_true", help="verify the output against the entries (exit 1 on a problem)")
+        p.add_argument(
+            "--strict-provenance",
+            action="store_true",
+            help="refuse a source that is not a trust tier or a content key of a known kind (exit 2)",
+        )
+        common(p, ("text", "json"))
+
+    compose = sub.add_parser(
+        "compose",
+        help="compose a JSON array / JSON Lines of entries into a preface",
+        description="Compose a JSON array or JSON Lines of entries {source, origin, body, fetched_at?} into a preface.",
+        epilog=EPILOG,
+    )
+    compose.add_argument("file", metavar="FILE", help="JSON file or '-'")
+    compose.add_argument("--nesting", choices=NESTING_POLICIES, default="allow", help="array bodies nest (default allow)")
+    composing(compose)
+    compose.set_defaults(func=cmd_compose)
+
+    wrap = sub.add_parser(
+        "wrap",
+        help="compose one plain text file into a preface",
+        description="Compose one plain text file (or '-') into a one-envelope preface, without writing JSON.",
+        epilog=EPILOG,
+    )
+    wrap.add_argument("file", metavar="FILE", help="text file or '-' (the body, as is)")
+    wrap.add_argument(
+        "--source", required=True, help="provenance: a trust tier or a content key (e.g. external, web:https://...)"
+    )
+    wrap.add_argument("--origin", required=True, help="where the text came from (e.g. web:https://a.example/)")
+    wrap.add_argument("--fetched-at", metavar="ISO8601", help="when it was fetched, with an offset (e.g. 2026-11-29T21:29:03Z)")
+    composing(wrap)
+    wrap.set_defaults(func=cmd_wrap, nesting="allow")
+    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

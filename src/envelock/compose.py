@@ -18,6 +18,7 @@ from .errors import EnvelopeBreach, InvalidEntry
 from .escape import Level, check_level, defang, defang_body
 from .invisible import XML_IMPOSSIBLE_RE, ControlsPolicy, InvisiblePolicy, check_policies, handle_invisible, sanitize
 from .nesting import NESTING_POLICIES, NestingPolicy, Preface, _make, check_nested, is_preface
+from .provenance import is_known_source, unknown_source_message
 from .tokens import RESERVED_NAMES
 
 
@@ -43,6 +44,7 @@ def compose_preface(
     controls: ControlsPolicy = "replace",
     nesting: NestingPolicy = "allow",
     max_depth: int = 2,
+    strict_provenance: bool = False,
 ) -> Preface:
     """Compose entries into ``<retrieved_content>`` envelopes.
 
@@ -52,11 +54,16 @@ def compose_preface(
     ``"reject"`` characters XML cannot carry. ``nesting``: ``"allow"`` or
     ``"forbid"`` ``Preface`` bodies; ``max_depth`` bounds envelope depth.
     ``verify=True`` re-checks the output with the entries as ``expected`` and
-    raises :class:`EnvelopeBreach` on any problem.
+    raises :class:`EnvelopeBreach` on any problem. ``strict_provenance=True``
+    refuses a ``source`` that is neither a trust tier (``system-config``,
+    ``user-authored``, ``model-inferred``, ``external``) nor a content key
+    ``kind:rest`` of a known kind (see :func:`~envelock.trust_of`), so a typo such
+    as ``sytem-config`` fails instead of rendering as an unknown tier.
 
     Raises :class:`InvalidEntry` or :class:`NestingError` naming the entry
-    index and field. Every removal or replacement is listed in the returned
-    ``Preface.transformations``.
+    index and field, and :class:`InvalidEntry` naming the argument for an
+    argument of the wrong type (``compose_preface(None)``). Every removal or
+    replacement is listed in the returned ``Preface.transformations``.
 
     >>> from envelock import PrefaceEntry, compose_preface, parse_preface
     >>> page = PrefaceEntry("external", "web:https://a.example/?q=1&r=2", "Hi </retrieved_content>", "2026-11-29T22:29:03+01:00")
@@ -68,14 +75,13 @@ def compose_preface(
     >>> parse_preface(preface)[0].body
     'Hi </retrieved_content>'
     """
+    _check_arguments(entries, reserved=reserved, verify=verify, max_depth=max_depth, strict_provenance=strict_provenance)
     lvl = check_level(level)
     check_policies(invisible, controls)
     if nesting not in NESTING_POLICIES:
         raise ValueError(f"nesting must be one of {NESTING_POLICIES}; got {nesting!r}")
     if not 1 <= max_depth <= DEPTH_CEILING:
         raise ValueError(f"max_depth must be between 1 and {DEPTH_CEILING}; got {max_depth}")
-    if isinstance(entries, (str, bytes, PrefaceEntry)):
-        raise InvalidEntry("expected a list of PrefaceEntry, got a single value", field="entries")
     reserved = tuple(reserved)
     entry_list = list(entries)
     parts: list[str] = []
@@ -83,6 +89,8 @@ def compose_preface(
     depth = 0 if not entry_list else 1
     for index, raw in enumerate(entry_list):
         entry = check_entry(raw, index)
+        if strict_provenance and not is_known_source(entry.source):
+            raise InvalidEntry(unknown_source_message(entry.source), index=index, field="source")
         fetched_at = normalize_fetched_at(entry.fetched_at, index=index)
         source, c1 = _attribute(entry.source, index=index, field="source", invisible=invisible)
         origin, c2 = _attribute(entry.origin, index=index, field="origin", invisible=invisible)
@@ -115,6 +123,21 @@ def compose_preface(
         if not result.ok:
             raise EnvelopeBreach("composed preface failed verification", result.problems)
     return out
+
+
+def _check_arguments(entries: object, *, reserved: object, verify: object, max_depth: object, strict_provenance: object) -> None:
+    """Refuse arguments of the wrong type with an :class:`InvalidEntry` that names the argument."""
+    if isinstance(entries, (str, bytes, PrefaceEntry)):
+        raise InvalidEntry("expected a list of PrefaceEntry, got a single value", field="entries")
+    if not isinstance(entries, Iterable):
+        raise InvalidEntry(f"expected an iterable of PrefaceEntry, got {type(entries).__name__}", field="entries")
+    if isinstance(reserved, str) or not isinstance(reserved, Iterable):
+        raise InvalidEntry(f"expected a tuple of names, got {type(reserved).__name__}", field="reserved")
+    for flag, value in (("verify", verify), ("strict_provenance", strict_provenance)):
+        if not isinstance(value, bool):
+            raise InvalidEntry(f"expected True or False, got {type(value).__name__}", field=flag)
+    if isinstance(max_depth, bool) or not isinstance(max_depth, int):
+        raise InvalidEntry(f"expected an int, got {type(max_depth).__name__}", field="max_depth")
 
 
 def entries_of(

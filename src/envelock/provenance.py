@@ -65,6 +65,31 @@ def trust_of(source: str) -> Trust:
     return Trust.EXTERNAL
 
 
+def is_known_source(source: str) -> bool:
+    """Is ``source`` inside the trust tiers: a tier name, or a content key ``kind:rest`` of a kind
+    in :data:`TIER_BY_KIND` (exactly as written: ``System-Config`` and ``sytem-config`` are not)?"""
+    if source in TIER_BY_NAME:
+        return True
+    kind, sep, rest = source.partition(":")
+    return bool(sep and rest) and kind in TIER_BY_KIND
+
+
+def unknown_source_message(source: str) -> str:
+    """Why ``source`` is refused under ``strict_provenance``, with the nearest tier or kind."""
+    import difflib
+
+    shown = source if len(source) <= 60 else source[:60] + "..."
+    kind = source.partition(":")[0]
+    near = difflib.get_close_matches(source, list(TIER_BY_NAME), n=1, cutoff=0.6) or difflib.get_close_matches(
+        kind, list(TIER_BY_KIND), n=1, cutoff=0.6
+    )
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    return (
+        f"{shown!r} is not a trust tier ({', '.join(t.label for t in sorted(Trust, reverse=True))}) or a content key 'kind:rest' of a known kind "
+        f"(strict_provenance){hint}"
+    )
+
+
 #: Byte-stable text for the system prompt. Tests pin its SHA-256.
 HYGIENE_RULE = """\
 <retrieved_content_hygiene>

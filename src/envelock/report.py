@@ -1,25 +1,45 @@
 """Reports of a scan or verify run: text lines, JSON (``envelock-report/1``) and SARIF 2.1.0.
 
 The CLI collects one :class:`FileResult` per input and hands them here; nothing in
-this module reads files or parses arguments.
+this module reads files or parses arguments. Also here: the content-based
+:func:`fingerprint` of a finding (SARIF ``partialFingerprints``, baselines) and
+:class:`Baseline`, a previous JSON report whose findings are not reported again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import re
 import sys
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
+from urllib.parse import quote
 
 from . import __version__
 from .common import Finding
-from .rules import RULES, SEVERITIES
+from .rules import RULE_TAGS, RULES, SECURITY_SEVERITY, SEVERITIES, VERIFY_SECURITY_SEVERITY
 
 INFORMATION_URI = "https://github.com/envelock/envelock"
+DOCS_URI = f"{INFORMATION_URI}/blob/main/docs/cli.md"
 JSON_SCHEMA_ID = "envelock-report/1"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+#: Key of envelock's content-based fingerprint in SARIF ``partialFingerprints``.
+FINGERPRINT_KEY = "envelockContent/v1"
+
+
+@dataclass(frozen=True)
+class Suppressed:
+    """A finding that is not reported: ``how`` is ``"inline"`` (an ``envelock: ignore[...]``
+    comment) or ``"baseline"`` (listed in the ``--baseline`` report)."""
+
+    finding: Finding
+    fingerprint: str
+    how: str
 
 
 @dataclass
@@ -27,90 +47,265 @@ class FileResult:
     """What happened to one input: findings, or the reason it was skipped."""
 
     path: str  # as shown to people ("<stdin>" for stdin)
-    uri: str  # for SARIF: relative to the working directory when possible
+    uri: str  # for SARIF: relative to %SRCROOT%
     findings: list[Finding] = field(default_factory=list)
     skipped: str | None = None
+    #: Content-based fingerprints, one per finding (see :func:`fingerprint`).
+    fingerprints: list[str] = field(default_factory=list)
+    suppressed: list[Suppressed] = field(default_factory=list)
+    #: How the bytes were decoded when they were not plain UTF-8 (``None``: they were).
+    decoding: str | None = None
+    #: Other things worth saying about this input (an unknown rule id in a suppression).
+    notices: list[str] = field(default_factory=list)
+    size: int = 0
 
 
-def _counts(results: Sequence[FileResult]) -> dict[str, int]:
+# ---------------------------------------------------------------------------
+# Fingerprints and baselines
+
+_WS_RE = re.compile(r"\s+")
+
+
+def _norm(text: str) -> str:
+    return _WS_RE.sub(" ", text).strip()
+
+
+def fingerprints(findings: Sequence[Finding], text: str) -> list[str]:
+    """A content-based fingerprint per finding: a hash of the rule, the matched text and the
+    text of its line(s), whitespace-normalised, plus the count of identical ones before it
+    in the file (``<hash>:<n>``). It survives edits elsewhere in the file (lines moving,
+    other findings appearing), unlike offsets, and changes when the finding's own line does
+    (as GitHub recommends for ``partialFingerprints``)."""
+    seen: Counter[str] = Counter()
+    out: list[str] = []
+    for f in findings:
+        line_start = text.rfind("\n", 0, f.offset) + 1
+        line_end = text.find("\n", f.end_offset)
+        line_end = len(text) if line_end < 0 else line_end
+        context = text[max(line_start, f.offset - 200) : min(line_end, f.end_offset + 200)]
+        matched = text[f.offset : min(f.end_offset, f.offset + 400)]
+        digest = hashlib.sha256("\0".join((f.rule, _norm(matched), _norm(context))).encode("utf-8", "surrogatepass")).hexdigest()
+        key = digest[:32]
+        out.append(f"{key}:{seen[key]}")
+        seen[key] += 1
+    return out
+
+
+def baseline_path(path: str) -> str:
+    """The path key of a baseline entry: normalised, relative to the working directory when inside it."""
+    if path.startswith("<"):
+        return path
+    p = Path(path)
+    try:
+        return p.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except (ValueError, OSError):
+        return Path(os.path.normpath(path)).as_posix()
+
+
+class Baseline:
+    """Findings of an earlier ``--format json`` report, to leave out of this one.
+
+    A finding matches when its path, rule and fingerprint equal a baseline entry's; each
+    entry matches once (three identical findings against a baseline of two report one).
+    """
+
+    def __init__(self, entries: Iterable[tuple[str, str, str]]) -> None:
+        self._left: Counter[tuple[str, str, str]] = Counter(entries)
+        self.total = sum(self._left.values())
+
+    @classmethod
+    def load(cls, path: str) -> Baseline:
+        """Read a baseline; raises ``ValueError`` (with the reason) when it is not an envelock JSON report."""
+        try:
+            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as e:
+            raise ValueError(f"cannot read baseline {path}: {e.strerror or e}") from e
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ValueError(f"baseline {path} is not JSON: {e}") from e
+        if not isinstance(doc, dict) or doc.get("schema") != JSON_SCHEMA_ID or not isinstance(doc.get("findings"), list):
+            raise ValueError(f"baseline {path} is not an envelock JSON report (envelock scan --format json)")
+        entries: list[tuple[str, str, str]] = []
+        for item in [*doc["findings"], *doc.get("suppressed", [])]:
+            if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("path", "rule", "fingerprint")):
+                raise ValueError(f"baseline {path}: a finding without path, rule and fingerprint: {item!r}"[:300])
+            entries.append((baseline_path(item["path"]), item["rule"], item["fingerprint"]))
+        return cls(entries)
+
+    def take(self, path: str, rule: str, fp: str) -> bool:
+        """Does the baseline hold this finding (and one fewer from now on)?"""
+        key = (baseline_path(path), rule, fp)
+        if self._left[key] > 0:
+            self._left[key] -= 1
+            return True
+        return False
+
+    def apply(self, result: FileResult) -> None:
+        """Move the findings of ``result`` that the baseline holds to ``result.suppressed``."""
+        kept: list[Finding] = []
+        kept_fp: list[str] = []
+        for f, fp in zip(result.findings, result.fingerprints, strict=True):
+            if self.take(result.path, f.rule, fp):
+                result.suppressed.append(Suppressed(f, fp, "baseline"))
+            else:
+                kept.append(f)
+                kept_fp.append(fp)
+        result.findings, result.fingerprints = kept, kept_fp
+
+
+# ---------------------------------------------------------------------------
+# Summaries
+
+
+def counts(results: Sequence[FileResult]) -> dict[str, int]:
+    """Findings per severity, files read, skipped and suppressed."""
     c: dict[str, int] = {s: 0 for s in SEVERITIES}
     for r in results:
         for f in r.findings:
             c[f.severity] += 1
-    return c
+    return {
+        "files": sum(1 for r in results if not r.skipped),
+        "skipped": sum(1 for r in results if r.skipped),
+        **c,
+        "suppressed": sum(len(r.suppressed) for r in results),
+        "decoded_with_replacement": sum(1 for r in results if r.decoding),
+    }
 
 
-def _json_report(command: str, results: Sequence[FileResult], exit_code: int) -> dict[str, Any]:
-    counts = _counts(results)
+def summary_line(command: str, results: Sequence[FileResult]) -> str:
+    c = counts(results)
+    line = (
+        f"envelock {command}: {c['files']} file(s), {c['error']} error(s), {c['warning']} warning(s), "
+        f"{c['note']} note(s), {c['skipped']} skipped"
+    )
+    if c["suppressed"]:
+        line += f", {c['suppressed']} suppressed"
+    if c["decoded_with_replacement"]:
+        line += f", {c['decoded_with_replacement']} not valid UTF-8 (decoded and scanned)"
+    return line
+
+
+# ---------------------------------------------------------------------------
+# JSON
+
+
+def json_report(command: str, results: Sequence[FileResult], exit_code: int) -> dict[str, Any]:
+    c = counts(results)
+    summary = {k: c[k] for k in ("files", "skipped", *SEVERITIES, "suppressed")}
     return {
         "schema": JSON_SCHEMA_ID,
         "tool": {"name": "envelock", "version": __version__},
         "command": command,
-        "findings": [{"path": r.path, **f.as_dict()} for r in results for f in r.findings],
+        "findings": [
+            {"path": r.path, **f.as_dict(), "fingerprint": fp}
+            for r in results
+            for f, fp in zip(r.findings, r.fingerprints, strict=True)
+        ],
         "skipped": [{"path": r.path, "reason": r.skipped} for r in results if r.skipped],
-        "summary": {
-            "files": sum(1 for r in results if not r.skipped),
-            "skipped": sum(1 for r in results if r.skipped),
-            **counts,
-        },
+        "suppressed": [
+            {"path": r.path, **s.finding.as_dict(), "fingerprint": s.fingerprint, "how": s.how}
+            for r in results
+            for s in r.suppressed
+        ],
+        "decoded": [{"path": r.path, "how": r.decoding} for r in results if r.decoding],
+        "summary": summary,
         "exit_code": exit_code,
     }
 
 
-def _sarif_rule(rule_id: str, short: str, help_text: str, level: str) -> dict[str, Any]:
+# ---------------------------------------------------------------------------
+# SARIF
+
+
+def _sarif_rule(rule_id: str, short: str, help_text: str, level: str, security_severity: float) -> dict[str, Any]:
+    precision = {"error": "high", "warning": "medium", "note": "low"}[level]
     return {
         "id": rule_id,
         "name": "".join(w.capitalize() for w in rule_id.replace("_", "-").split("-")),
         "shortDescription": {"text": short},
         "fullDescription": {"text": help_text},
-        "help": {"text": help_text},
+        "help": {"text": help_text, "markdown": f"{help_text}\n\n[envelock rules]({DOCS_URI}#rules)"},
         "defaultConfiguration": {"level": level},
-        "helpUri": f"{INFORMATION_URI}/blob/main/docs/cli.md#rules",
+        "helpUri": f"{DOCS_URI}#rules",
+        "properties": {"tags": list(RULE_TAGS), "security-severity": f"{security_severity:.1f}", "precision": precision},
     }
 
 
-def sarif_report(command: str, results: Sequence[FileResult]) -> dict[str, Any]:
-    """A SARIF 2.1.0 log GitHub code scanning accepts (columns in Unicode code points)."""
+def srcroot_for(paths: Iterable[str], base: Path | None = None) -> Path:
+    """%SRCROOT%: ``base`` (default: the working directory), or the nearest directory that
+    holds it and every path in ``paths`` when some lie outside it (so every URI is relative)."""
+    root = (base or Path.cwd()).resolve()
+    resolved = [Path(p).resolve() for p in paths]
+    outside = [str(p) for p in resolved if p != root and root not in p.parents]
+    if outside:
+        root = Path(os.path.commonpath([str(root), *outside]))
+    return root
+
+
+def relative_uri(path: str, srcroot: Path) -> str:
+    """The URI of ``path`` relative to ``srcroot`` (percent-encoded, ``/``-separated)."""
+    try:
+        rel = Path(path).resolve().relative_to(srcroot)
+    except ValueError:
+        rel = Path(os.path.relpath(Path(path).resolve(), srcroot))
+    return quote(rel.as_posix())
+
+
+def _sarif_result(f: Finding, fp: str, uri: str, index: dict[str, int], how: str | None = None) -> dict[str, Any]:
+    region: dict[str, Any] = {"startLine": f.line, "startColumn": f.column, "snippet": {"text": f.snippet}}
+    if f.end_line == f.line and f.end_column > f.column:
+        region["endColumn"] = f.end_column
+    elif f.end_line > f.line:
+        region["endLine"] = f.end_line
+        region["endColumn"] = f.end_column
+    out: dict[str, Any] = {
+        "ruleId": f.rule,
+        "ruleIndex": index[f.rule],
+        "level": f.severity,
+        "message": {"text": f.message},
+        "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"}, "region": region}}],
+        "partialFingerprints": {FINGERPRINT_KEY: fp},
+    }
+    if how == "inline":
+        out["suppressions"] = [{"kind": "inSource", "justification": "envelock: ignore[...] comment"}]
+    elif how == "baseline":
+        out["suppressions"] = [{"kind": "external", "justification": "listed in the --baseline report"}]
+    return out
+
+
+def sarif_report(command: str, results: Sequence[FileResult], srcroot: Path | None = None) -> dict[str, Any]:
+    """A SARIF 2.1.0 log GitHub code scanning accepts (columns in Unicode code points, every
+    URI relative to ``%SRCROOT%``, rules with ``security-severity`` and ``tags``)."""
+    root = srcroot or Path.cwd().resolve()
     if command == "scan":
-        rules = [_sarif_rule(r.id, r.short, r.help, r.severity) for r in RULES]
+        rules = [_sarif_rule(r.id, r.short, r.help, r.severity, SECURITY_SEVERITY[r.id]) for r in RULES]
     else:
         codes = sorted({f.rule for r in results for f in r.findings})
         rules = [
-            _sarif_rule(c, f"verify: {c}", f"verify_preface problem {c!r}: the text is not a sound composed preface.", "error")
+            _sarif_rule(
+                c,
+                f"verify: {c}",
+                f"verify_preface problem {c!r}: the text is not a sound composed preface.",
+                "error",
+                VERIFY_SECURITY_SEVERITY,
+            )
             for c in codes
         ]
     index = {r["id"]: i for i, r in enumerate(rules)}
     sarif_results: list[dict[str, Any]] = []
     for r in results:
-        for f in r.findings:
-            region: dict[str, Any] = {"startLine": f.line, "startColumn": f.column, "snippet": {"text": f.snippet}}
-            if f.end_line == f.line and f.end_column > f.column:
-                region["endColumn"] = f.end_column
-            elif f.end_line > f.line:
-                region["endLine"] = f.end_line
-                region["endColumn"] = f.end_column
-            artifact: dict[str, Any] = {"uri": r.uri}
-            if not r.uri.startswith("file:"):
-                artifact["uriBaseId"] = "%SRCROOT%"
-            sarif_results.append(
-                {
-                    "ruleId": f.rule,
-                    "ruleIndex": index[f.rule],
-                    "level": f.severity,
-                    "message": {"text": f.message},
-                    "locations": [{"physicalLocation": {"artifactLocation": artifact, "region": region}}],
-                    "partialFingerprints": {"envelockOffset/v1": f"{f.rule}:{f.offset}:{f.end_offset}"},
-                }
-            )
-    notifications = [
-        {
-            "level": "warning",
-            "message": {"text": f"skipped: {r.skipped}"},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": r.uri}}}],
-        }
-        for r in results
-        if r.skipped
-    ]
+        for f, fp in zip(r.findings, r.fingerprints, strict=True):
+            sarif_results.append(_sarif_result(f, fp, r.uri, index))
+        sarif_results.extend(
+            _sarif_result(s.finding, s.fingerprint, r.uri, index, s.how) for s in r.suppressed if s.finding.rule in index
+        )
+    notifications: list[dict[str, Any]] = []
+    for r in results:
+        where = [{"physicalLocation": {"artifactLocation": {"uri": r.uri, "uriBaseId": "%SRCROOT%"}}}]
+        if r.skipped:
+            notifications.append({"level": "warning", "message": {"text": f"skipped: {r.skipped}"}, "locations": where})
+        if r.decoding:
+            notifications.append({"level": "note", "message": {"text": f"decoded: {r.decoding}"}, "locations": where})
+        notifications.extend({"level": "note", "message": {"text": n}, "locations": where} for n in r.notices)
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -126,32 +321,49 @@ def sarif_report(command: str, results: Sequence[FileResult]) -> dict[str, Any]:
                     }
                 },
                 "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
-                "originalUriBaseIds": {"%SRCROOT%": {"uri": Path.cwd().resolve().as_uri() + "/"}},
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri().rstrip("/") + "/"}},
                 "columnKind": "unicodeCodePoints",
                 "results": sarif_results,
+                "properties": {"summary": counts(results)},
             }
         ],
     }
 
 
-def emit(fmt: str, command: str, results: Sequence[FileResult], exit_code: int) -> None:
-    out = sys.stdout
+# ---------------------------------------------------------------------------
+# Writing
+
+
+def emit(
+    fmt: str,
+    command: str,
+    results: Sequence[FileResult],
+    exit_code: int,
+    *,
+    quiet: bool = False,
+    srcroot: Path | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> None:
+    """Write the report of ``results`` to ``out`` (stdout); in the text format, skipped files,
+    decoding notes and the summary go to ``err`` (stderr) unless ``quiet``."""
+    out = out or sys.stdout
+    err = err or sys.stderr
     if fmt == "json":
-        out.write(json.dumps(_json_report(command, results, exit_code), ensure_ascii=False, indent=2) + "\n")
+        out.write(json.dumps(json_report(command, results, exit_code), ensure_ascii=False, indent=2) + "\n")
     elif fmt == "sarif":
-        out.write(json.dumps(sarif_report(command, results), ensure_ascii=False, indent=2) + "\n")
+        out.write(json.dumps(sarif_report(command, results, srcroot), ensure_ascii=False, indent=2) + "\n")
     else:
         for r in results:
-            if r.skipped:
-                print(f"{r.path}: skipped: {r.skipped}", file=sys.stderr)
+            if not quiet:
+                if r.skipped:
+                    print(f"{r.path}: skipped: {r.skipped}", file=err)
+                if r.decoding:
+                    print(f"{r.path}: decoded: {r.decoding}", file=err)
+                for n in r.notices:
+                    print(f"{r.path}: {n}", file=err)
             for f in r.findings:
                 out.write(f"{r.path}:{f.line}:{f.column}: {f.severity} {f.rule} {f.message} [{f.snippet}]\n")
-        c = _counts(results)
-        files = sum(1 for r in results if not r.skipped)
-        skipped = sum(1 for r in results if r.skipped)
-        print(
-            f"envelock {command}: {files} file(s), {c['error']} error(s), {c['warning']} warning(s), "
-            f"{c['note']} note(s), {skipped} skipped",
-            file=sys.stderr,
-        )
+        if not quiet:
+            print(summary_line(command, results), file=err)
     out.flush()

@@ -150,3 +150,27 @@ RULES: tuple[Rule, ...] = (
 )
 
 RULES_BY_ID: dict[str, Rule] = {r.id: r for r in RULES}
+
+#: GitHub code scanning's ``security-severity`` of each rule (0.1-3.9 low, 4.0-6.9 medium,
+#: 7.0-8.9 high, 9.0+ critical): how bad it is when the construct reaches a prompt raw.
+SECURITY_SEVERITY: dict[str, float] = {
+    "envelope-close-tag": 9.0,
+    "envelope-open-tag": 8.5,
+    "chat-control-token": 8.0,
+    "tag-smuggling": 6.5,
+    "invisible-run": 6.0,
+    "bidi-control": 5.0,
+    "encoded-tag": 5.0,
+    "encoded-blob-tag": 5.0,
+    "forged-attribute": 5.0,
+    "invisible-in-word": 4.0,
+    "control-character": 4.0,
+    "padded-opener": 4.0,
+    "defanged-tag": 3.0,
+    "prose-turn-marker": 2.0,
+}
+#: ``security-severity`` of a ``verify_preface`` problem: the text is not a sound preface.
+VERIFY_SECURITY_SEVERITY = 8.0
+#: SARIF ``tags`` of every rule (``security`` is what GitHub code scanning files them under;
+#: CWE-1427 is "Improper Neutralization of Input Used for LLM Prompting").
+RULE_TAGS: tuple[str, ...] = ("security", "prompt-injection", "external/cwe/cwe-1427")

@@ -14,6 +14,7 @@ from ..modeleye import (
     visible,
 )
 from ._base import BLOB_MAX, SNIPPET_MAX, _decode_escapes, _Raw
+from .context import is_text
 from .tags import _first_danger, _hit, _name_maps
 
 # Encoded openers of '<' or '＜': percent (incl. double-encoded and %uXXXX), backslash escapes
@@ -98,6 +99,8 @@ def _b64_candidates(run: str) -> list[bytes]:
 def _blob_danger(data: bytes, reserved: tuple[str, ...]) -> str | None:
     if b"<" not in data and b"[" not in data and b"&" not in data and b"\xef" not in data:
         return None
+    if not is_text(data):
+        return None  # random bytes (a hash, an identifier that happens to be base64) hold no message
     return _first_danger(data.decode("utf-8", "replace"), reserved)
 
 

@@ -27,6 +27,7 @@ from ..modeleye import (
     visible,
 )
 from ..tokens import ANGLE_TOKEN_NAMES, BRACKET_TOKEN_CONTEXT, BRACKET_TOKEN_NAMES
+from . import context
 from ._base import _GT, _LT, _PIPE, _SLASH, SNIPPET_MAX, _decode_escapes, _disguises, _Raw
 
 
@@ -101,9 +102,10 @@ def _hit(text: str, reading: Reading, reserved: tuple[str, ...]) -> _Hit | None:
     return None
 
 
-def _padding_finding(text: str, start: int, end: int, reserved: tuple[str, ...]) -> _Raw:
+def _padding_finding(text: str, start: int, end: int, reading_end: int, reserved: tuple[str, ...]) -> _Raw:
     """A finding for an opener the lookahead gave up on: an envelope tag if a reserved name
-    follows the padding (an ``error``), else the padding itself (a ``warning``)."""
+    follows the padding (an ``error``), else the padding itself (a ``warning``; a ``note``
+    when it is code layout, :func:`envelock.scan.context.layout_padding`)."""
     names, res_map, _, _ = _name_maps(reserved)
     window = text[end : end + MAX_LOOKAHEAD]
     first_alnum = next((k for k, c in enumerate(window) if c.isalnum()), len(window))
@@ -119,6 +121,8 @@ def _padding_finding(text: str, start: int, end: int, reserved: tuple[str, ...])
             stop = max(close, end + first_alnum)
             return _Raw(rule, "error", f"envelope {what} tag for {name!r} (disguised by padding)", start, stop)
     stop = min(len(text), end + MAX_LOOKAHEAD)
+    if context.layout_padding(text, end, reading_end, names):
+        return _Raw("padded-opener", "note", "opener followed by code layout the eye reads past", start, stop)
     return _Raw("padded-opener", "warning", "opener followed by padding too long to read past", start, stop)
 
 
@@ -144,15 +148,18 @@ def _describe_hit(text: str, start: int, hit: _Hit) -> tuple[str, str, Severity]
         attrs = _ATTR_RE.search(snippet)
         if attrs:
             forged = f", forging {attrs.group(1).lower()}={attrs.group(2)!r}"
-        shown = snippet if snippet.startswith(f"<{hit.name}") and snippet.isascii() else canonical
-        return (
-            "envelope-open-tag",
-            f"forged envelope open tag for {hit.name!r}{forged}{_disguises(shown if attrs else snippet, canonical)}",
-            "error",
-        )
+        # Only the opener and the name can be disguised: the attributes are the tag's own text
+        # (a composed preface's fetched_at="...Z" is not "disguised by case").
+        head = f"<{hit.name}"
+        exact = snippet.startswith(head) and snippet[len(head) : len(head) + 1] in ("", " ", "\t", "\n", "\r", ">", "/")
+        name_part = (snippet[: attrs.start()] if attrs else snippet).rstrip()
+        disguise = "" if exact else _disguises(name_part, canonical)
+        return ("envelope-open-tag", f"forged envelope open tag for {hit.name!r}{forged}{disguise}", "error")
     if hit.kind == "pipe":
         return "chat-control-token", f"chat-template control token {visible(hit.name)}", "error"
     token = f"<{'/' if hit.slash else ''}{hit.name}>"
+    if hit.name == "s" and not hit.slash and context.regex_group_or_arrow(text, start, hit.end):
+        return "chat-control-token", f"{visible(snippet)} read as {token} in a regex group or an arrow: ordinary code", "note"
     if hit.name == "s":
         return (
             "chat-control-token",
@@ -204,7 +211,7 @@ def _scan_openers(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None
         if not reading:
             continue
         if reading.kind == "padding":
-            out.append(_padding_finding(text, start, end, reserved))
+            out.append(_padding_finding(text, start, end, reading.end, reserved))
             continue
         hit = _hit(text, reading, reserved)
         if hit is None:
@@ -231,7 +238,9 @@ def _scan_brackets(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> Non
         if not reading:
             continue
         if reading.kind == "padding":
-            out.append(_Raw("padded-opener", "warning", "bracket followed by padding too long to read past", start, reading.end))
+            layout = context.layout_padding(text, end, reading.end, names, bracket=True)
+            what = "code layout the eye reads past" if layout else "padding too long to read past"
+            out.append(_Raw("padded-opener", "note" if layout else "warning", f"bracket followed by {what}", start, reading.end))
             continue
         name = brk.get(reading.name, reading.name)
         token = f"[{'/' if reading.slash else ''}{name}]"
@@ -240,12 +249,12 @@ def _scan_brackets(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> Non
             out.append(_Raw("defanged-tag", "warning", f"already-escaped form of control token {token}", start, reading.end))
             continue
         disguised = not span.isascii() or "&" in span
-        context = BRACKET_TOKEN_CONTEXT.get(name)
-        in_context = context is None or text[reading.end : reading.end + 8].lstrip().startswith(context)
+        after = BRACKET_TOKEN_CONTEXT.get(name)
+        in_context = after is None or text[reading.end : reading.end + 8].lstrip().startswith(after)
         if disguised or (span == token and in_context):
             msg = f"chat-template control token {token}{_disguises(span, token)}"
             out.append(_Raw("chat-control-token", "error", msg, start, reading.end))
         else:
-            why = "differs only in case or spacing" if span != token else f"not followed by {context!r} as in its template"
+            why = "differs only in case or spacing" if span != token else f"not followed by {after!r} as in its template"
             msg = f"{span} reads as control token {token} ({why}; also ordinary code or help text)"
             out.append(_Raw("chat-control-token", "warning", msg, start, reading.end))

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The sdist is a package: build it, unpack it in a temporary folder, install it (with the test
+# extra) into a fresh venv and run the test suite from the unpacked files, not from the checkout.
+# .ci/run calls this; run it alone with `bash scripts/ci_sdist.sh`.
+#
+# Environment: PYTHON (default python3), ENVELOCK_SDIST_PYTEST_ARGS (default "-q -p no:cacheprovider"),
+# ENVELOCK_SHARED (the shared data folder; default ../shared next to this checkout, passed on so
+# that tests needing it run instead of skipping), ENVELOCK_SDIST_KEEP=1 keeps the temporary folder.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+checkout="$(pwd)"
+PYTHON="${PYTHON:-python3}"
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+work="$(mktemp -d)"
+if [ "${ENVELOCK_SDIST_KEEP:-0}" != 1 ]; then
+  trap 'rm -rf "$work"' EXIT
+fi
+echo "== sdist: working in $work"
+
+# 1. Build the sdist through the PEP 517 backend (maturin, in an isolated build environment).
+"$PYTHON" -m venv "$work/build"
+"$work/build/bin/python" -m pip install -q build
+"$work/build/bin/python" -m build --sdist --outdir "$work/dist" "$checkout"
+sdist="$(ls "$work"/dist/envelock-*.tar.gz)"
+echo "== built $(basename "$sdist") ($(du -h "$sdist" | cut -f1))"
+
+# 2. Unpack it and check that it carries everything the tests read (a missing file would only
+#    show as a confusing test failure or skip further down).
+mkdir "$work/unpacked"
+tar -xzf "$sdist" -C "$work/unpacked"
+src="$(ls -d "$work"/unpacked/envelock-*)"
+missing=0
+for need in LICENSE README.md SECURITY.md CHANGELOG.md pyproject.toml .pre-commit-hooks.yaml \
+            docs/cli.md docs/design.md tests/conftest.py tests/strategies.py tests/diagnostics.py tests/data \
+            corpus examples/turn.json fuzz/_common.py scripts/gen_unicode_tables.py src/envelock/__init__.py; do
+  if [ ! -e "$src/$need" ]; then
+    echo "sdist is missing: $need" >&2
+    missing=1
+  fi
+done
+for t in "$checkout"/tests/test_*.py; do
+  if [ ! -e "$src/tests/$(basename "$t")" ]; then
+    echo "sdist is missing: tests/$(basename "$t")" >&2
+    missing=1
+  fi
+done
+if [ "$missing" = 1 ]; then
+  echo "the sdist does not carry what the tests need: list it in [tool.maturin] include (format = \"sdist\")" >&2
+  exit 1
+fi
+
+# 3. A fresh venv: install the sdist itself (this builds the native core from the unpacked
+#    sources), with the test extra, then run the suite from the unpacked folder.
+"$PYTHON" -m venv "$work/venv"
+PY="$work/venv/bin/python"
+"$PY" -m pip install -q "envelock[test] @ file://$sdist"
+"$PY" -c "import envelock, envelock.cli; print('envelock', envelock.__version__, 'from', envelock.__file__)"
+case "$("$PY" -c 'import envelock; print(envelock.__file__)')" in
+  "$checkout"/*) echo "the test venv imports envelock from the checkout, not from the sdist" >&2; exit 1 ;;
+esac
+
+if [ -z "${ENVELOCK_SHARED:-}" ] && [ -d "$checkout/../shared/corpora" ]; then
+  ENVELOCK_SHARED="$(cd "$checkout/../shared" && pwd)"
+  export ENVELOCK_SHARED
+fi
+echo "== tests from the unpacked sdist (shared data: ${ENVELOCK_SHARED:-none})"
+cd "$src"
+# shellcheck disable=SC2086  # the arguments are split on purpose
+PATH="$work/venv/bin:$PATH" "$PY" -m pytest ${ENVELOCK_SDIST_PYTEST_ARGS:--q -p no:cacheprovider}
+echo "== sdist OK"
