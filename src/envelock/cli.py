@@ -17,6 +17,7 @@ import argparse
 import codecs
 import fnmatch
 import json
+import multiprocessing
 import os
 import re
 import stat
@@ -499,7 +500,12 @@ def _iter_scan(files: Sequence[Target], jobs: int, options: ScanOptions, progres
         progress.working_on(None)
         return
     chunk = max(1, min(16, len(files) // (jobs * 8) or 1))
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    # Workers are not forked from this process: it runs the progress thread, and fork() with
+    # threads running can deadlock the child (forkserver where there is one, else spawn).
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    progress.working_on(files[0])
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
         for i, res in enumerate(pool.map(work, [t.path for t in files], chunksize=chunk)):
             progress.finished(files[i].size)
             progress.working_on(files[i + 1] if i + 1 < len(files) else None)
