@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import shared_dir
 
 from envelock import scan_text
 from envelock.cli import Decoded, declared_encoding, decode
@@ -38,6 +39,13 @@ def report(*args: str, cwd: Path, stdin: bytes | None = None) -> tuple[int, dict
     assert r.stdout, r.stderr
     doc: dict[str, Any] = json.loads(r.stdout)
     return r.returncode, doc
+
+
+def validate_sarif(log: dict[str, Any]) -> None:
+    import jsonschema
+
+    schema = json.loads((shared_dir() / "schemas" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    jsonschema.validate(log, schema)
 
 
 def paths_of(doc: dict[str, Any]) -> set[str]:
@@ -102,6 +110,7 @@ def test_fail_on_skip_and_skips_counted_in_every_format(tmp_path: Path) -> None:
     code, doc = report("--fail-on-skip", ".", cwd=tmp_path)
     assert code == 1 and doc["summary"]["skipped"] == 1 and doc["skipped"] == [{"path": "blob.bin", "reason": "binary file (NUL byte)"}]
     sarif = json.loads(run("scan", "--format", "sarif", ".", cwd=tmp_path).stdout)
+    validate_sarif(sarif)
     assert sarif["runs"][0]["properties"]["summary"]["skipped"] == 1
     assert any(n["message"]["text"].startswith("skipped: binary") for n in sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"])
     text = run("scan", ".", cwd=tmp_path)
@@ -307,6 +316,7 @@ def test_inline_ignore_same_line_and_next_line(tmp_path: Path) -> None:
     sarif = json.loads(run("scan", "--format", "sarif", ".", cwd=tmp_path).stdout)
     kinds = [r["suppressions"][0]["kind"] for r in sarif["runs"][0]["results"] if "suppressions" in r]
     assert kinds == ["inSource"] * 3
+    validate_sarif(sarif)
 
 
 def test_inline_ignore_is_for_the_gate_not_for_scan_text() -> None:
@@ -339,6 +349,9 @@ def test_baseline_hides_known_findings_and_reports_new_ones(tmp_path: Path) -> N
     base.write_bytes(run("scan", "--format", "json", "data", cwd=tmp_path).stdout)
     code, doc = report("--baseline", "baseline.json", "data", cwd=tmp_path)
     assert code == 0 and doc["findings"] == [] and doc["summary"]["suppressed"] == 2
+    sarif = json.loads(run("scan", "--format", "sarif", "--baseline", "baseline.json", "data", cwd=tmp_path).stdout)
+    validate_sarif(sarif)
+    assert [r["suppressions"][0]["kind"] for r in sarif["runs"][0]["results"]] == ["external", "external"]
     assert {s["how"] for s in doc["suppressed"]} == {"baseline"}
     # Lines inserted above do not change the fingerprints (content, not offsets)...
     page.write_text(f"new first line\n\nintro\nknown {CLOSE}\nand <|im_end|>\n", encoding="utf-8")
