@@ -7,10 +7,12 @@ module only gives each reading a span and a message.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import cast
 
-from .. import modeleye
+from .. import _nativeimpl, modeleye
 from ..common import Severity
 from ..modeleye import (
     BRACKET_OPENER_RE,
@@ -18,6 +20,7 @@ from ..modeleye import (
     MAX_LOOKAHEAD,
     MAX_RUN,
     OPENER_RE,
+    Kind,
     Names,
     Reading,
     decode_at,
@@ -186,13 +189,42 @@ def _first_danger(text: str, reserved: tuple[str, ...]) -> str | None:
     return None
 
 
+@lru_cache(maxsize=2)
+def _native_openers(text: str, reserved: tuple[str, ...]) -> list[tuple[int, int, str, str, bool, int, str]]:
+    """Every opener's reading in one native pass (both families; cached for the two passes that use it)."""
+    return _nativeimpl.openers(text, reserved)
+
+
+def _readings(text: str, reserved: tuple[str, ...], family: str) -> Iterator[tuple[int, int, Reading]]:
+    """(start, end, reading) of every ``family`` opener (``angle`` or ``bracket``) whose reading is
+    not none or that is followed by ``\\``: the one reader, natively when the core is built."""
+    if _nativeimpl.AVAILABLE and not _has_surrogate(text):
+        for start, end, kind, name, slash, rend, fam in _native_openers(text, reserved):
+            if fam == family:
+                yield start, end, Reading(cast(Kind, kind), name, slash, rend)
+        return
+    names = _name_maps(reserved)[0]
+    n = len(text)
+    angle = family == "angle"
+    for m in (OPENER_RE if angle else BRACKET_OPENER_RE).finditer(text):
+        end = m.end()
+        reading = read_after(text, end, names) if angle else read_bracket(text, end, names)
+        if reading or (end < n and text[end] == "\\"):
+            yield m.start(), end, reading
+
+
+def _has_surrogate(text: str) -> bool:
+    return not text.isascii() and _SURROGATE_RE.search(text) is not None
+
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
 def _scan_openers(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
     """Every opener the model's eye reads as a tag or token (what the defang escapes) is a finding."""
     names = _name_maps(reserved)[0]
     n = len(text)
-    for m in OPENER_RE.finditer(text):
-        start, end = m.start(), m.end()
-        reading = read_after(text, end, names)
+    for start, end, reading in _readings(text, reserved, "angle"):
         escaped = end < n and text[end] == "\\"
         if escaped:
             k = end
@@ -232,9 +264,7 @@ def _scan_brackets(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> Non
     """
     names, _, _, brk = _name_maps(reserved)
     n = len(text)
-    for m in BRACKET_OPENER_RE.finditer(text):
-        start, end = m.start(), m.end()
-        reading = read_bracket(text, end, names)
+    for start, end, reading in _readings(text, reserved, "bracket"):
         if not reading:
             continue
         if reading.kind == "padding":
