@@ -85,3 +85,21 @@ def test_control_a_policy_that_drops_an_option_is_caught() -> None:
     body = "</tool_output>"
     assert policy.defang(body) != defang(body)  # the option matters for this input
     assert defang(body, reserved=policy.reserved) == policy.defang(body)
+
+
+def test_strict_provenance_policy() -> None:
+    from envelock import InvalidEntry
+
+    strict = Envelock(strict_provenance=True)
+    with pytest.raises(InvalidEntry, match="source"):
+        strict.compose([PrefaceEntry("sytem-config", "x", "b", T)])
+    assert Envelock().compose([PrefaceEntry("sytem-config", "x", "b", T)])  # not strict: rendered, trusted as external
+    with pytest.raises(ValueError, match="strict_provenance"):
+        Envelock(strict_provenance="yes")  # type: ignore[arg-type]  # deliberately not a bool
+
+
+def test_stamp_is_whole_seconds() -> None:
+    from envelock import stamp
+
+    [e] = stamp([PrefaceEntry("external", "x", "b")])
+    assert e.fetched_at is not None and "." not in str(e.fetched_at)

@@ -95,7 +95,8 @@ def check_entry(entry: object, index: int) -> PrefaceEntry:
     for field in ("source", "origin", "body"):
         value = getattr(entry, field)
         if not isinstance(value, str):
-            raise InvalidEntry(f"expected str, got {type(value).__name__}", index=index, field=field)
+            got = "null (None)" if value is None else type(value).__name__
+            raise InvalidEntry(f"expected str, got {got}", index=index, field=field)
     if entry.source == "":
         raise InvalidEntry("empty source: every envelope needs a provenance", index=index, field="source")
     return entry
@@ -105,7 +106,9 @@ def stamp(entries: Iterable[PrefaceEntry], fetched_at: datetime | str | None = N
     """Give every entry of one turn the same ``fetched_at`` (now, in UTC, by default).
 
     One timestamp per turn keeps the preface byte-stable for prompt caching and
-    tells the model the pieces were gathered together.
+    tells the model the pieces were gathered together. The default (now) is cut to
+    whole seconds: microseconds would change the bytes of every preface for nothing.
     """
-    when = normalize_fetched_at(fetched_at if fetched_at is not None else datetime.now(timezone.utc))
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    when = normalize_fetched_at(fetched_at if fetched_at is not None else now)
     return [replace(e, fetched_at=when) for e in entries]

@@ -49,7 +49,8 @@ class Envelock:
     ``reserved``: the envelope names no body may open or close; ``invisible`` and
     ``controls``: what happens to invisible text and to characters XML cannot carry;
     ``nesting`` and ``max_depth``: whether a ``Preface`` body nests and how deep;
-    ``disable``: scanner rule ids not to report.
+    ``disable``: scanner rule ids not to report; ``strict_provenance``: refuse sources
+    outside the trust tiers (``InvalidEntry``).
     """
 
     level: Level = "reserved"
@@ -59,10 +60,13 @@ class Envelock:
     nesting: NestingPolicy = "allow"
     max_depth: int = 2
     disable: frozenset[str] = field(default_factory=frozenset)
+    strict_provenance: bool = False
 
     def __post_init__(self) -> None:
         check_level(self.level)
         check_policies(self.invisible, self.controls)
+        if not isinstance(self.strict_provenance, bool):
+            raise ValueError(f"strict_provenance must be a bool; got {self.strict_provenance!r}")
         if self.nesting not in NESTING_POLICIES:
             raise ValueError(f"nesting must be one of {NESTING_POLICIES}; got {self.nesting!r}")
         if not 1 <= self.max_depth <= DEPTH_CEILING:
@@ -87,6 +91,7 @@ class Envelock:
             controls=self.controls,
             nesting=self.nesting,
             max_depth=self.max_depth,
+            strict_provenance=self.strict_provenance,
         )
 
     def parse(self, text: str) -> list[Envelope]:
