@@ -36,7 +36,8 @@ from _common import Input, expected_text
 from fuzz_compose import decode as decode_entries
 from lxml import etree
 
-from envelock import InvalidEntry, PrefaceEntry, compose_preface, defang, parse_preface, undefang, verify_preface
+from envelock import InvalidEntry, PrefaceEntry, compose_preface, defang, parse_preface, verify_preface
+from envelock.escape import undefang_body
 
 try:
     import html5lib
@@ -103,7 +104,8 @@ def same_structure(reader: str, parent: object, want: list, level: str, *, exact
             if exact_text:
                 t = node.text or ""
                 assert t.startswith("\n") and t.endswith("\n"), f"{reader}: body text not framed by newlines: {t!r}"
-                assert undefang(t[1:-1], level="markup") == content, f"{reader}: body round trip {t!r} != {content!r}"
+                # A body is undone in its rendered context (the '\n<' after it), as parse does.
+                assert undefang_body(t[1:-1], level="markup") == content, f"{reader}: body round trip {t!r} != {content!r}"
 
 
 def check(data: bytes) -> None:

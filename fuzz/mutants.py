@@ -80,7 +80,7 @@ def case_sensitive() -> None:
 def skip_canonical() -> None:
     """verify: the body is undefanged but never checked to be in canonical defanged form."""
     parse = _mod("envelock.parse")
-    undefang = parse.undefang
+    undefang = parse.undefang_body
 
     def weak_body(scan: object, start: int, end: int, path: tuple[int, ...]) -> str:
         return undefang(scan.text[start:end], level=scan.level)  # type: ignore[attr-defined]

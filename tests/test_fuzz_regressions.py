@@ -146,3 +146,10 @@ def test_empty_charref_minimal() -> None:
 
     findings = scan_text("</retrieved_content x=&#1;>")
     assert [f.rule for f in findings if f.severity == "error"] == ["envelope-close-tag"]
+
+
+def test_readers_bracket_padding_in_the_body_context() -> None:
+    """Found by the readers harness in CI (a harness bug): a body whose last bracket reading reaches the
+    skip bound through the '\\n' after the body is escaped by defang_body; the harness undid it without
+    that context. It now undoes bodies with escape.undefang_body, as parse_preface does."""
+    harness("readers").check((FUZZ / "corpus" / "readers" / "regress-bracket-padding-body-context").read_bytes())
