@@ -378,3 +378,8 @@ def test_scanner_agrees_with_defang_on_reserved_tags() -> None:
             continue
         if defang(text) != text and "\\" not in text and "[" not in text:
             assert worst(scan_text(text)) >= SEVERITY_RANK["warning"], p["id"]
+
+
+def test_pipe_token_names_keep_their_separators() -> None:
+    msgs = [f.message for f in scan_text("<|im_start|>x<|im\u200b_end|>")]
+    assert msgs == ["chat-template control token <|im_start|>", "chat-template control token <|im_end|>"]

@@ -85,7 +85,7 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
             return None
         if not ch or ch.isspace() or ch in _LT or ch in _GT:
             return None
-        if not modeleye.is_skip(ch):
+        if not modeleye.is_ignorable(ch):  # invisible characters are not shown; '_' and '-' are
             name.append(piece)
         j = nxt
     return None
