@@ -95,3 +95,16 @@ def impl(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
     name: str = request.param
     monkeypatch.setattr(escape, "_impl", escape.IMPLEMENTATIONS[name])
     return name
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``slow`` (the whole standard library and site-packages) are deselected unless
+    the run asks for them (``pytest -m slow``; ``.ci/run`` has a stage for them): deselected, not
+    skipped, so the default run reports no skip for them."""
+    expr = str(config.getoption("markexpr") or "")
+    if "slow" in expr and "not slow" not in expr:
+        return
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if item.get_closest_marker("slow") is None]

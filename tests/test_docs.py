@@ -232,8 +232,7 @@ def test_markdown_blocks_are_found() -> None:
 
 def test_known_failing_blocks_exist() -> None:
     stale = stale_keys(BLOCKS, KNOWN_FAILING_BLOCKS)
-    if stale:  # the block was rewritten: report the stale entry without failing the rewrite
-        pytest.skip(f"KNOWN_FAILING_BLOCKS names blocks that are gone, remove them: {sorted(stale)}")
+    assert not stale, f"KNOWN_FAILING_BLOCKS names blocks that are gone, remove them: {sorted(stale)}"
 
 
 _SAMPLE_MD = """\
@@ -623,8 +622,7 @@ def test_self_contained_files_are_found() -> None:
         SELF_CONTAINED_FILES
     )
     gone = set(KNOWN_OUTSIDE_POINTERS) - set(SELF_CONTAINED_FILES)
-    if gone:  # moved or deleted by its owner: report the stale entry without failing the move
-        pytest.skip(f"KNOWN_OUTSIDE_POINTERS names files that are gone, remove them: {sorted(gone)}")
+    assert not gone, f"KNOWN_OUTSIDE_POINTERS names files that are gone, remove them: {sorted(gone)}"
 
 
 def test_negative_control_outside_pointers() -> None:

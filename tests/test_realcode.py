@@ -100,14 +100,6 @@ def test_negative_control_without_context_rules_the_named_files_warn(monkeypatch
     assert with_rules["warning"] == 0 and without["warning"] > 0
 
 
-@pytest.fixture
-def slow_selected(request: pytest.FixtureRequest) -> None:
-    """Slow tests run only when asked for (``pytest -m slow``): the default run stays quick."""
-    expr = str(request.config.getoption("markexpr") or "")
-    if "slow" not in expr or "not slow" in expr:
-        pytest.skip("the whole standard library and site-packages: run with -m slow")
-
-
 def _cli_report(*args: str) -> dict[str, object]:
     r = subprocess.run([str(ENVELOCK), "scan", "--format", "json", "-j", "2", *args], capture_output=True, timeout=3600, check=False)
     assert r.returncode in (0, 1), r.stderr
@@ -116,7 +108,6 @@ def _cli_report(*args: str) -> dict[str, object]:
 
 
 @pytest.mark.slow
-@pytest.mark.usefixtures("slow_selected")
 def test_whole_stdlib_and_site_packages_have_no_errors() -> None:
     """What the issue measured: ``envelock scan`` over the standard library (with whatever
     site-packages it holds) and over this venv's site-packages, default settings. envelock's
@@ -140,7 +131,6 @@ DEFANG_CHANGED_FILES_MAX = 0.02
 
 
 @pytest.mark.slow
-@pytest.mark.usefixtures("slow_selected")
 def test_defang_on_the_stdlib_changes_few_files() -> None:
     """The README's number for ``reserved`` on ordinary code, re-measured."""
     targets = [t for t in expand([str(STDLIB)], Walk(exclude=["site-packages", "dist-packages"])) if t.skipped is None]
