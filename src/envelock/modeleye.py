@@ -34,7 +34,7 @@ import bisect
 import html
 import html.entities
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import product
@@ -393,6 +393,17 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
     first, nxt = _decode_at(text, i)
     if names.pipes and first and first[0] in _PIPE:
         return Reading("bar", "", slash, nxt)
+
+    def accept(t: str, i: int) -> Reading | None:
+        r = names.reserved_match(t)
+        if r is not None:
+            return Reading("reserved", r, slash, i)
+        if t in names.tokens:
+            gt = closer_after(text, i, end, _GT)
+            if gt >= 0:
+                return Reading("token", t, slash, gt)
+        return None
+
     states: dict[str, None] = {"": None}  # live skeletons, in insertion order (deterministic)
     run = 0
     while i < end:
@@ -404,19 +415,9 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
                 return Reading("padding", "", slash, i)
             continue
         run = 0
-        new: dict[str, None] = {}
-        for s in states:
-            for p in parts:
-                t = s + p
-                r = names.reserved_match(t)
-                if r is not None:
-                    return Reading("reserved", r, slash, i)
-                if t in names.tokens:
-                    gt = closer_after(text, i, end, _GT)
-                    if gt >= 0:
-                        return Reading("token", t, slash, gt)
-                if names.viable(t):
-                    new[t] = None
+        hit, new = _step(states, parts, i, accept, names._live)
+        if hit is not None:
+            return hit
         if new:
             states = new
             continue
@@ -453,6 +454,14 @@ def read_bracket(text: str, pos: int, names: Names) -> Reading:
     if run >= MAX_RUN or (i >= end and i < n):
         blank = text[pos:i].isascii() and not text[pos:i].strip()
         return _NONE if blank else Reading("padding", "", slash, i)
+
+    def accept(t: str, i: int) -> Reading | None:
+        if t in names.brackets:
+            close = closer_after(text, i, end, _RBRACKET)
+            if close >= 0:
+                return Reading("token", t, slash, close)
+        return None
+
     states: dict[str, None] = {"": None}  # live skeletons, in insertion order (deterministic)
     run = 0
     while i < end:
@@ -464,20 +473,35 @@ def read_bracket(text: str, pos: int, names: Names) -> Reading:
                 return Reading("padding", "", slash, i)
             continue
         run = 0
-        new: dict[str, None] = {}
-        for s in states:
-            for p in parts:
-                t = s + p
-                if t in names.brackets:
-                    close = closer_after(text, i, end, _RBRACKET)
-                    if close >= 0:
-                        return Reading("token", t, slash, close)
-                if t in names._blive:
-                    new[t] = None
+        hit, new = _step(states, parts, i, accept, names._blive)
+        if hit is not None:
+            return hit
         if not new:
             return _NONE
         states = new
     return Reading("padding", "", slash, i) if i < n and states else _NONE
+
+
+def _step(
+    states: dict[str, None],
+    parts: tuple[str, ...],
+    i: int,
+    accept: Callable[[str, int], Reading | None],
+    live: frozenset[str],
+) -> tuple[Reading | None, dict[str, None]]:
+    """One piece of a forming name, for both readers: extend every live skeleton by every
+    reading of the piece (in order); the first that ``accept`` takes is the reading, else the
+    extensions still in ``live`` are the new states."""
+    new: dict[str, None] = {}
+    for s in states:
+        for p in parts:
+            t = s + p
+            hit = accept(t, i)
+            if hit is not None:
+                return hit, new
+            if t in live:
+                new[t] = None
+    return None, new
 
 
 def _stops_reading(piece: str) -> bool:
