@@ -86,6 +86,8 @@ RULES = {
     ),
     "lbracket_names": r"^(?!PRESENTATION FORM)(?:.*LEFT (?:\w+ )?SQUARE BRACKET.*|LEFT (?:BLACK|WHITE) LENTICULAR BRACKET)$",
     "rbracket_names": r"^(?!PRESENTATION FORM)(?:.*RIGHT (?:\w+ )?SQUARE BRACKET.*|RIGHT (?:BLACK|WHITE) LENTICULAR BRACKET)$",
+    # '!' and '?' look-alikes (``<!name``, ``<?name`` read as tags): the mark alone, not compounds.
+    "bang_names": r"^(?:(?:FULLWIDTH|SMALL|INVERTED|HEAVY|WHITE) )?(?:EXCLAMATION|QUESTION) MARK(?: ORNAMENT)?$",
     "quote_names": (
         r"^(?!TAG )(?:.*QUOTATION MARK.*|.*APOSTROPHE"
         r"|(?:MODIFIER LETTER )?(?:REVERSED )?(?:DOUBLE |TRIPLE |QUADRUPLE )?PRIME)$"
@@ -287,7 +289,7 @@ def generate(shared: Path) -> str:
     return generate_all(shared)[OUT]
 
 
-def generate_all(shared: Path) -> dict[Path, str]:
+def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path, str]:
     """Every generated file: the Python module and the Rust table module of the native core."""
     t = Tables(shared)
     lt = t.by_name("lt_names", "<")
@@ -300,7 +302,10 @@ def generate_all(shared: Path) -> dict[Path, str]:
     quote = sorted(set(t.by_name("quote_names", '"')) | set(t.by_name("quote_names", "'"))
                    | {cp for cp in t.cps if t.confuse(chr(cp)) in ("''", "'") and cp not in t.skip})
     quote = [cp for cp in quote if cp > 0x7F and cp not in set(lt) | set(gt)]  # ASCII: the fixed escapes of the format
+    bang = sorted({0x21, 0x3F, *t.by_name("bang_names", "!"), *t.by_name("bang_names", "?")})
     sets = {"LT": lt, "GT": gt, "SLASH": slash, "BAR": bar, "LBRACKET": lbr, "RBRACKET": rbr}
+    if set(bang) & (t.skip | {c for cps in sets.values() for c in cps}):
+        raise SystemExit("the '!'/'?' look-alikes overlap another structural set or the skip set")
     # The structural sets must not overlap (one character, one role), and none is skipped.
     names = list(sets)
     for i, a in enumerate(names):
@@ -418,6 +423,11 @@ def generate_all(shared: Path) -> dict[Path, str]:
         fmt_cps(rbr),
         ")",
         "",
+        "#: '!' and '?' and what a reader may take for them (bang_names rule, NFKC, UTS #39): read past after an opener.",
+        "BANG_CHARACTERS: tuple[int, ...] = (",
+        fmt_cps(bang),
+        ")",
+        "",
         "#: Characters a reader may take for a quote ending an attribute value (quote_names rule, NFKC, UTS #39).",
         "QUOTE_LOOKALIKES: tuple[int, ...] = (",
         fmt_cps(quote),
@@ -429,9 +439,14 @@ def generate_all(shared: Path) -> dict[Path, str]:
         ")",
         "",
     ]
+    python = "\n".join(lines)
+    if write_python_first and (not OUT.exists() or OUT.read_text(encoding="utf-8") != python):
+        # The Rust module reads bounds and names from the envelock package, which imports the
+        # Python tables: a new table must exist before that import.
+        OUT.write_text(python, encoding="utf-8")
     sets_rs = {"LT": lt, "GT": gt, "SLASH": slash, "PIPE": bar, "LBRACKET": lbr, "RBRACKET": rbr}
-    rust = rust_module(t, sets_rs, readings, {"ALPHA": alpha, "ALNUM": alnum, "SPACE": space})
-    return {OUT: "\n".join(lines), RUST_OUT: rust}
+    rust = rust_module(t, sets_rs, readings, {"ALPHA": alpha, "ALNUM": alnum, "SPACE": space}, bang)
+    return {OUT: python, RUST_OUT: rust}
 
 
 def _rs_str(s: str) -> str:
@@ -462,7 +477,9 @@ def _rs_strs(name: str, doc: str, items: Iterable[str]) -> list[str]:
     return [f"/// {doc}", f"pub static {name}: &[&str] = &[\n{body}];", ""]
 
 
-def rust_module(t: Tables, sets: dict[str, list[int]], readings: dict[int, list[str]], cats: dict[str, list[int]]) -> str:
+def rust_module(
+    t: Tables, sets: dict[str, list[int]], readings: dict[int, list[str]], cats: dict[str, list[int]], bang: list[int]
+) -> str:
     """``rust/envelock-core/src/tables.rs``: the same tables as ``unicode_tables.py``, plus the data the
     Python reader takes from the interpreter (``html.entities.html5``, ``html.unescape``'s invalid
     code points) and from :mod:`envelock.modeleye` / :mod:`envelock.tokens` (bounds, ``!?`` look-alikes,
@@ -505,8 +522,8 @@ def rust_module(t: Tables, sets: dict[str, list[int]], readings: dict[int, list[
     for k, cps in sets.items():
         base = {"LT": "<", "GT": ">", "SLASH": "/", "PIPE": "|", "LBRACKET": "[", "RBRACKET": "]"}[k]
         out += _rs_cps(k, f"{base!r} and its look-alikes (unicode_tables.{k}_LOOKALIKES), sorted.", [ord(base), *cps])
-    bang, seps = map(ord, modeleye._BANG), map(ord, modeleye._SEPARATORS)
-    out += _rs_cps("BANG", "What the lead of a reading reads past besides skips and slashes (modeleye._BANG).", bang)
+    seps = map(ord, modeleye._SEPARATORS)
+    out += _rs_cps("BANG", "'!', '?' and their look-alikes (unicode_tables.BANG_CHARACTERS), sorted.", bang)
     out += _rs_cps("SEPARATORS", "Name separators a namespace prefix may hold (modeleye._SEPARATORS).", seps)
     keys = sorted(readings)
     out += [
@@ -552,7 +569,7 @@ def main() -> int:
     ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared")
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
-    files = generate_all(args.shared)
+    files = generate_all(args.shared, write_python_first=not args.check)
     if args.check:
         stale = [p for p, text in files.items() if (p.read_text(encoding="utf-8") if p.exists() else "") != text]
         for p in stale:

@@ -31,6 +31,7 @@ from envelock import EnvelopeBreach, PrefaceEntry, compose_preface, parse_prefac
 from envelock import modeleye as me
 from envelock.tokens import ANGLE_TOKEN_NAMES, BRACKET_TOKEN_NAMES, RESERVED_NAMES
 from envelock.unicode_tables import (
+    BANG_CHARACTERS,
     GT_LOOKALIKES,
     LBRACKET_LOOKALIKES,
     LT_LOOKALIKES,
@@ -129,6 +130,8 @@ def role_variants() -> Iterator[str]:
         yield chr(c) + "/INST]"
     for c in RBRACKET_LOOKALIKES:
         yield "[INST" + chr(c)
+    for c in BANG_CHARACTERS:
+        yield "<" + chr(c) + "retrieved_content>"
 
 
 def misses(defang: Defang, variants: Iterator[str]) -> tuple[int, list[str]]:
@@ -197,6 +200,13 @@ def test_control_a_lost_skip_is_caught(broken_reader: pytest.MonkeyPatch) -> Non
     broken_reader.setattr(me, "_SKIP", me._SKIP - {braille})
     _, missed = misses(IMPLS["reference"], skip_variants())
     assert any(braille in m for m in missed)
+
+
+def test_control_a_lost_bang_is_caught(broken_reader: pytest.MonkeyPatch) -> None:
+    bang = "\uff01"  # FULLWIDTH EXCLAMATION MARK
+    broken_reader.setattr(me, "_BANG", me._BANG - {bang})
+    _, missed = misses(IMPLS["reference"], role_variants())
+    assert any(bang in m for m in missed)
 
 
 def test_control_a_lost_bar_is_caught(broken_reader: pytest.MonkeyPatch) -> None:

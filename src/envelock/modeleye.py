@@ -45,6 +45,7 @@ from .tokens import ANGLE_TOKEN_NAMES, BRACKET_TOKEN_NAMES, RESERVED_NAMES
 from .unicode_tables import (
     ALNUM_RANGES,
     ALPHA_RANGES,
+    BANG_CHARACTERS,
     DEFAULT_IGNORABLE_RANGES,
     GT_LOOKALIKES,
     LBRACKET_LOOKALIKES,
@@ -83,7 +84,7 @@ _RBRACKET = frozenset(RBRACKET_CHARS)
 #: Opener characters: a reading ends at one (some are letters too, e.g. U+1438 CANADIAN SYLLABICS PA).
 _OPENER_CHARS = frozenset(LT_CHARS + LBRACKET_CHARS)
 #: ``<!name`` and ``<?name`` read as tags too (declarations, processing instructions).
-_BANG = frozenset("!?\uff01\uff1f\ufe57\ufe56")
+_BANG = frozenset(chr(c) for c in BANG_CHARACTERS)
 #: The separators of a name (also in the generated skip set); ``_after_namespace`` reads past them.
 _SEPARATORS = frozenset("_-.\\")
 
