@@ -111,8 +111,8 @@ def _padding_finding(text: str, start: int, end: int, reading_end: int, reserved
     when it is code layout, :func:`envelock.scan.context.layout_padding`)."""
     names, res_map, _, _ = _name_maps(reserved)
     window = text[end : end + MAX_LOOKAHEAD]
-    first_alnum = next((k for k, c in enumerate(window) if c.isalnum()), len(window))
-    lead = next((k for k, c in enumerate(window) if not (modeleye.is_skip(c) or c in _SLASH or c in "!?")), len(window))
+    first_alnum = next((k for k, c in enumerate(window) if modeleye.is_alnum(c)), len(window))
+    lead = next((k for k, c in enumerate(window) if not (modeleye.is_skip(c) or c in _SLASH or c in modeleye._BANG)), len(window))
     skel = modeleye.skeleton(window[lead:])
     for r in names.reserved:
         if skel.startswith(r):
