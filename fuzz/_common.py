@@ -59,6 +59,8 @@ def instrumented_import() -> None:
         "envelock.invisible",
         "envelock.entry",
         "envelock.render",
+        "envelock.spotlight",
+        "envelock.hygiene",
         "envelock.parse",
         "envelock.nesting",
         "envelock.compose",

@@ -82,7 +82,7 @@ def skip_canonical() -> None:
     parse = _mod("envelock.parse")
     undefang = parse.undefang_body
 
-    def weak_body(scan: object, start: int, end: int, path: tuple[int, ...]) -> str:
+    def weak_body(scan: object, start: int, end: int, path: tuple[int, ...], spot: object = None) -> str:
         return undefang(scan.text[start:end], level=scan.level)  # type: ignore[attr-defined]
 
     parse._body = weak_body

@@ -98,6 +98,20 @@ RULES = {
     "letter_scripts": (
         r"LATIN|MATHEMATICAL|REGIONAL INDICATOR|DOUBLE-STRUCK|SCRIPT|BLACK-LETTER|FULLWIDTH|MODIFIER LETTER|CYRILLIC|GREEK"
     ),
+    # Letters of scripts written without spaces between words (UAX #14 classes ID and SA, from
+    # names and widths): between two of them, interleaving may insert a marker.
+    "interleave_letters": (
+        r"category L* and (East_Asian_Width W/F, not HANGUL) or name ^(?:THAI|LAO|MYANMAR|KHMER|TAI THAM"
+        r"|TAI LE|NEW TAI LUE|TAI VIET|AHOM) "
+    ),
+    # Datamarking markers a composer may pick per turn (not a regex: the rule in words, applied
+    # by ``Tables.marker_candidates``): one visible symbol that no reader takes for anything else.
+    "marker_candidates": (
+        "categories So Sm; U+00A1..U+27FF (the general symbol blocks, at most 3 UTF-8 bytes); bidi class ON;"
+        " East_Asian_Width not W/F; not mirrored; no decomposition (NFD and NFKC are the character);"
+        " not a source or a one-character prototype in confusables.txt; not the first code point of an"
+        " emoji sequence; not skipped, read as a letter, or in any structural set"
+    ),
 }
 
 _SKIP_NAME_RE = re.compile(RULES["skip_names"])
@@ -164,6 +178,19 @@ def parse_tag_sequences(path: Path) -> list[str]:
     return sorted(seqs)
 
 
+def parse_emoji_starts(path: Path) -> set[int]:
+    """The first code point of every sequence (or range) in emoji-sequences.txt."""
+    out: set[int] = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        first = line.split(";", 1)[0].split()[0]
+        lo, _, hi = first.partition("..")
+        out.update(range(int(lo, 16), int(hi or lo, 16) + 1))
+    return out
+
+
 def fold(s: str) -> str:
     return ud.normalize("NFKC", ud.normalize("NFKC", s).casefold())
 
@@ -185,6 +212,7 @@ class Tables:
         self.version = parse_version(udir / "confusables.txt")
         self.dcp_version = parse_version(udir / "DerivedCoreProperties.txt")
         self.tags = parse_tag_sequences(udir / "emoji-sequences.txt")
+        self.emoji_starts = parse_emoji_starts(udir / "emoji-sequences.txt")
         self.cps = list(assigned())
         self.skip = self._skip()
         self.readings = self._readings()
@@ -279,6 +307,37 @@ class Tables:
         return sorted(out)
 
 
+    def interleave_letters(self) -> list[int]:
+        """The ``interleave_letters`` rule (see :data:`RULES`)."""
+        sa = re.compile(r"^(?:THAI|LAO|MYANMAR|KHMER|TAI THAM|TAI LE|NEW TAI LUE|TAI VIET|AHOM) ")
+        out = []
+        for cp in self.cps:
+            c = chr(cp)
+            if ud.category(c)[0] != "L":
+                continue
+            name = ud.name(c, "")
+            if (ud.east_asian_width(c) in ("W", "F") and not name.startswith("HANGUL")) or sa.match(name):
+                out.append(cp)
+        return out
+
+    def marker_candidates(self, structural: set[int]) -> list[int]:
+        """The ``marker_candidates`` rule (see :data:`RULES`)."""
+        prototypes = {ord(p) for p in self.conf.values() if len(p) == 1}
+        out = []
+        for cp in self.cps:
+            c = chr(cp)
+            if not 0xA1 <= cp <= 0x27FF or ud.category(c) not in ("So", "Sm"):
+                continue
+            if cp in self.skip or cp in self.readings or cp in structural or cp in self.emoji_starts:
+                continue
+            if cp in self.conf or cp in prototypes or ud.normalize("NFD", c) != c or ud.normalize("NFKC", c) != c:
+                continue
+            if ud.bidirectional(c) != "ON" or ud.east_asian_width(c) in ("W", "F") or ud.mirrored(c):
+                continue
+            out.append(cp)
+        return out
+
+
 def _bar_shaped(c: str) -> bool:
     """Not a letter or digit: a bar-shaped symbol that UTS #39 folds with ``l``."""
     return ud.category(c) not in ("Ll", "Lu", "Lt", "Nd") and ord(c) > 0x7F
@@ -316,6 +375,7 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         if set(sets[a]) & t.skip:
             raise SystemExit(f"{a} overlaps the skip set")
     readings = {cp: rs for cp, rs in t.readings.items() if cp not in set(lt) | set(gt) | set(lbr) | set(rbr) | set(slash)}
+    markers = t.marker_candidates({c for cps in sets.values() for c in cps} | set(quote) | set(bang))
 
     # UTS #39 confusables whose prototype folds to printable ASCII (kept as data for tests).
     to_ascii: dict[int, str] = {}
@@ -431,6 +491,18 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         "#: Characters a reader may take for a quote ending an attribute value (quote_names rule, NFKC, UTS #39).",
         "QUOTE_LOOKALIKES: tuple[int, ...] = (",
         fmt_cps(quote),
+        ")",
+        "",
+        "#: Letters of scripts written without spaces (interleave_letters rule): where interleaving may",
+        "#: insert a marker between two characters.",
+        "INTERLEAVE_RANGES: tuple[tuple[int, int], ...] = (",
+        fmt_ranges(to_ranges(t.interleave_letters())),
+        ")",
+        "",
+        "#: Datamarking markers a composer may choose per turn (marker_candidates rule): visible symbols",
+        "#: that no reader of the model's eye takes for a letter, a blank or a structural character.",
+        "MARKER_CANDIDATES: tuple[int, ...] = (",
+        fmt_cps(markers),
         ")",
         "",
         "#: RGI emoji tag sequences (flags): the only place TAG characters are kept.",

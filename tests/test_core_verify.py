@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-import envelock.compose
+import envelock.spotlight
 from envelock import (
     EnvelopeBreach,
     NestingError,
@@ -138,7 +138,7 @@ ATTACKS = [
 def test_negative_control_weakened_composer_is_caught(weak: Callable[..., str], monkeypatch: pytest.MonkeyPatch) -> None:
     caught = []
     for attack in ATTACKS:
-        monkeypatch.setattr(envelock.compose, "defang_body", weak)
+        monkeypatch.setattr(envelock.spotlight, "defang_body", weak)  # compose defangs bodies through spotlight.encode_body
         entry = PrefaceEntry("external", "web:x", attack)
         out = compose_preface([entry])
         monkeypatch.undo()
@@ -149,7 +149,7 @@ def test_negative_control_weakened_composer_is_caught(weak: Callable[..., str], 
     assert let_through, "the weakened defang must differ from the real one"
     assert set(caught) == set(let_through)
     with pytest.raises(EnvelopeBreach):
-        monkeypatch.setattr(envelock.compose, "defang_body", weak)
+        monkeypatch.setattr(envelock.spotlight, "defang_body", weak)  # compose defangs bodies through spotlight.encode_body
         compose_preface([PrefaceEntry("external", "web:x", let_through[0])], verify=True)
 
 

@@ -157,7 +157,7 @@ def test_negative_control_broken_markup_defang_is_caught_by_verify(monkeypatch: 
     def broken(text: str, *, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
         return real(text, level="reserved" if level == "markup" else level, reserved=reserved)
 
-    for module in ("envelock.compose", "envelock.parse"):
+    for module in ("envelock.spotlight", "envelock.parse"):
         monkeypatch.setattr(importlib.import_module(module), "defang_body", broken)
     for name, payload, rule, _ in CONSTRUCTS:
         start, end = canaries(name)

@@ -3,16 +3,18 @@
 See docs/design.md, README.md and SECURITY.md. This module only re-exports.
 """
 
-from .common import Envelope, Finding, Location, Problem, Transformation
+from .common import Envelope, Finding, Location, Problem, Spotlight, Transformation
 from .compose import compose_preface, entries_of
 from .entry import PrefaceEntry, stamp
-from .errors import EnvelockError, EnvelopeBreach, InvalidEntry, NestingError
+from .errors import EnvelockError, EnvelopeBreach, InvalidEntry, InvalidOption, NestingError
 from .escape import LEVELS, defang, undefang
+from .hygiene import HYGIENE_RULE, hygiene_rule
 from .nesting import Preface
 from .parse import parse_preface
 from .policy import Envelock
-from .provenance import HYGIENE_RULE, Trust, trust_of
+from .provenance import Trust, trust_of
 from .scan import scan_text
+from .spotlight import SPOTLIGHT_MODES, new_nonce
 from .tokens import RESERVED_NAMES
 from .verify import Verification, verify_preface
 
@@ -22,17 +24,20 @@ __all__ = [
     "HYGIENE_RULE",
     "LEVELS",
     "RESERVED_NAMES",
+    "SPOTLIGHT_MODES",
     "Envelock",
     "EnvelockError",
     "Envelope",
     "EnvelopeBreach",
     "Finding",
     "InvalidEntry",
+    "InvalidOption",
     "Location",
     "NestingError",
     "Preface",
     "PrefaceEntry",
     "Problem",
+    "Spotlight",
     "Transformation",
     "Trust",
     "Verification",
@@ -40,6 +45,8 @@ __all__ = [
     "compose_preface",
     "defang",
     "entries_of",
+    "hygiene_rule",
+    "new_nonce",
     "parse_preface",
     "scan_text",
     "stamp",

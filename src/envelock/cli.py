@@ -35,7 +35,7 @@ from . import __version__
 from .common import Finding
 from .compose import compose_preface
 from .entry import PrefaceEntry
-from .errors import EnvelockError, EnvelopeBreach, InvalidEntry, NestingError
+from .errors import EnvelockError, EnvelopeBreach, InvalidEntry, InvalidOption, NestingError
 from .escape import LEVELS, Level
 from .modeleye import visible
 from .nesting import NESTING_POLICIES, NestingPolicy, Preface
@@ -43,6 +43,7 @@ from .report import JSON_SCHEMA_ID, Baseline, FileResult, Suppressed, emit, fing
 from .rules import RULES_BY_ID, SEVERITIES, SEVERITY_RANK
 from .scan import scan_text
 from .scan.suppress import inline_ignores, split_suppressed
+from .spotlight import SPOTLIGHT_MODES, check_marker, check_nonce, new_nonce
 from .verify import verify_preface
 
 #: Directories never walked into unless ``--no-default-excludes``: version control metadata,
@@ -598,7 +599,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             why = f"not valid UTF-8 ({e.reason} at byte {e.start}): not a composed preface"
             results.append(FileResult(shown, "", skipped=why))
             continue
-        verdict = verify_preface(text, level=args.level)
+        verdict = verify_preface(text, level=args.level, nonce=args.nonce, spotlight=args.spotlight)
         findings = [Finding.from_problem(p, text) for p in verdict.problems]
         results.append(FileResult(shown, "", findings, fingerprints=fingerprints(findings, text), size=len(data)))
     srcroot = srcroot_for([r.path for r in results if not r.path.startswith("<")], Path(args.srcroot) if args.srcroot else None)
@@ -711,6 +712,9 @@ def _write_preface(args: argparse.Namespace, command: str, preface: Preface) -> 
             "tool": {"name": "envelock", "version": __version__},
             "command": command,
             "preface": str(preface),
+            "spotlight": {"mode": preface.spotlight.mode, "marker": preface.spotlight.marker, "seed": preface.spotlight.seed},
+            "nonce": preface.nonce,
+            "hygiene_rule": preface.hygiene_rule(),
             "transformations": [
                 {"entry": t.entry, "field": t.field, "kind": t.kind, "start": t.start, "end": t.end}
                 | {"removed": visible(t.removed)}
@@ -728,15 +732,28 @@ def _write_preface(args: argparse.Namespace, command: str, preface: Preface) -> 
 
 
 def _compose(args: argparse.Namespace, command: str, entries: Callable[[], list[PrefaceEntry]]) -> int:
+    nonce = new_nonce() if args.nonce == "new" else args.nonce
     try:
         preface: Preface = compose_preface(
-            entries(), level=args.level, verify=args.verify, nesting=args.nesting, strict_provenance=args.strict_provenance
+            entries(),
+            level=args.level,
+            verify=args.verify,
+            nesting=args.nesting,
+            strict_provenance=args.strict_provenance,
+            spotlight=args.spotlight or "none",
+            marker=args.marker,
+            nonce=nonce,
         )
     except EnvelopeBreach as e:
         print(f"envelock {command}: {e}", file=sys.stderr)
         return EXIT_FINDINGS
     except (EnvelockError, TypeError) as e:
         raise UsageError(str(e)) from e
+    if args.hygiene_out:
+        try:
+            Path(args.hygiene_out).write_text(preface.hygiene_rule(), encoding="utf-8")
+        except OSError as e:
+            raise UsageError(f"{args.hygiene_out}: {e.strerror or e}") from e
     _write_preface(args, command, preface)
     return EXIT_CLEAN
 
@@ -774,6 +791,28 @@ def _rule_id(value: str) -> str:
     if value not in RULES_BY_ID:
         raise argparse.ArgumentTypeError(f"unknown rule id {value!r} (see docs/cli.md#rules)")
     return value
+
+
+def _nonce(value: str) -> str:
+    if value == "new":
+        return value
+    try:
+        return check_nonce(value)
+    except InvalidOption as e:
+        raise argparse.ArgumentTypeError(e.reason) from None
+
+
+def _verify_nonce(value: str) -> str:
+    if value == "new":
+        raise argparse.ArgumentTypeError("'new' only makes sense when composing; give the turn's nonce")
+    return _nonce(value)
+
+
+def _marker(value: str) -> str:
+    try:
+        return check_marker(value)
+    except InvalidOption as e:
+        raise argparse.ArgumentTypeError(e.reason) from None
 
 
 def _positive(value: str) -> int:
@@ -859,6 +898,12 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "--level", choices=LEVELS, default="reserved", help="level the prefaces were composed at (default reserved)"
     )
+    verify.add_argument(
+        "--nonce", type=_verify_nonce, help="every envelope must carry this nonce (problems nonce-missing, nonce-mismatch)"
+    )
+    verify.add_argument(
+        "--spotlight", choices=SPOTLIGHT_MODES, help="every text body must use this transform (problem spotlight-mismatch)"
+    )
     common(verify, ("text", "json", "sarif"))
     walking(verify)
     verify.set_defaults(func=cmd_verify)
@@ -870,6 +915,14 @@ def build_parser() -> argparse.ArgumentParser:
             "--strict-provenance",
             action="store_true",
             help="refuse a source that is not a trust tier or a content key of a known kind (exit 2)",
+        )
+        p.add_argument(
+            "--spotlight", choices=SPOTLIGHT_MODES, help="transform every text body: datamark, interleave, base64 (default none)"
+        )
+        p.add_argument("--marker", type=_marker, help="the datamark/interleave marker (default: one chosen per turn)")
+        p.add_argument("--nonce", type=_nonce, help="write this nonce on every envelope ('new': a fresh one from secrets)")
+        p.add_argument(
+            "--hygiene-out", metavar="FILE", help="write the matching system-prompt text (marker and nonce included) to FILE"
         )
         common(p, ("text", "json"))
 

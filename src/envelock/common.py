@@ -4,7 +4,8 @@ defusedxml keeps its exceptions in one leaf module; envelock keeps here what sev
 modules return or raise with: :class:`Envelope` (parse), :class:`Problem` (parse,
 verify, :class:`~envelock.errors.EnvelopeBreach`), :class:`Transformation` (compose,
 invisible), :class:`Finding` (scan), their shared :class:`Location`, the one
-:class:`LineIndex` that computes every line and column, and :data:`DEPTH_CEILING`.
+:class:`LineIndex` that computes every line and column, :data:`DEPTH_CEILING`, and the
+:class:`Spotlight` an envelope declares (its behaviour is in :mod:`envelock.spotlight`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,32 @@ from typing import Literal
 DEPTH_CEILING = 32
 #: Finding severities, most severe first (also :data:`envelock.rules.SEVERITIES`).
 Severity = Literal["error", "warning", "note"]
+#: Spotlighting transforms of a text body (see :mod:`envelock.spotlight`).
+SpotlightMode = Literal["none", "datamark", "interleave", "base64"]
+
+
+@dataclass(frozen=True)
+class Spotlight:
+    """How an envelope's text body is transformed: ``mode``, with its ``marker`` and ``seed``."""
+
+    mode: SpotlightMode = "none"
+    marker: str | None = None
+    seed: str | None = None
+
+    def attributes(self) -> tuple[tuple[str, str], ...]:
+        """The open-tag attributes that declare this transform (none for ``none``)."""
+        if self.mode == "none":
+            return ()
+        out: list[tuple[str, str]] = [("transform", self.mode)]
+        if self.marker is not None:
+            out.append(("marker", self.marker))
+        if self.seed is not None:
+            out.append(("seed", self.seed))
+        return tuple(out)
+
+
+#: The default: bodies are only defanged.
+NO_SPOTLIGHT = Spotlight()
 
 
 @dataclass(frozen=True)
@@ -72,7 +99,11 @@ class LineIndex:
 
 @dataclass(frozen=True)
 class Envelope:
-    """One parsed envelope. ``body`` is the undefanged text, or ``None`` when it holds ``children``."""
+    """One parsed envelope. ``body`` is the undefanged text, or ``None`` when it holds ``children``.
+
+    ``nonce`` is the turn's nonce attribute (``None`` when absent); ``spotlight`` the transform its
+    open tag declares (``NO_SPOTLIGHT`` when none); ``body`` is always the text before the transform.
+    """
 
     source: str
     origin: str
@@ -81,6 +112,20 @@ class Envelope:
     children: tuple[Envelope, ...] = ()
     #: Offset of the open tag in the parsed text.
     offset: int = field(default=0, compare=False)
+    nonce: str | None = None
+    spotlight: Spotlight = NO_SPOTLIGHT
+
+    def attributes(self) -> list[tuple[str, str]]:
+        """The open tag's attributes in rendered order, as a reader decodes them (fields defanged by compose)."""
+        from .escape import defang  # not at load: this module stays a leaf
+
+        out = [("provenance", defang(self.source)), ("origin", defang(self.origin))]
+        if self.fetched_at is not None:
+            out.append(("fetched_at", self.fetched_at))
+        if self.nonce is not None:
+            out.append(("nonce", self.nonce))
+        out.extend(self.spotlight.attributes())
+        return out
 
 
 @dataclass(frozen=True)

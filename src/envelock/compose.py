@@ -10,15 +10,17 @@ render. Then, with ``verify=True``, run :func:`verify_preface` on the output.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from . import render
-from .common import DEPTH_CEILING, Envelope, Transformation
+from .common import DEPTH_CEILING, Envelope, Spotlight, SpotlightMode, Transformation
 from .entry import PrefaceEntry, check_entry, normalize_fetched_at
-from .errors import EnvelopeBreach, InvalidEntry
-from .escape import Level, check_level, defang, defang_body
+from .errors import EnvelopeBreach, InvalidEntry, InvalidOption, NestingError
+from .escape import Level, check_level, defang
 from .invisible import XML_IMPOSSIBLE_RE, ControlsPolicy, InvisiblePolicy, check_policies, handle_invisible, sanitize
 from .nesting import NESTING_POLICIES, NestingPolicy, Preface, _make, check_nested, is_preface
 from .provenance import is_known_source, unknown_source_message
+from .spotlight import MARKED_MODES, check_marker, check_mode, check_nonce, check_seed, choose_marker, encode_body, new_seed
 from .tokens import RESERVED_NAMES
 
 
@@ -45,6 +47,10 @@ def compose_preface(
     nesting: NestingPolicy = "allow",
     max_depth: int = 2,
     strict_provenance: bool = False,
+    spotlight: SpotlightMode = "none",
+    marker: str | None = None,
+    nonce: str | None = None,
+    seed: str | None = None,
 ) -> Preface:
     """Compose entries into ``<retrieved_content>`` envelopes.
 
@@ -59,6 +65,14 @@ def compose_preface(
     ``user-authored``, ``model-inferred``, ``external``) nor a content key
     ``kind:rest`` of a known kind (see :func:`~envelock.trust_of`), so a typo such
     as ``sytem-config`` fails instead of rendering as an unknown tier.
+
+    Spotlighting (opt-in; see :mod:`envelock.spotlight` and the README): ``spotlight``
+    is ``"none"`` (default, unchanged output), ``"datamark"``, ``"interleave"`` or
+    ``"base64"``; ``marker`` is the datamarking character (default: one chosen per
+    turn with :mod:`secrets` that occurs in no body); ``seed`` fixes interleaving
+    (default: fresh); ``nonce`` (e.g. :func:`~envelock.new_nonce`) is written on every
+    envelope. The returned ``Preface`` records them; ``preface.hygiene_rule()`` is the
+    matching system-prompt text. A bad option raises :class:`InvalidOption`.
 
     Raises :class:`InvalidEntry` or :class:`NestingError` naming the entry
     index and field, and :class:`InvalidEntry` naming the argument for an
@@ -83,10 +97,14 @@ def compose_preface(
     if not 1 <= max_depth <= DEPTH_CEILING:
         raise ValueError(f"max_depth must be between 1 and {DEPTH_CEILING}; got {max_depth}")
     reserved = tuple(reserved)
+    spot = _spotlight_options(spotlight, marker, seed)
+    if nonce is not None:
+        nonce = check_nonce(nonce)
     entry_list = list(entries)
-    parts: list[str] = []
     changes: list[Transformation] = []
     depth = 0 if not entry_list else 1
+    # First every field is checked and sanitized (a per-turn marker must avoid every body) ...
+    checked: list[tuple[str, str, str | None, str | Preface]] = []
     for index, raw in enumerate(entry_list):
         entry = check_entry(raw, index)
         if strict_provenance and not is_known_source(entry.source):
@@ -96,18 +114,31 @@ def compose_preface(
         origin, c2 = _attribute(entry.origin, index=index, field="origin", invisible=invisible)
         changes += c1 + c2
         body = entry.body
+        content: str | Preface
         if is_preface(body) and body:
             depth = max(
                 depth, check_nested(body, index=index, level=lvl, reserved=reserved, nesting=nesting, max_depth=max_depth)
             )
-            content = str(body)
+            if nonce is not None and body.nonce != nonce:
+                raise NestingError("a Preface body composed without this turn's nonce cannot nest here", index=index)
+            content = body
         else:
-            text, c3 = sanitize(str.__str__(body), invisible=invisible, controls=controls, index=index, field="body")
+            content, c3 = sanitize(str.__str__(body), invisible=invisible, controls=controls, index=index, field="body")
             changes += c3
-            content = defang_body(text, level=lvl, reserved=reserved)
-        parts.append(render.envelope(render.open_tag(source, origin, fetched_at), content))
+        checked.append((source, origin, fetched_at, content))
+    if spot.mode in MARKED_MODES and spot.marker is None:
+        spot = replace(spot, marker=choose_marker([c for *_, c in checked if not is_preface(c)]))
+    # ... then each envelope is rendered.
+    turn = (("nonce", nonce),) if nonce is not None else ()
+    parts: list[str] = []
+    for source, origin, fetched_at, content in checked:
+        if is_preface(content):
+            parts.append(render.envelope(render.open_tag(source, origin, fetched_at, turn), str(content)))
+        else:
+            text = encode_body(content, spot, level=lvl, reserved=reserved)
+            parts.append(render.envelope(render.open_tag(source, origin, fetched_at, turn + spot.attributes()), text))
     text = render.join(parts)
-    out = _make(text, lvl, reserved, depth, tuple(changes))
+    out = _make(text, lvl, reserved, depth, tuple(changes), nonce=nonce, spotlight=spot)
     if verify:
         from .verify import verify_preface
 
@@ -119,10 +150,26 @@ def compose_preface(
             invisible=invisible,
             controls=controls,
             max_depth=max_depth,
+            nonce=nonce,
+            spotlight=None if spot.mode == "none" else spot.mode,
         )
         if not result.ok:
             raise EnvelopeBreach("composed preface failed verification", result.problems)
     return out
+
+
+def _spotlight_options(mode: object, marker: object, seed: object) -> Spotlight:
+    """The turn's :class:`Spotlight` from compose's options (``marker`` ``None``: chosen later)."""
+    m = check_mode(mode)
+    if marker is not None and m not in MARKED_MODES:
+        raise InvalidOption(f"spotlight={m!r} takes no marker (only {' and '.join(MARKED_MODES)} do)", option="marker")
+    if seed is not None and m != "interleave":
+        raise InvalidOption(f"spotlight={m!r} takes no seed (only interleave does)", option="seed")
+    return Spotlight(
+        m,
+        None if marker is None else check_marker(marker),
+        (new_seed() if seed is None else check_seed(seed)) if m == "interleave" else None,
+    )
 
 
 def _check_arguments(entries: object, *, reserved: object, verify: object, max_depth: object, strict_provenance: object) -> None:

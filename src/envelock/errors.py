@@ -27,6 +27,18 @@ class InvalidEntry(EnvelockError):
         self.reason = message
 
 
+class InvalidOption(EnvelockError):
+    """An option of compose, verify or the policy is refused (``spotlight``, ``marker``, ``nonce``, ``seed``).
+
+    ``option`` names it; the message says what is accepted.
+    """
+
+    def __init__(self, message: str, *, option: str) -> None:
+        super().__init__(f"option {option!r}: {message}")
+        self.option = option
+        self.reason = message
+
+
 class NestingError(EnvelockError):
     """A ``Preface`` body breaks the nesting rules (depth, ``nesting="forbid"``, level)."""
 

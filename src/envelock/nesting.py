@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Literal, TypeGuard
 
-from .common import DEPTH_CEILING, Transformation
+from .common import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, Spotlight, Transformation
 from .errors import EnvelopeBreach, NestingError
 from .escape import Level, check_level
 from .parse import scan_preface
@@ -28,14 +28,18 @@ class Preface(str):
 
     Attributes: ``level`` (the defang level its bodies are in), ``reserved``
     (the reserved names), ``depth`` (envelope nesting depth, 0 for ``""``),
-    and ``transformations`` (what composition stripped or replaced, empty for
-    a validated text).
+    ``transformations`` (what composition stripped or replaced, empty for
+    a validated text), ``nonce`` and ``spotlight`` (the turn's nonce and body
+    transform; for a validated text, the ones every envelope shares, else
+    ``None`` and ``NO_SPOTLIGHT``).
     """
 
     level: Level
     reserved: tuple[str, ...]
     depth: int
     transformations: tuple[Transformation, ...]
+    nonce: str | None
+    spotlight: Spotlight
 
     def __new__(
         cls,
@@ -48,18 +52,42 @@ class Preface(str):
         check_level(level)
         if not isinstance(text, str):
             raise TypeError(f"Preface text must be str, got {type(text).__name__}")
-        _, problems, depth = scan_preface(text, level=level, reserved=tuple(reserved), max_depth=max_depth)
+        envelopes, problems, depth = scan_preface(text, level=level, reserved=tuple(reserved), max_depth=max_depth)
         if problems:
             if all(p.code == "nesting-depth" for p in problems):
                 raise NestingError(str(problems[0]))
             raise EnvelopeBreach("refused to build a Preface from text that is not a sound preface", problems)
-        return _make(str.__str__(text), level, tuple(reserved), depth, ())
+        nonces, spots = _shared(envelopes)
+        nonce = nonces.pop() if len(nonces) == 1 else None
+        spot = spots.pop() if len(spots) == 1 else NO_SPOTLIGHT
+        return _make(str.__str__(text), level, tuple(reserved), depth, (), nonce=nonce, spotlight=spot)
+
+    def hygiene_rule(self) -> str:
+        """The system-prompt text for this preface's transform and nonce (:func:`~envelock.hygiene_rule`)."""
+        from .hygiene import hygiene_rule
+
+        return hygiene_rule(spotlight=self.spotlight.mode, marker=self.spotlight.marker, nonce=self.nonce)
 
     def __repr__(self) -> str:
         return f"Preface({str.__repr__(self)}, level={self.level!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
         return (_rebuild, (str(self), self.level, self.reserved))
+
+
+def _shared(envelopes: list[Envelope]) -> tuple[set[str | None], set[Spotlight]]:
+    """The nonces of every envelope and the transforms of every text body, at every depth."""
+    nonces: set[str | None] = set()
+    spots: set[Spotlight] = set()
+    stack = list(envelopes)
+    while stack:
+        env = stack.pop()
+        nonces.add(env.nonce)
+        if env.body is None:
+            stack.extend(env.children)
+        else:
+            spots.add(env.spotlight)
+    return nonces, spots
 
 
 def _rebuild(text: str, level: Level, reserved: tuple[str, ...]) -> Preface:
@@ -72,6 +100,9 @@ def _make(
     reserved: tuple[str, ...],
     depth: int,
     transformations: tuple[Transformation, ...],
+    *,
+    nonce: str | None = None,
+    spotlight: Spotlight = NO_SPOTLIGHT,
 ) -> Preface:
     """Build a ``Preface`` without re-validating (for the composer's own output)."""
     p = str.__new__(Preface, text)
@@ -79,6 +110,8 @@ def _make(
     p.reserved = reserved
     p.depth = depth
     p.transformations = transformations
+    p.nonce = nonce
+    p.spotlight = spotlight
     return p
 
 

@@ -19,16 +19,18 @@ problems stay linear too.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from .common import DEPTH_CEILING, Envelope, LineIndex, Problem
+from . import spotlight
+from .common import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, LineIndex, Problem, Spotlight
 from .entry import CANONICAL_FETCHED_AT_RE, parse_iso8601
 from .errors import EnvelopeBreach
 from .escape import BODY_CONTEXT, Level, check_level, defang, defang_body, undefang, undefang_body
 from .invisible import XML_IMPOSSIBLE_RE, first_strippable, has_xml_impossible
 from .modeleye import OPENER_RE, dangerous_after, names_for, visible
-from .render import ATTR_INVALID_RE, CLOSE_TAG, OPEN_TAG_RE, SEPARATOR, TAG, unescape_attribute
+from .render import ATTR_INVALID_RE, CLOSE_TAG, OPEN_TAG_RE, OPTIONAL_ATTRIBUTES, SEPARATOR, TAG, unescape_attribute
 from .tokens import RESERVED_NAMES
 
 _CLOSE = "\n" + CLOSE_TAG
@@ -73,8 +75,10 @@ def _attribute(scan: _Scan, raw: str, name: str, offset: int, path: tuple[int, .
     return plain
 
 
-def _body(scan: _Scan, start: int, end: int, path: tuple[int, ...]) -> str:
+def _body(scan: _Scan, start: int, end: int, path: tuple[int, ...], spot: Spotlight) -> str:
     raw = scan.text[start:end]
+    if spot.mode != "none":
+        return _spotlit_body(scan, raw, start, path, spot)
     if scan.level != "xml" and "\\" not in raw:
         # No backslash: undefang(raw) is raw itself, so skip that pass (same verdict).
         plain = raw
@@ -82,7 +86,35 @@ def _body(scan: _Scan, start: int, end: int, path: tuple[int, ...]) -> str:
         plain = undefang_body(raw, level=scan.level)
     if defang_body(plain, level=scan.level, reserved=scan.reserved) == raw:
         return plain
-    # Not canonical: say where a reader would see a tag, else where the form differs.
+    _not_canonical(scan, raw, start, path, plain)
+    return plain
+
+
+def _spotlit_body(scan: _Scan, raw: str, start: int, path: tuple[int, ...], spot: Spotlight) -> str:
+    """A transformed body: undone (spotlight.decode_body) and redone to the same text, and no opener
+    in what the model reads (the transformed text) that a reader takes for a tag."""
+    try:
+        plain = spotlight.decode_body(raw, spot, level=scan.level)
+    except ValueError as exc:
+        scan.problem("body-not-canonical", f"{spot.mode} body does not decode: {exc}", start, path)
+        return raw
+    if _unescaped_tags(scan, raw, start, path):
+        return plain
+    canon = spotlight.encode_body(plain, spot, level=scan.level, reserved=scan.reserved)
+    if canon != raw:
+        _first_difference(scan, raw, canon, start, path, f"{spot.mode} form")
+    return plain
+
+
+def _not_canonical(scan: _Scan, raw: str, start: int, path: tuple[int, ...], plain: str) -> None:
+    """Not canonical: say where a reader would see a tag, else where the form differs."""
+    if not _unescaped_tags(scan, raw, start, path):
+        canon = defang_body(plain, level=scan.level, reserved=scan.reserved)
+        _first_difference(scan, raw, canon, start, path, "defanged form")
+
+
+def _unescaped_tags(scan: _Scan, raw: str, start: int, path: tuple[int, ...]) -> int:
+    """Report (up to 20) openers a reader of the whole preface takes for a tag; return how many."""
     names = names_for(scan.reserved)
     found = 0
     seen = raw + BODY_CONTEXT  # as a reader of the whole preface sees the body's end
@@ -98,16 +130,17 @@ def _body(scan: _Scan, start: int, end: int, path: tuple[int, ...]) -> str:
             found += 1
             if found >= 20:
                 break
-    if not found:
-        canon = defang_body(plain, level=scan.level, reserved=scan.reserved)
-        i = next((k for k, (a, b) in enumerate(zip(raw, canon, strict=False)) if a != b), min(len(raw), len(canon)))
-        scan.problem(
-            "body-not-canonical",
-            f"body is not in canonical defanged form at level {scan.level!r}: {_snippet(raw, i)!r}",
-            start + i,
-            path,
-        )
-    return plain
+    return found
+
+
+def _first_difference(scan: _Scan, raw: str, canon: str, start: int, path: tuple[int, ...], form: str) -> None:
+    i = next((k for k, (a, b) in enumerate(zip(raw, canon, strict=False)) if a != b), min(len(raw), len(canon)))
+    scan.problem(
+        "body-not-canonical",
+        f"body is not in canonical {form} at level {scan.level!r}: {_snippet(raw, i)!r}",
+        start + i,
+        path,
+    )
 
 
 def _envelope(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple[Envelope | None, int]:
@@ -116,7 +149,7 @@ def _envelope(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple
     if m is None:
         scan.problem("structure", f"expected an open tag <{TAG} provenance=... origin=...>: {_snippet(text, pos)!r}", pos, path)
         return None, -1
-    for k, name in ((1, "provenance"), (2, "origin"), (3, "fetched_at")):
+    for k, name in enumerate(("provenance", "origin", *OPTIONAL_ATTRIBUTES), start=1):
         raw = m.group(k)
         bad = ATTR_INVALID_RE.search(raw) if raw else None
         if bad:
@@ -134,10 +167,15 @@ def _envelope(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple
                 parse_iso8601(fetched_at)
             except ValueError as exc:
                 scan.problem("fetched-at", f"fetched_at is not a valid date-time: {exc}", pos, path)
+    nonce, spot = _turn_attributes(scan, m, pos, path)
     depth += 1
     scan.depth_seen = max(scan.depth_seen, depth)
     inner = m.end()
     if OPEN_TAG_RE.match(text, inner):
+        if spot.mode != "none":
+            scan.problem(
+                "spotlight", "an envelope of nested envelopes declares a transform (only text bodies have one)", pos, path
+            )
         if depth >= scan.max_depth:
             scan.problem("nesting-depth", f"envelopes nested deeper than max_depth={scan.max_depth}", inner, path)
             return None, -1
@@ -147,13 +185,42 @@ def _envelope(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple
         if not text.startswith(_CLOSE, after):
             scan.problem("structure", f"expected {CLOSE_TAG!r} after nested envelopes: {_snippet(text, after)!r}", after, path)
             return None, -1
-        return Envelope(source, origin, fetched_at, None, tuple(children), pos), after + len(_CLOSE)
+        return Envelope(source, origin, fetched_at, None, tuple(children), pos, nonce), after + len(_CLOSE)
     close = text.find(_CLOSE, inner)
     if close < 0:
         scan.problem("structure", f"envelope is never closed with {CLOSE_TAG!r}", pos, path)
         return None, -1
-    body = _body(scan, inner, close, path)
-    return Envelope(source, origin, fetched_at, body, (), pos), close + len(_CLOSE)
+    body = _body(scan, inner, close, path, spot)
+    return Envelope(source, origin, fetched_at, body, (), pos, nonce, spot), close + len(_CLOSE)
+
+
+def _turn_attributes(scan: _Scan, m: re.Match[str], pos: int, path: tuple[int, ...]) -> tuple[str | None, Spotlight]:
+    """The ``nonce`` and the spotlight (``transform``, ``marker``, ``seed``) attributes, checked."""
+    nonce, mode, marker, seed = (None if m.group(k) is None else unescape_attribute(m.group(k)) for k in (4, 5, 6, 7))
+    if nonce is not None and not spotlight.NONCE_RE.fullmatch(nonce):
+        scan.problem("nonce", f"nonce is not 8 to 128 characters of [A-Za-z0-9_-]: {_snippet(nonce, 0)!r}", pos, path)
+    if mode is None:
+        if marker is not None or seed is not None:
+            scan.problem("spotlight", "marker or seed without a transform", pos, path)
+        return nonce, NO_SPOTLIGHT
+    if mode not in spotlight.SPOTLIGHT_MODES or mode == "none":
+        scan.problem("spotlight", f"unknown transform {_snippet(mode, 0)!r}", pos, path)
+        return nonce, NO_SPOTLIGHT
+    spot = Spotlight(spotlight.check_mode(mode), marker, seed)
+    marked = spot.mode in spotlight.MARKED_MODES
+    if marked and marker is None:
+        scan.problem("spotlight", f"transform {spot.mode!r} without a marker", pos, path)
+    elif marker is not None and not marked:
+        scan.problem("spotlight", f"transform {spot.mode!r} takes no marker", pos, path)
+    elif marker is not None and (why := spotlight.marker_problem(marker)):
+        scan.problem("spotlight", f"marker {_snippet(marker, 0)!r} refused: {why}", pos, path)
+    elif (spot.mode == "interleave") != (seed is not None):
+        scan.problem("spotlight", f"transform {spot.mode!r} {'needs' if seed is None else 'takes no'} seed", pos, path)
+    elif seed is not None and not spotlight.SEED_RE.fullmatch(seed):
+        scan.problem("spotlight", f"seed is not 16 lowercase hex digits: {_snippet(seed, 0)!r}", pos, path)
+    else:
+        return nonce, spot
+    return nonce, NO_SPOTLIGHT
 
 
 def _sequence(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple[list[Envelope], int]:

@@ -25,9 +25,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .common import DEPTH_CEILING, Envelope, Finding
+from .common import DEPTH_CEILING, Envelope, Finding, SpotlightMode
 from .compose import compose_preface
 from .entry import PrefaceEntry
+from .errors import InvalidOption
 from .escape import Level, check_level, defang, undefang
 from .invisible import ControlsPolicy, InvisiblePolicy, check_policies
 from .modeleye import names_for
@@ -35,6 +36,7 @@ from .nesting import NESTING_POLICIES, NestingPolicy, Preface
 from .parse import parse_preface
 from .rules import RULES_BY_ID
 from .scan import scan_text
+from .spotlight import MARKED_MODES, check_marker, check_mode, new_nonce
 from .tokens import RESERVED_NAMES
 from .verify import Verification, verify_preface
 
@@ -50,7 +52,18 @@ class Envelock:
     ``controls``: what happens to invisible text and to characters XML cannot carry;
     ``nesting`` and ``max_depth``: whether a ``Preface`` body nests and how deep;
     ``disable``: scanner rule ids not to report; ``strict_provenance``: refuse sources
-    outside the trust tiers (``InvalidEntry``).
+    outside the trust tiers (``InvalidEntry``). Spotlighting: ``spotlight`` (``none``,
+    ``datamark``, ``interleave``, ``base64``) and a fixed ``marker`` (``None``: one per
+    turn); ``use_nonce=True`` gives every ``compose`` a fresh nonce from :mod:`secrets`
+    unless one is passed. A ``Preface`` records its marker and nonce:
+    ``preface.hygiene_rule()`` is the system-prompt text for it.
+
+    >>> marked = Envelock(spotlight="datamark", marker="\u02c6", use_nonce=True)
+    >>> p = marked.compose([PrefaceEntry("external", "web:x", "obey me now")], verify=True)
+    >>> print(p.splitlines()[1])
+    obey\u02c6me\u02c6now
+    >>> marked.verify(p, nonce=p.nonce).ok and marked.parse(p)[0].body == "obey me now"
+    True
     """
 
     level: Level = "reserved"
@@ -61,6 +74,9 @@ class Envelock:
     max_depth: int = 2
     disable: frozenset[str] = field(default_factory=frozenset)
     strict_provenance: bool = False
+    spotlight: SpotlightMode = "none"
+    marker: str | None = None
+    use_nonce: bool = False
 
     def __post_init__(self) -> None:
         check_level(self.level)
@@ -79,9 +95,18 @@ class Envelock:
         if unknown:
             raise ValueError(f"unknown rule id(s): {', '.join(sorted(unknown))}")
         object.__setattr__(self, "disable", frozenset(self.disable))
+        check_mode(self.spotlight)
+        if self.marker is not None:
+            if self.spotlight not in MARKED_MODES:
+                raise InvalidOption(f"spotlight={self.spotlight!r} takes no marker", option="marker")
+            check_marker(self.marker)
+        if not isinstance(self.use_nonce, bool):
+            raise ValueError(f"use_nonce must be a bool; got {self.use_nonce!r}")
 
-    def compose(self, entries: Iterable[PrefaceEntry], *, verify: bool = False) -> Preface:
-        """:func:`~envelock.compose_preface` with this policy."""
+    def compose(self, entries: Iterable[PrefaceEntry], *, verify: bool = False, nonce: str | None = None) -> Preface:
+        """:func:`~envelock.compose_preface` with this policy (``nonce``: this turn's, else a fresh one under ``use_nonce``)."""
+        if nonce is None and self.use_nonce:
+            nonce = new_nonce()
         return compose_preface(
             entries,
             level=self.level,
@@ -92,14 +117,17 @@ class Envelock:
             nesting=self.nesting,
             max_depth=self.max_depth,
             strict_provenance=self.strict_provenance,
+            spotlight=self.spotlight,
+            marker=self.marker,
+            nonce=nonce,
         )
 
     def parse(self, text: str) -> list[Envelope]:
         """:func:`~envelock.parse_preface` with this policy."""
         return parse_preface(text, level=self.level, reserved=self.reserved, max_depth=self.max_depth)
 
-    def verify(self, text: str, *, expected: Iterable[PrefaceEntry] | None = None) -> Verification:
-        """:func:`~envelock.verify_preface` with this policy."""
+    def verify(self, text: str, *, expected: Iterable[PrefaceEntry] | None = None, nonce: str | None = None) -> Verification:
+        """:func:`~envelock.verify_preface` with this policy: every text body in its transform, and ``nonce`` if given."""
         return verify_preface(
             text,
             expected=expected,
@@ -108,6 +136,8 @@ class Envelock:
             invisible=self.invisible,
             controls=self.controls,
             max_depth=self.max_depth,
+            nonce=nonce,
+            spotlight=None if self.spotlight == "none" else self.spotlight,
         )
 
     def scan(self, text: str) -> list[Finding]:

@@ -55,8 +55,9 @@ from collections.abc import Sequence
 from lxml import etree
 
 from .common import Envelope, Problem
-from .escape import Level, check_level, defang, undefang_body, xml_unescape_text
+from .escape import Level, check_level, xml_unescape_text
 from .render import CLOSE_TAG, OPEN_TAG_RE, TAG
+from .spotlight import decode_body
 
 #: The synthetic root the ``xml`` check wraps a preface in.
 XML_ROOT = "envelock-preface"
@@ -185,9 +186,7 @@ class _Check:
         if not isinstance(node.tag, str) or node.tag != TAG:
             self.problem(f"reader sees {self.describe(node)} where the composer wrote an envelope", env.offset, path)
             return
-        want = [("provenance", defang(env.source)), ("origin", defang(env.origin))]
-        if env.fetched_at is not None:
-            want.append(("fetched_at", env.fetched_at))
+        want = env.attributes()
         got = [(str(k), str(v)) for k, v in node.attrib.items()]
         if got != want:
             self.problem(f"reader sees attributes {got!r:.200}, the composer wrote {want!r:.200}", env.offset, path)
@@ -207,7 +206,7 @@ class _Check:
             self.problem("envelope offsets do not match the text", env.offset, path)
             return
         want = "\n" + xml_unescape_text(raw) + "\n"
-        if got != want or undefang_body(got[1:-1], level="markup") != env.body:
+        if got != want or _decoded(got[1:-1], env) != env.body:
             i = next((k for k, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want)))
             self.problem(
                 f"round trip differs at body offset {max(i - 1, 0)}: "
@@ -215,6 +214,17 @@ class _Check:
                 env.offset,
                 path,
             )
+
+
+def _decoded(text: str, env: Envelope) -> str | None:
+    """The body as the strict XML reader's text gives it back: the transform undone, then the escape
+    (:mod:`envelock.spotlight`); ``None`` when it does not decode. The reader has already resolved
+    the ``xml`` level's references, so what is left is the ``markup`` form -- except inside base64,
+    where the reader resolved nothing and the decoded text is still in ``xml`` form."""
+    try:
+        return decode_body(text, env.spotlight, level="xml" if env.spotlight.mode == "base64" else "markup")
+    except ValueError:
+        return None
 
 
 def _position(text: str, line: int, column: int, prefix: int) -> int:

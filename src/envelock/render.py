@@ -49,10 +49,14 @@ ATTR_VALUE_PATTERN = r'[^"<>\n]*'
 ATTR_INVALID_RE = re.compile(
     rf"['\t\r{_QUOTE_CLASS}]|&(?!(?:amp|lt|gt|quot|#39|#9|#10|#13|{'|'.join(ref[1:-1] for _, ref in _QUOTE_ESCAPES)});)"
 )
+#: The optional attributes after ``origin``, in rendered order (group 3 onwards of OPEN_TAG_RE):
+#: ``fetched_at``, then the turn's ``nonce``, then the spotlight ``transform``, ``marker``, ``seed``.
+OPTIONAL_ATTRIBUTES = ("fetched_at", "nonce", "transform", "marker", "seed")
 #: The open tag exactly as rendered, with the ``\\n`` that follows it.
 OPEN_TAG_RE = re.compile(
     rf'<{TAG} provenance="({ATTR_VALUE_PATTERN})" origin="({ATTR_VALUE_PATTERN})"'
-    rf'(?: fetched_at="({ATTR_VALUE_PATTERN})")?>\n'
+    + "".join(rf'(?: {name}="({ATTR_VALUE_PATTERN})")?' for name in OPTIONAL_ATTRIBUTES)
+    + ">\n"
 )
 
 
@@ -68,10 +72,12 @@ def unescape_attribute(value: str) -> str:
     return _ATTR_REF_RE.sub(lambda m: _ATTR_UNESCAPE[m.group()], value)
 
 
-def open_tag(provenance: str, origin: str, fetched_at: str | None) -> str:
-    """The open tag; arguments are already defanged, not yet escaped."""
+def open_tag(provenance: str, origin: str, fetched_at: str | None, extra: tuple[tuple[str, str], ...] = ()) -> str:
+    """The open tag; arguments are already defanged, not yet escaped. ``extra``: the ``nonce`` and
+    spotlight attributes, in :data:`OPTIONAL_ATTRIBUTES` order (none in the default mode)."""
     fetched = "" if fetched_at is None else f' fetched_at="{escape_attribute(fetched_at)}"'
-    return f'<{TAG} provenance="{escape_attribute(provenance)}" origin="{escape_attribute(origin)}"{fetched}>'
+    more = "".join(f' {name}="{escape_attribute(value)}"' for name, value in extra)
+    return f'<{TAG} provenance="{escape_attribute(provenance)}" origin="{escape_attribute(origin)}"{fetched}{more}>'
 
 
 def envelope(open_: str, content: str) -> str:

@@ -13,15 +13,17 @@ envelopes are exactly those entries. Never raises on any ``str`` input.
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .common import Envelope, LineIndex, Problem
+from .common import Envelope, LineIndex, Problem, SpotlightMode
 from .entry import PrefaceEntry, check_entry, normalize_fetched_at
 from .escape import Level
 from .invisible import ControlsPolicy, InvisiblePolicy, sanitize
 from .nesting import is_preface
 from .parse import parse_preface, scan_preface
+from .spotlight import check_mode, check_nonce
 from .tokens import RESERVED_NAMES
 
 
@@ -87,6 +89,31 @@ def _expect(
             mismatch(f"body differs from the expected entry at body offset {i}")
 
 
+def _turn_problems(text: str, envelopes: Sequence[Envelope], nonce: str | None, mode: SpotlightMode | None) -> list[Problem]:
+    """Envelopes (at every depth) without this turn's nonce, text bodies without its transform."""
+    lines = LineIndex(text)
+    out: list[Problem] = []
+
+    def add(code: str, message: str, env: Envelope, path: tuple[int, ...]) -> None:
+        line, col = lines.locate(env.offset)
+        out.append(Problem(code, message, env.offset, line, col, path[0], path))
+
+    stack: list[tuple[Envelope, tuple[int, ...]]] = [(e, (i,)) for i, e in enumerate(envelopes)]
+    while stack:
+        env, path = stack.pop()
+        if nonce is not None:
+            if env.nonce is None:
+                add("nonce-missing", "envelope without this turn's nonce", env, path)
+            elif not hmac.compare_digest(env.nonce, nonce):
+                add("nonce-mismatch", f"envelope carries another nonce ({env.nonce[:8]}...)", env, path)
+        if env.body is None:
+            stack.extend((c, (*path, k)) for k, c in enumerate(env.children))
+        elif mode is not None and env.spotlight.mode != mode:
+            add("spotlight-mismatch", f"body transform is {env.spotlight.mode!r}, expected {mode!r}", env, path)
+    out.sort(key=lambda p: p.offset)
+    return out
+
+
 def verify_preface(
     text: str,
     *,
@@ -96,12 +123,19 @@ def verify_preface(
     invisible: InvisiblePolicy = "strip",
     controls: ControlsPolicy = "replace",
     max_depth: int = 2,
+    nonce: str | None = None,
+    spotlight: SpotlightMode | None = None,
 ) -> Verification:
     """Verify a composed preface; return every problem with its position and entry index.
 
+    With ``nonce``, every envelope at every depth must carry exactly that nonce
+    (``nonce-missing``, ``nonce-mismatch``); with ``spotlight``, every text body
+    must use that transform (``spotlight-mismatch``). Whatever the options, every
+    transformed body must be in its transform's canonical form.
+
     Raises only ``TypeError`` (``text`` not a ``str``), ``ValueError`` for a
-    bad option, and :class:`InvalidEntry` when an ``expected`` entry is itself
-    invalid.
+    bad option (:class:`InvalidOption` for ``nonce``/``spotlight``), and
+    :class:`InvalidEntry` when an ``expected`` entry is itself invalid.
 
     >>> from envelock import PrefaceEntry, compose_preface
     >>> entries = [PrefaceEntry("external", "web:x", "hi")]
@@ -112,7 +146,12 @@ def verify_preface(
     >>> [p.code for p in verify_preface(forged, expected=entries).problems]
     ['expected-mismatch']
     """
+    if nonce is not None:
+        nonce = check_nonce(nonce)
+    mode = None if spotlight is None else check_mode(spotlight)
     envelopes, problems, _ = scan_preface(text, level=level, reserved=tuple(reserved), max_depth=max_depth, invisible=invisible)
+    if nonce is not None or mode is not None:
+        problems.extend(_turn_problems(text, envelopes, nonce, mode))
     if level != "reserved" and not problems:
         from .readers import reader_problems
 
