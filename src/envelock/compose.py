@@ -13,12 +13,12 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from . import render
-from .common import DEPTH_CEILING, Envelope, Spotlight, SpotlightMode, Transformation
+from .common import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, LineIndex, Problem, Spotlight, SpotlightMode, Transformation
 from .entry import PrefaceEntry, check_entry, normalize_fetched_at
 from .errors import EnvelopeBreach, InvalidEntry, InvalidOption, NestingError
 from .escape import Level, check_level, defang
 from .invisible import XML_IMPOSSIBLE_RE, ControlsPolicy, InvisiblePolicy, check_policies, handle_invisible, sanitize
-from .nesting import NESTING_POLICIES, NestingPolicy, Preface, _make, check_nested, is_preface
+from .nesting import NESTING_POLICIES, NestingPolicy, Preface, _make, _shared, check_nested, is_preface
 from .provenance import is_known_source, unknown_source_message
 from .spotlight import MARKED_MODES, check_marker, check_mode, check_nonce, check_seed, choose_marker, encode_body, new_seed
 from .tokens import RESERVED_NAMES
@@ -151,10 +151,16 @@ def compose_preface(
             controls=controls,
             max_depth=max_depth,
             nonce=nonce,
-            spotlight=None if spot.mode == "none" else spot.mode,
         )
-        if not result.ok:
-            raise EnvelopeBreach("composed preface failed verification", result.problems)
+        problems = list(result.problems)
+        # This turn's text bodies carry this turn's transform (a nested Preface keeps its own).
+        lines = LineIndex(out)
+        for k, env in enumerate(result.envelopes):
+            if env.body is not None and env.spotlight != spot:
+                message = f"body transform is {env.spotlight!r}, expected {spot!r}"
+                problems.append(Problem("spotlight-mismatch", message, env.offset, *lines.locate(env.offset), k, (k,)))
+        if problems:
+            raise EnvelopeBreach("composed preface failed verification", problems)
     return out
 
 
@@ -193,17 +199,26 @@ def entries_of(
     """Turn parsed envelopes back into entries (children become a nested ``Preface``).
 
     ``compose_preface(entries_of(parse_preface(t)))`` gives back ``t`` for every
-    sound preface ``t``.
+    sound preface ``t`` composed without spotlighting; with it, pass the same
+    ``spotlight``, ``marker``, ``seed`` and ``nonce`` (``Preface(t).spotlight`` and
+    ``.nonce`` hold them). A nested preface is recomposed with the transform and
+    nonce its envelopes share.
     """
     out: list[PrefaceEntry] = []
     for env in envelopes:
         if env.body is None:
+            nonces, spots = _shared(list(env.children))
+            spot = spots.pop() if len(spots) == 1 else NO_SPOTLIGHT
             body: str = compose_preface(
                 entries_of(env.children, level=level, reserved=reserved, max_depth=max_depth),
                 level=level,
                 reserved=reserved,
                 max_depth=max_depth,
                 invisible="keep",
+                spotlight=spot.mode,
+                marker=spot.marker,
+                seed=spot.seed,
+                nonce=nonces.pop() if len(nonces) == 1 else None,
             )
         else:
             body = env.body
