@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import envelock
-from envelock import _nativeimpl
+from envelock import _nativeimpl, escape
 from envelock import modeleye as me
 from envelock.unicode_tables import LBRACKET_LOOKALIKES, LT_LOOKALIKES, PIPE_LOOKALIKES, READINGS, SKIP_RANGES
 
@@ -105,5 +105,6 @@ def test_control_scanner_ignoring_padding_is_caught(monkeypatch: pytest.MonkeyPa
         return me.Reading("none") if r.kind == "padding" else r
 
     monkeypatch.setattr(TAGS, "read_after", no_padding)
+    monkeypatch.setattr(escape, "read_after", no_padding)  # the scanner's openers come from escape.opener_readings
     monkeypatch.setattr(_nativeimpl, "AVAILABLE", False)  # the planted reader is the Python one
     assert violations("<" + "\u200b" * 40 + "retrieved_content>")

@@ -18,12 +18,25 @@ test over every implementation.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
+from functools import lru_cache
 from types import ModuleType
+from typing import cast
 
 from . import _fastpath, _nativeimpl, _reference
 from .levels import BODY_CONTEXT, LEVELS, Level, check_level, xml_escape_text, xml_unescape_text
-from .modeleye import MAX_LOOKAHEAD, MAX_OPENER_LEN
+from .modeleye import (
+    BRACKET_OPENER_RE,
+    MAX_LOOKAHEAD,
+    MAX_OPENER_LEN,
+    OPENER_RE,
+    Kind,
+    Reading,
+    names_for,
+    read_after,
+    read_bracket,
+)
 from .tokens import RESERVED_NAMES
 
 __all__ = [
@@ -35,6 +48,7 @@ __all__ = [
     "defang",
     "defang_body",
     "implementation",
+    "opener_readings",
     "undefang",
     "undefang_body",
     "xml_escape_text",
@@ -132,3 +146,43 @@ def _defang_body_with(
             raise AssertionError("body context was escaped")
         out = out[: -len(BODY_CONTEXT)]
     return xml_escape_text(out) if lvl == "xml" else out
+
+
+def opener_readings(
+    text: str, reserved: tuple[str, ...], family: str, *, native: bool | None = None
+) -> Iterator[tuple[int, int, Reading]]:
+    """(start, end, reading) of every ``family`` opener (``"angle"`` or ``"bracket"``) whose reading is
+    not none or that is followed by ``\\``: what the defang escapes, as the one reader sees it.
+
+    ``native`` (default: whether the chosen implementation is the native one) reads in one native
+    pass over the text; otherwise ``modeleye.read_after`` / ``read_bracket`` per opener. A text
+    holding a lone surrogate is always read in Python (it cannot cross into Rust as UTF-8).
+    """
+    if native is None:
+        native = _impl is _nativeimpl
+    if native and _nativeimpl.AVAILABLE and not _has_surrogate(text):
+        for start, end, kind, name, slash, rend, fam in _native_openers(text, reserved):
+            if fam == family:
+                yield start, end, Reading(cast(Kind, kind), name, slash, rend)
+        return
+    names = names_for(reserved)
+    n = len(text)
+    angle = family == "angle"
+    for m in (OPENER_RE if angle else BRACKET_OPENER_RE).finditer(text):
+        end = m.end()
+        reading = read_after(text, end, names) if angle else read_bracket(text, end, names)
+        if reading or (end < n and text[end] == "\\"):
+            yield m.start(), end, reading
+
+
+@lru_cache(maxsize=2)
+def _native_openers(text: str, reserved: tuple[str, ...]) -> list[tuple[int, int, str, str, bool, int, str]]:
+    """Every opener's reading in one native pass (both families; cached for the two passes that use it)."""
+    return _nativeimpl.openers(text, reserved)
+
+
+def _has_surrogate(text: str) -> bool:
+    return not text.isascii() and _SURROGATE_RE.search(text) is not None
+
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")

@@ -27,9 +27,9 @@ from . import spotlight
 from .common import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, LineIndex, Problem, Spotlight
 from .entry import CANONICAL_FETCHED_AT_RE, parse_iso8601
 from .errors import EnvelopeBreach
-from .escape import BODY_CONTEXT, Level, check_level, defang, defang_body, undefang, undefang_body
+from .escape import BODY_CONTEXT, Level, check_level, defang, defang_body, opener_readings, undefang, undefang_body
 from .invisible import XML_IMPOSSIBLE_RE, first_strippable, has_xml_impossible
-from .modeleye import OPENER_RE, dangerous_after, names_for, visible
+from .modeleye import visible
 from .render import ATTR_INVALID_RE, CLOSE_TAG, OPEN_TAG_RE, OPTIONAL_ATTRIBUTES, SEPARATOR, TAG, unescape_attribute
 from .tokens import RESERVED_NAMES
 
@@ -114,23 +114,25 @@ def _not_canonical(scan: _Scan, raw: str, start: int, path: tuple[int, ...], pla
 
 
 def _unescaped_tags(scan: _Scan, raw: str, start: int, path: tuple[int, ...]) -> int:
-    """Report (up to 20) openers a reader of the whole preface takes for a tag; return how many."""
-    names = names_for(scan.reserved)
-    found = 0
+    """Report (up to 20) openers a reader of the whole preface takes for a tag or token and that are
+    not escaped (followed by ``\\``); return how many. One pass of the one reader
+    (:func:`~envelock.escape.opener_readings`, natively with the native implementation)."""
     seen = raw + BODY_CONTEXT  # as a reader of the whole preface sees the body's end
-    for m in OPENER_RE.finditer(raw):
-        e = m.end()
-        if (e >= len(raw) or raw[e] != "\\") and dangerous_after(seen, e, names):
-            scan.problem(
-                "undefanged-tag",
-                f"a reader sees an envelope tag or control token here: {_snippet(raw, m.start())!r}",
-                start + m.start(),
-                path,
-            )
-            found += 1
-            if found >= 20:
-                break
-    return found
+    n = len(raw)
+    hits = sorted(
+        s
+        for family in ("angle", "bracket")
+        for s, e, reading in opener_readings(seen, scan.reserved, family)
+        if s < n and reading and (e >= n or raw[e] != "\\")
+    )
+    for s in hits[:20]:
+        scan.problem(
+            "undefanged-tag",
+            f"a reader sees an envelope tag or control token here: {_snippet(raw, s)!r}",
+            start + s,
+            path,
+        )
+    return len(hits)
 
 
 def _first_difference(scan: _Scan, raw: str, canon: str, start: int, path: tuple[int, ...], form: str) -> None:

@@ -10,17 +10,16 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import cast
 
 from .. import _nativeimpl, modeleye
 from ..common import Severity
+from ..escape import opener_readings
 from ..modeleye import (
     BRACKET_OPENER_RE,
     GT_CHARS,
     MAX_LOOKAHEAD,
     MAX_RUN,
     OPENER_RE,
-    Kind,
     Names,
     Reading,
     decode_at,
@@ -189,35 +188,9 @@ def _first_danger(text: str, reserved: tuple[str, ...]) -> str | None:
     return None
 
 
-@lru_cache(maxsize=2)
-def _native_openers(text: str, reserved: tuple[str, ...]) -> list[tuple[int, int, str, str, bool, int, str]]:
-    """Every opener's reading in one native pass (both families; cached for the two passes that use it)."""
-    return _nativeimpl.openers(text, reserved)
-
-
 def _readings(text: str, reserved: tuple[str, ...], family: str) -> Iterator[tuple[int, int, Reading]]:
-    """(start, end, reading) of every ``family`` opener (``angle`` or ``bracket``) whose reading is
-    not none or that is followed by ``\\``: the one reader, natively when the core is built."""
-    if _nativeimpl.AVAILABLE and not _has_surrogate(text):
-        for start, end, kind, name, slash, rend, fam in _native_openers(text, reserved):
-            if fam == family:
-                yield start, end, Reading(cast(Kind, kind), name, slash, rend)
-        return
-    names = _name_maps(reserved)[0]
-    n = len(text)
-    angle = family == "angle"
-    for m in (OPENER_RE if angle else BRACKET_OPENER_RE).finditer(text):
-        end = m.end()
-        reading = read_after(text, end, names) if angle else read_bracket(text, end, names)
-        if reading or (end < n and text[end] == "\\"):
-            yield m.start(), end, reading
-
-
-def _has_surrogate(text: str) -> bool:
-    return not text.isascii() and _SURROGATE_RE.search(text) is not None
-
-
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+    """The one reader's openers (:func:`envelock.escape.opener_readings`), natively when the core is built."""
+    return opener_readings(text, reserved, family, native=_nativeimpl.AVAILABLE)
 
 
 def _scan_openers(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
