@@ -517,7 +517,8 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         # Python tables: a new table must exist before that import.
         OUT.write_text(python, encoding="utf-8")
     sets_rs = {"LT": lt, "GT": gt, "SLASH": slash, "PIPE": bar, "LBRACKET": lbr, "RBRACKET": rbr}
-    rust = rust_module(t, sets_rs, readings, {"ALPHA": alpha, "ALNUM": alnum, "SPACE": space}, bang)
+    cats_rs = {"ALPHA": alpha, "ALNUM": alnum, "SPACE": space, "INTERLEAVE": t.interleave_letters()}
+    rust = rust_module(t, sets_rs, readings, cats_rs, bang)
     return {OUT: python, RUST_OUT: rust}
 
 

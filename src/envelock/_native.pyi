@@ -53,3 +53,16 @@ def defang_many(texts: list[str], level: Level, reserved: tuple[str, ...]) -> li
 
 def skeleton(text: str) -> str:
     """``modeleye.skeleton``."""
+
+def datamark(text: str, marker: str) -> str:
+    """``spotlight.datamark`` (``marker``: one code point that ``spotlight.marker_problem`` accepts)."""
+
+def undatamark(text: str, marker: str) -> str:
+    """``spotlight.undatamark``."""
+
+def interleave(text: str, marker: str, seed: int) -> str:
+    """``spotlight.interleave`` with ``seed`` the int of the hex seed (CPython's MT19937, ``random()``
+    below 1/4 per boundary)."""
+
+def uninterleave(text: str, marker: str) -> str:
+    """``spotlight.uninterleave``."""

@@ -43,17 +43,21 @@ from __future__ import annotations
 
 import base64
 import binascii
+import importlib
 import random
 import re
 import secrets
 import unicodedata
 from functools import lru_cache
+from types import ModuleType
 
+from . import _nativeimpl, escape
 from .charsets import char_class
 from .common import Spotlight, SpotlightMode
 from .errors import InvalidOption
 from .escape import Level, defang_body, undefang_body
 from .unicode_tables import (
+    BANG_CHARACTERS,
     CONFUSABLE_TO_ASCII,
     GT_LOOKALIKES,
     INTERLEAVE_RANGES,
@@ -91,7 +95,7 @@ _STRUCTURAL = frozenset(
     chr(cp)
     for table in (LT_LOOKALIKES, GT_LOOKALIKES, SLASH_LOOKALIKES, PIPE_LOOKALIKES, LBRACKET_LOOKALIKES, RBRACKET_LOOKALIKES)
     for cp in table
-) | frozenset(chr(cp) for cp in QUOTE_LOOKALIKES)
+) | frozenset(chr(cp) for cp in (*QUOTE_LOOKALIKES, *BANG_CHARACTERS))  # '!'/'?' look-alikes are read past after an opener
 
 
 def check_mode(mode: object) -> SpotlightMode:
@@ -108,7 +112,7 @@ def marker_problem(marker: object) -> str | None:
     category P*, S* or Lm (``ˆ`` U+02C6, the paper's marker, is Lm); not read past by the
     model's eye (``SKIP_RANGES``: blanks, marks, ``-_.``); not taken for a letter or digit
     (``READINGS``); not a look-alike of a structural character (the ``LT``/``GT``/``SLASH``/
-    ``PIPE``/bracket/quote tables); neither its NFKC form nor its UTS #39 prototype holds an
+    ``PIPE``/bracket/quote tables, or ``BANG_CHARACTERS``); neither its NFKC form nor its UTS #39 prototype holds an
     ASCII letter, digit or one of ``<>&"'\\/|[]!?:;#=```; not a letter interleaving writes
     markers between (``INTERLEAVE_RANGES``).
     """
@@ -166,14 +170,22 @@ def new_seed() -> str:
     return secrets.token_hex(8)
 
 
+@lru_cache(maxsize=1)
+def _marker_pool() -> tuple[str, ...]:
+    """The ``MARKER_CANDIDATES`` this interpreter's :func:`marker_problem` accepts."""
+    return tuple(chr(cp) for cp in MARKER_CANDIDATES if marker_problem(chr(cp)) is None)
+
+
 def choose_marker(bodies: list[str]) -> str:
     """A marker for one turn: a random ``MARKER_CANDIDATES`` character found in none of ``bodies``.
 
     Drawn with :mod:`secrets`, so a body cannot be written to contain the marker in advance. If
     every candidate occurs (a hostile turn), one is taken anyway: a literal marker is written
-    doubled, so the transform stays injective.
+    doubled, so the transform stays injective. Only candidates :func:`marker_problem` accepts on
+    this interpreter are drawn: the pool is generated from newer Unicode data than an older
+    Python's ``unicodedata`` knows (there, U+2427..U+2429 are unassigned and refused).
     """
-    pool = [chr(cp) for cp in MARKER_CANDIDATES]
+    pool = list(_marker_pool())
     rng = secrets.SystemRandom()
     rng.shuffle(pool)
     for c in pool:
@@ -260,12 +272,25 @@ def from_base64(text: str) -> str:
         raise ValueError(f"base64 of something that is not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
+def _core(text: str) -> ModuleType | None:
+    """The native core when it is the chosen implementation (``escape``) and can take ``text``."""
+    if escape._impl is not _nativeimpl or not _nativeimpl.AVAILABLE or escape._has_surrogate(text):
+        return None
+    return importlib.import_module("envelock._native")
+
+
 def transform(text: str, spot: Spotlight) -> str:
+    """The transform of ``spot`` (natively with the native implementation: the functions above are
+    the reference, held equal by ``tests/test_spotlight_native.py``)."""
+    native = _core(text)
     if spot.mode == "datamark":
         assert spot.marker is not None
-        return datamark(text, spot.marker)
+        return native.datamark(text, spot.marker) if native else datamark(text, spot.marker)
     if spot.mode == "interleave":
         assert spot.marker is not None and spot.seed is not None
+        if native:
+            marked: str = native.interleave(text, spot.marker, int(spot.seed, 16))
+            return marked
         return interleave(text, spot.marker, spot.seed)
     if spot.mode == "base64":
         return to_base64(text)
@@ -274,12 +299,13 @@ def transform(text: str, spot: Spotlight) -> str:
 
 def untransform(text: str, spot: Spotlight) -> str:
     """The inverse of :func:`transform`; ``ValueError`` for a base64 body that does not decode."""
+    native = _core(text)
     if spot.mode == "datamark":
         assert spot.marker is not None
-        return undatamark(text, spot.marker)
+        return native.undatamark(text, spot.marker) if native else undatamark(text, spot.marker)
     if spot.mode == "interleave":
         assert spot.marker is not None
-        return uninterleave(text, spot.marker)
+        return native.uninterleave(text, spot.marker) if native else uninterleave(text, spot.marker)
     if spot.mode == "base64":
         return from_base64(text)
     return text

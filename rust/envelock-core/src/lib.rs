@@ -11,6 +11,7 @@ pub mod defang;
 pub mod names;
 pub mod opener;
 pub mod reader;
+pub mod spotlight;
 #[rustfmt::skip]
 #[allow(clippy::all)]
 pub mod tables;

@@ -323,6 +323,68 @@ fn skeleton(text: &Bound<'_, PyString>) -> PyResult<String> {
     Ok(core::chars::skeleton(self::text(text)?))
 }
 
+/// The one code point of a marker (checked by `spotlight.marker_problem` on the Python side).
+fn marker_char(marker: &str) -> PyResult<char> {
+    let mut it = marker.chars();
+    match (it.next(), it.next()) {
+        (Some(c), None) => Ok(c),
+        _ => Err(PyValueError::new_err("a marker is exactly one code point")),
+    }
+}
+
+fn owned<'py>(
+    py: Python<'py>,
+    input: &Bound<'py, PyString>,
+    f: impl Fn(&str) -> String + Send + Sync,
+) -> PyResult<Bound<'py, PyString>> {
+    run(py, input, |s| Cow::Owned(f(s)))
+}
+
+/// datamark(text, marker) -> str: `spotlight.datamark`.
+#[pyfunction]
+fn datamark<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    marker: &str,
+) -> PyResult<Bound<'py, PyString>> {
+    let m = marker_char(marker)?;
+    owned(py, text, |s| core::spotlight::datamark(s, m))
+}
+
+/// undatamark(text, marker) -> str: `spotlight.undatamark`.
+#[pyfunction]
+fn undatamark<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    marker: &str,
+) -> PyResult<Bound<'py, PyString>> {
+    let m = marker_char(marker)?;
+    owned(py, text, |s| core::spotlight::undatamark(s, m))
+}
+
+/// interleave(text, marker, seed) -> str: `spotlight.interleave` (seed: the int of the hex seed).
+#[pyfunction]
+fn interleave<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    marker: &str,
+    seed: u64,
+) -> PyResult<Bound<'py, PyString>> {
+    let m = marker_char(marker)?;
+    owned(py, text, |s| core::spotlight::interleave(s, m, seed))
+}
+
+/// uninterleave(text, marker) -> str: `spotlight.uninterleave`.
+#[pyfunction]
+fn uninterleave<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    marker: &str,
+) -> PyResult<Bound<'py, PyString>> {
+    let m = marker_char(marker)?;
+    owned(py, text, |s| core::spotlight::uninterleave(s, m))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SurrogateError", m.py().get_type::<SurrogateError>())?;
@@ -337,5 +399,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(defang_many, m)?)?;
     m.add_function(wrap_pyfunction!(openers_many, m)?)?;
     m.add_function(wrap_pyfunction!(skeleton, m)?)?;
+    m.add_function(wrap_pyfunction!(datamark, m)?)?;
+    m.add_function(wrap_pyfunction!(undatamark, m)?)?;
+    m.add_function(wrap_pyfunction!(interleave, m)?)?;
+    m.add_function(wrap_pyfunction!(uninterleave, m)?)?;
     Ok(())
 }

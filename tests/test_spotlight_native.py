@@ -1,0 +1,115 @@
+"""The native spotlight transforms (``envelock._native.datamark`` ...) equal the Python reference.
+
+``envelock.spotlight.datamark``, ``undatamark``, ``interleave`` and ``uninterleave`` are the
+reference; with the native implementation chosen, compose and parse call the Rust functions
+(``rust/envelock-core/src/spotlight.rs``). Differential checks over text built from the
+characters that matter (every kind of whitespace in ``SPACE_RANGES``, the marker, no-space-script
+letters of ``INTERLEAVE_RANGES``, marks and joiners between them, ASCII), for markers drawn from
+``MARKER_CANDIDATES`` plus the paper's ``ˆ``, and seeds across the 64-bit range (one- and two-word
+MT19937 keys).
+
+Negative controls: a reference that forgets to double a literal marker, and one that draws
+interleave markers with probability 1/3, must make the differential checks fail.
+
+Skipped when ``envelock._native`` is not built; ``ENVELOCK_REQUIRE_NATIVE=1`` fails instead.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Callable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from envelock import spotlight
+from envelock.unicode_tables import INTERLEAVE_RANGES, MARKER_CANDIDATES, SKIP_RANGES, SPACE_RANGES
+
+try:
+    from envelock import _native
+except ImportError as exc:  # pragma: no cover - depends on the build
+    if os.environ.get("ENVELOCK_REQUIRE_NATIVE") == "1":
+        pytest.fail(f"ENVELOCK_REQUIRE_NATIVE=1 but envelock._native is not importable: {exc}", pytrace=False)
+    pytest.skip(f"envelock._native is not importable ({exc})", allow_module_level=True)
+
+SPACES = [chr(cp) for lo, hi in SPACE_RANGES for cp in range(lo, hi + 1)]
+LETTERS = [chr(lo) for lo, _ in INTERLEAVE_RANGES] + [chr(hi) for _, hi in INTERLEAVE_RANGES] + list("漢字かなカタカナผมชอบ")
+MARKS = [chr(lo) for lo, hi in SKIP_RANGES[:40]] + ["\u200d", "\ufe0f", "\u0e31"]
+MARKERS = ["\u02c6", *(chr(cp) for cp in MARKER_CANDIDATES[::37])]
+
+
+def _text(marker: str) -> st.SearchStrategy[str]:
+    alphabet = st.sampled_from([*SPACES, *LETTERS, *MARKS, marker, marker, " ", " ", "a", "b", "<", "\\", "\n"])
+    return st.lists(alphabet, max_size=60).map("".join) | st.text(max_size=40)
+
+
+def _marker_and_text() -> st.SearchStrategy[tuple[str, str]]:
+    return st.sampled_from(MARKERS).flatmap(lambda m: st.tuples(st.just(m), _text(m)))
+
+
+SEEDS = st.integers(min_value=0, max_value=2**64 - 1)
+FAST = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def check_datamark(reference: Callable[[str, str], str], marker: str, text: str) -> None:
+    assert _native.datamark(text, marker) == reference(text, marker)
+    marked = reference(text, marker)
+    assert _native.undatamark(marked, marker) == spotlight.undatamark(marked, marker) == text
+    # Any text decodes the same way (verify undoes first, then compares the re-encoding).
+    assert _native.undatamark(text, marker) == spotlight.undatamark(text, marker)
+
+
+def check_interleave(reference: Callable[[str, str, str], str], marker: str, text: str, seed: int) -> None:
+    hexseed = f"{seed:016x}"
+    assert _native.interleave(text, marker, seed) == reference(text, marker, hexseed)
+    marked = reference(text, marker, hexseed)
+    assert _native.uninterleave(marked, marker) == spotlight.uninterleave(marked, marker) == text
+    assert _native.uninterleave(text, marker) == spotlight.uninterleave(text, marker)
+
+
+@FAST
+@given(_marker_and_text())
+def test_datamark_native_equals_reference(mt: tuple[str, str]) -> None:
+    check_datamark(spotlight.datamark, *mt)
+
+
+@FAST
+@given(_marker_and_text(), SEEDS)
+def test_interleave_native_equals_reference(mt: tuple[str, str], seed: int) -> None:
+    check_interleave(spotlight.interleave, *mt, seed)
+
+
+def test_interleave_long_cjk_run_matches_cpython_mt() -> None:
+    """A 20,000-letter run: 19,999 draws, more than one MT19937 state refill (624 words)."""
+    text = "".join(random.Random(7).choice(LETTERS) for _ in range(20_000))  # noqa: S311 - test data
+    for seed in (0, 1, 2**32 - 1, 2**32, 2**63 + 12345, 2**64 - 1):
+        check_interleave(spotlight.interleave, "\u02c6", text, seed)
+
+
+def test_control_datamark_without_doubling_is_caught() -> None:
+    def no_doubling(text: str, marker: str) -> str:
+        return spotlight.datamark(text.replace(marker, "\x00"), marker).replace("\x00", marker)
+
+    with pytest.raises(AssertionError):
+        check_datamark(no_doubling, "\u02c6", "a \u02c6 b")
+
+
+def test_control_interleave_at_another_rate_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(spotlight, "INTERLEAVE_RATE", 1 / 3)
+    text = "".join(LETTERS[:20]) * 20
+    with pytest.raises(AssertionError):
+        for seed in range(8):
+            check_interleave(spotlight.interleave, "\u02c6", text, seed)
+
+
+def test_compose_uses_the_native_transform_with_the_native_implementation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the native implementation chosen, ``transform`` calls Rust: a planted Python datamark is not used."""
+    from envelock import escape
+
+    if escape.implementation() != "native":
+        pytest.skip("the native implementation is not the chosen one here")
+    monkeypatch.setattr(spotlight, "datamark", lambda text, marker: "planted")
+    spot = spotlight.Spotlight("datamark", "\u02c6")
+    assert spotlight.transform("a b", spot) == "a\u02c6b"
