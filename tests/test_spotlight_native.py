@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from envelock import spotlight
+from envelock import Spotlight, spotlight
 from envelock.unicode_tables import INTERLEAVE_RANGES, MARKER_CANDIDATES, SKIP_RANGES, SPACE_RANGES
 
 try:
@@ -83,7 +83,7 @@ def test_interleave_native_equals_reference(mt: tuple[str, str], seed: int) -> N
 
 def test_interleave_long_cjk_run_matches_cpython_mt() -> None:
     """A 20,000-letter run: 19,999 draws, more than one MT19937 state refill (624 words)."""
-    text = "".join(random.Random(7).choice(LETTERS) for _ in range(20_000))  # noqa: S311 - test data
+    text = "".join(random.Random(7).choice(LETTERS) for _ in range(20_000))
     for seed in (0, 1, 2**32 - 1, 2**32, 2**63 + 12345, 2**64 - 1):
         check_interleave(spotlight.interleave, "\u02c6", text, seed)
 
@@ -111,5 +111,5 @@ def test_compose_uses_the_native_transform_with_the_native_implementation(monkey
     if escape.implementation() != "native":
         pytest.skip("the native implementation is not the chosen one here")
     monkeypatch.setattr(spotlight, "datamark", lambda text, marker: "planted")
-    spot = spotlight.Spotlight("datamark", "\u02c6")
+    spot = Spotlight("datamark", "\u02c6")
     assert spotlight.transform("a b", spot) == "a\u02c6b"
