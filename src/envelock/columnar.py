@@ -57,6 +57,7 @@ _FINDING_INTS = ("offset", "line", "column", "end_offset", "end_line", "end_colu
 def _pa() -> Any:
     try:
         import pyarrow
+        import pyarrow.compute  # noqa: F401  # pyarrow.compute is a submodule: load it for pa.compute
     except ImportError as e:  # pragma: no cover - depends on the install
         raise ImportError("envelock.columnar needs pyarrow: pip install 'envelock[arrow]'") from e
     return pyarrow
