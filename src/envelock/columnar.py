@@ -161,8 +161,14 @@ def text_column(batch: Any, column: str, first_row: int, max_bytes: int) -> Any:
     if pa.types.is_dictionary(t):
         arr = arr.dictionary_decode()
         t = arr.type
-    binary = pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_binary_view(t)
-    if not (binary or pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)):
+    if pa.types.is_string_view(t) or pa.types.is_binary_view(t):
+        arr = arr.cast(pa.large_binary())  # view layouts: read as bytes, checked as UTF-8 below
+        t = pa.large_binary() if pa.types.is_binary_view(t) else pa.large_string()
+        binary_like = True
+    else:
+        binary_like = False
+    binary = binary_like or pa.types.is_binary(t) or pa.types.is_large_binary(t)
+    if not (binary or pa.types.is_string(t) or pa.types.is_large_string(t)):
         raise BatchInputError(f"type {t} is not text (string, large_string, string_view, or binary holding UTF-8)", None, column)
     if arr.null_count:
         raise BatchInputError("null text (filter or fill nulls before scanning: a null is not an empty document)", first_row + _first(pc.is_null(arr)), column)
@@ -171,7 +177,7 @@ def text_column(batch: Any, column: str, first_row: int, max_bytes: int) -> Any:
         if pc.max(lengths).as_py() > max_bytes:
             i = _first(pc.greater(lengths, max_bytes))
             raise BatchInputError(f"text of {lengths[i].as_py()} bytes is over the limit of {max_bytes} bytes", first_row + i, column)
-    if binary or pa.types.is_string_view(t):
+    if binary:
         try:
             arr = arr.cast(pa.large_string())
         except pa.ArrowInvalid:
