@@ -85,11 +85,24 @@ def scan_dataset(
     )
 
 
-def scan_parquet(src: str | list[str], dst: str, column: str, *, id_column: str, concurrency: int | None = None, **options: Any) -> None:
+def scan_parquet(
+    src: str | list[str],
+    dst: str,
+    column: str,
+    *,
+    id_column: str,
+    concurrency: int | None = None,
+    num_blocks: int | None = None,
+    **options: Any,
+) -> None:
     """Read Parquet ``src`` (files or directories) with Ray Data, scan ``column`` and write the
-    findings as Parquet files under the directory ``dst`` (options as :func:`scan_dataset`)."""
+    findings as Parquet files under the directory ``dst`` (options as :func:`scan_dataset`).
+    ``num_blocks`` repartitions what was read (without a shuffle): Ray reads a small input as one
+    block, which one task then scans alone; ask for at least as many blocks as tasks you want."""
     import ray.data
 
     cols = [c for c in dict.fromkeys((column, id_column, options.get("source_column"), options.get("origin_column"))) if c]
-    ds = ray.data.read_parquet(src, columns=cols)
+    ds = ray.data.read_parquet(src).select_columns(cols)  # the projection is pushed down to the reader
+    if num_blocks is not None:
+        ds = ds.repartition(num_blocks)
     scan_dataset(ds, column, id_column=id_column, concurrency=concurrency, **options).write_parquet(dst)
