@@ -186,7 +186,7 @@ def test_bad_options_are_refused_before_any_work() -> None:
     with pytest.raises(ValueError, match="workers"):
         columnar.scan_table(t, "text", workers=0)
     with pytest.raises(ValueError, match="level"):
-        columnar.verify_table(t, "text", level="bogus")  # type: ignore[arg-type]
+        columnar.verify_table(t, "text", level="bogus")
     with pytest.raises(TypeError):
         columnar.scan_table([1, 2], "text")
 

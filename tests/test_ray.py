@@ -91,4 +91,4 @@ def test_ray_bad_row_fails_the_job_naming_the_document(local_ray: Any) -> None:
 def test_ray_requires_an_id_column(local_ray: Any) -> None:
     ds = ray.data.from_arrow(pa.table({"text": ["x"]}))
     with pytest.raises(TypeError, match="id_column"):
-        integration.scan_dataset(ds, "text", id_column=None)  # type: ignore[arg-type]
+        integration.scan_dataset(ds, "text", id_column=None)

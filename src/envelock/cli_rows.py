@@ -27,7 +27,7 @@ from .errors import BatchInputError
 from .escape import Level
 from .pool import ordered_map
 from .report import Baseline, FileResult, emit, srcroot_for
-from .rows import MAX_TEXT_BYTES, TASK_ROWS, RowFindings, RowProblems, ScanSpec, scan_texts, verify_texts
+from .rows import MAX_TEXT_BYTES, TASK_ROWS, RowFindings, RowProblems, ScanSpec, finding_of, scan_texts, verify_texts
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
@@ -41,7 +41,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     """The columnar options of ``scan`` and ``verify``."""
     g = p.add_argument_group("columnar input (Parquet, JSON Lines): one document per row")
     g.add_argument("--column", "--field", dest="column", metavar="NAME", help="the text column (Parquet) or field (JSON Lines)")
-    g.add_argument("--id-column", "--id-field", dest="id_column", metavar="NAME", help="a column/field naming each row in reports")
+    g.add_argument(
+        "--id-column", "--id-field", dest="id_column", metavar="NAME", help="a column/field naming each row in reports"
+    )
     g.add_argument("--jsonl", action="store_true", help="read JSON Lines (one object per line; also '-'); else by suffix")
 
 
@@ -106,7 +108,7 @@ def _jsonl_rows(data: bytes, field: str, id_field: str | None) -> Iterator[tuple
 
 
 def _chunks(rows: Iterator[tuple[int, str, str | None]], ids: dict[int, str | None]) -> Iterator[tuple[int, list[str]]]:
-    first, texts = 0, []
+    first, texts = 0, list[str]()
     for row, text, rid in rows:
         if not texts:
             first = row
@@ -198,9 +200,7 @@ def _grouped_findings(path: str, records: list[dict[str, Any]]) -> Iterator[File
             if current is not None:
                 yield current
             current = FileResult(path, "", row=d["row"], row_id=d["id"])
-        current.findings.append(
-            Finding(d["rule"], d["severity"], d["message"], d["offset"], d["line"], d["column"], d["end_offset"], d["end_line"], d["end_column"], d["snippet"])
-        )
+        current.findings.append(finding_of(d))
         current.fingerprints.append(d["fingerprint"])
     if current is not None:
         yield current
@@ -211,7 +211,11 @@ def _grouped_problems(path: str, records: list[dict[str, Any]]) -> Iterator[File
     for d in records:
         by_row.setdefault(d["row"], []).append(d)
     for row, ds in by_row.items():
-        r = _problem_result(path, row, [Problem(d["code"], d["message"], d["offset"], d["line"], d["column"], d["entry"], tuple(d["path"])) for d in ds])
+        r = _problem_result(
+            path,
+            row,
+            [Problem(d["code"], d["message"], d["offset"], d["line"], d["column"], d["entry"], tuple(d["path"])) for d in ds],
+        )
         r.row_id = ds[0]["id"]
         yield r
 

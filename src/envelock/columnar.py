@@ -33,7 +33,7 @@ from .common import Finding, Problem
 from .errors import BatchInputError
 from .escape import Level
 from .pool import check_workers, ordered_map
-from .rows import MAX_TEXT_BYTES, TASK_ROWS, ScanSpec, check_level, scan_texts, verify_texts
+from .rows import MAX_TEXT_BYTES, TASK_ROWS, ScanSpec, check_level, finding_of, scan_texts, verify_texts
 from .tokens import RESERVED_NAMES
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ _FINDING_INTS = ("offset", "line", "column", "end_offset", "end_line", "end_colu
 def _pa() -> Any:
     try:
         import pyarrow
-        import pyarrow.compute  # noqa: F401  # pyarrow.compute is a submodule: load it for pa.compute
+        import pyarrow.compute  # pyarrow.compute is a submodule: load it for pa.compute
     except ImportError as e:  # pragma: no cover - depends on the install
         raise ImportError("envelock.columnar needs pyarrow: pip install 'envelock[arrow]'") from e
     return pyarrow
@@ -171,12 +171,18 @@ def text_column(batch: Any, column: str, first_row: int, max_bytes: int) -> Any:
     if not (binary or pa.types.is_string(t) or pa.types.is_large_string(t)):
         raise BatchInputError(f"type {t} is not text (string, large_string, string_view, or binary holding UTF-8)", None, column)
     if arr.null_count:
-        raise BatchInputError("null text (filter or fill nulls before scanning: a null is not an empty document)", first_row + _first(pc.is_null(arr)), column)
+        raise BatchInputError(
+            "null text (filter or fill nulls before scanning: a null is not an empty document)",
+            first_row + _first(pc.is_null(arr)),
+            column,
+        )
     if len(arr):
         lengths = pc.binary_length(arr)
         if pc.max(lengths).as_py() > max_bytes:
             i = _first(pc.greater(lengths, max_bytes))
-            raise BatchInputError(f"text of {lengths[i].as_py()} bytes is over the limit of {max_bytes} bytes", first_row + i, column)
+            raise BatchInputError(
+                f"text of {lengths[i].as_py()} bytes is over the limit of {max_bytes} bytes", first_row + i, column
+            )
     if binary:
         try:
             arr = arr.cast(pa.large_string())
@@ -367,11 +373,7 @@ def verify_table(
 
 def findings_of(table: Any) -> list[tuple[int, Finding]]:
     """(row, :class:`~envelock.Finding`) for every row of a findings table, in table order."""
-    out: list[tuple[int, Finding]] = []
-    for d in table.to_pylist():
-        f = Finding(d["rule"], d["severity"], d["message"], *(d[k] for k in ("offset", "line", "column")), *(d[k] for k in _FINDING_INTS[3:]), d["snippet"])
-        out.append((d["row"], f))
-    return out
+    return [(d["row"], finding_of(d)) for d in table.to_pylist()]
 
 
 def problems_of(table: Any) -> list[tuple[int, Problem]]:

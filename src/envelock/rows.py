@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .common import Finding, Problem
 from .escape import LEVELS, Level
@@ -68,7 +69,15 @@ def scan_texts(texts: Sequence[str], first_row: int, spec: ScanSpec) -> list[Row
 def check_level(level: str) -> Level:
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
-    return level  # type: ignore[return-value]  # narrowed by the membership test
+    return level
+
+
+def finding_of(d: dict[str, Any]) -> Finding:
+    """A :class:`Finding` from its :meth:`~Finding.as_dict` fields (extra keys ignored)."""
+    return Finding(*(d[k] for k in _FINDING_FIELDS))
+
+
+_FINDING_FIELDS = ("rule", "severity", "message", "offset", "line", "column", "end_offset", "end_line", "end_column", "snippet")
 
 
 def verify_texts(texts: Sequence[str], first_row: int, level: Level) -> list[RowProblems]:

@@ -32,10 +32,8 @@ def _scan_batch(batch: Any, cols: _Columns, spec: ScanSpec, max_bytes: int) -> A
     """One engine batch (a ``pyarrow.Table``) -> its findings, without ``row``."""
     import pyarrow as pa
 
-    out = []
     try:
-        for task in _tasks(batch, cols, TASK_ROWS, max_bytes):
-            out.append(_scan_task(task, spec))
+        out = [_scan_task(task, spec) for task in _tasks(batch, cols, TASK_ROWS, max_bytes)]
     except BatchInputError as e:
         if e.row is None:
             raise
