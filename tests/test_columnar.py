@@ -223,3 +223,12 @@ def test_control_verify_path_that_skips_rows_is_caught(monkeypatch: pytest.Monke
     monkeypatch.setattr(columnar, "verify_texts", lambda ts, first, level: real(ts[1:], first + 1, level))
     texts = _prefaces()
     assert problems_diff(columnar.verify_table(pa.table({"preface": texts}), "preface", workers=1, task_rows=9), texts)
+
+
+def test_tasks_sent_to_workers_carry_only_their_rows() -> None:
+    # A zero-copy slice pickles with its parent's whole buffers; tasks for worker processes are
+    # compacted. Counted in bytes, not seconds. Control: the uncompacted task is the whole table.
+    table = pa.table({"text": ["x" * 1000] * 4000})
+    compact = next(columnar._tasks(table, columnar._Columns("text"), 100, 1 << 20, compact=True))
+    loose = next(columnar._tasks(table, columnar._Columns("text"), 100, 1 << 20, compact=False))
+    assert len(pickle.dumps(compact)) < 2 * 100 * 1000 < 4000 * 1000 <= len(pickle.dumps(loose))
