@@ -232,3 +232,15 @@ def test_tasks_sent_to_workers_carry_only_their_rows() -> None:
     compact = next(columnar._tasks(table, columnar._Columns("text"), 100, 1 << 20, compact=True))
     loose = next(columnar._tasks(table, columnar._Columns("text"), 100, 1 << 20, compact=False))
     assert len(pickle.dumps(compact)) < 2 * 100 * 1000 < 4000 * 1000 <= len(pickle.dumps(loose))
+
+
+def test_corpus_scale_example_runs_small() -> None:
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "corpus_scale.py"), "--n", "400", "--no-ray", "--workers", "1"],
+        capture_output=True, text=True, cwd=ROOT, timeout=300, check=False,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "planted documents found (an error): 8 of 8" in r.stdout and "benign documents with an error: 0;" in r.stdout
