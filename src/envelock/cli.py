@@ -31,7 +31,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
-from . import __version__
+from . import __version__, cli_rows
 from .common import Finding
 from .compose import compose_preface
 from .entry import PrefaceEntry
@@ -548,6 +548,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
             baseline = Baseline.load(args.baseline)
         except ValueError as e:
             raise UsageError(str(e)) from e
+    if cli_rows.wanted(args):
+        return _rows(args, "scan", baseline)
     targets = expand(args.paths, _walk_options(args))
     if not any(t.skipped is None for t in targets):
         raise _no_files(args, targets)
@@ -580,7 +582,17 @@ def cmd_scan(args: argparse.Namespace) -> int:
     return code
 
 
+def _rows(args: argparse.Namespace, command: str, baseline: Baseline | None) -> int:
+    """Columnar input (Parquet, JSON Lines): :mod:`envelock.cli_rows`."""
+    try:
+        return cli_rows.run(args, command, baseline, _finish_results)
+    except cli_rows.RowsUsageError as e:
+        raise UsageError(str(e)) from e
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
+    if cli_rows.wanted(args):
+        return _rows(args, "verify", None)
     targets = expand(args.paths, _walk_options(args))
     if not any(t.skipped is None for t in targets):
         raise _no_files(args, targets)
@@ -886,6 +898,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common(scan, ("text", "json", "sarif"))
     walking(scan)
+    cli_rows.add_arguments(scan)
     scan.set_defaults(func=cmd_scan)
 
     verify = sub.add_parser(
@@ -906,6 +919,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     common(verify, ("text", "json", "sarif"))
     walking(verify)
+    cli_rows.add_arguments(verify)
+    verify.set_defaults(jobs=1)
     verify.set_defaults(func=cmd_verify)
 
     def composing(p: argparse.ArgumentParser) -> None:

@@ -61,3 +61,25 @@ class EnvelopeBreach(EnvelockError):
         detail = "; ".join(str(p) for p in self.problems[:5])
         more = f" (+{len(self.problems) - 5} more)" if len(self.problems) > 5 else ""
         super().__init__(f"{message}: {detail}{more}" if detail else message)
+
+
+class BatchInputError(EnvelockError):
+    """A row of a columnar batch (Arrow table, Parquet file, JSON Lines) cannot be scanned or verified.
+
+    ``row`` is the 0-based row number in the whole input (``None`` when the error is about the
+    column itself, such as a missing column or one of the wrong type) and ``column`` the name
+    of the column (or JSON Lines field). Raised for a null text, a column that is not text,
+    bytes that are not UTF-8 and a text over the size limit: the batch path fails closed and
+    never skips a row.
+    """
+
+    def __init__(self, message: str, row: int | None = None, column: str = "") -> None:
+        where = f"row {row}, column {column!r}" if row is not None else f"column {column!r}"
+        super().__init__(f"{where}: {message}")
+        self.row = row
+        self.column = column
+        self.reason = message
+
+    def __reduce__(self) -> tuple[type[BatchInputError], tuple[str, int | None, str]]:
+        # Picklable (worker processes, engine tasks): rebuilt from its parts, not from the message.
+        return (type(self), (self.reason, self.row, self.column))

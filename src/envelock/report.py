@@ -30,6 +30,8 @@ JSON_SCHEMA_ID = "envelock-report/1"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 #: Key of envelock's content-based fingerprint in SARIF ``partialFingerprints``.
 FINGERPRINT_KEY = "envelockContent/v1"
+#: Key of the row (its id, else its number) of a finding in columnar input, in SARIF ``partialFingerprints``.
+ROW_FINGERPRINT_KEY = "envelockRow/v1"
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,18 @@ class FileResult:
     #: Other things worth saying about this input (an unknown rule id in a suppression).
     notices: list[str] = field(default_factory=list)
     size: int = 0
+    #: Columnar input (issue 13): the 0-based row whose text the findings are in (``None`` for a
+    #: whole file), that row's id (``--id-column``), and on a file's own result the rows it held.
+    row: int | None = None
+    row_id: str | None = None
+    rows: int = 0
+
+    @property
+    def where(self) -> str:
+        """The path, and for a row of columnar input the row and its id: ``data.parquet[row 7, id 'u']``."""
+        if self.row is None:
+            return self.path
+        return f"{self.path}[row {self.row}" + (f", id {self.row_id!r}" if self.row_id is not None else "") + "]"
 
 
 # ---------------------------------------------------------------------------
@@ -162,19 +176,24 @@ def counts(results: Sequence[FileResult]) -> dict[str, int]:
     for r in results:
         for f in r.findings:
             c[f.severity] += 1
-    return {
-        "files": sum(1 for r in results if not r.skipped),
+    out = {
+        "files": sum(1 for r in results if not r.skipped and r.row is None),
         "skipped": sum(1 for r in results if r.skipped),
         **c,
         "suppressed": sum(len(r.suppressed) for r in results),
         "decoded_with_replacement": sum(1 for r in results if r.decoding),
     }
+    rows = sum(r.rows for r in results)
+    if rows:
+        out["rows"] = rows
+    return out
 
 
 def summary_line(command: str, results: Sequence[FileResult]) -> str:
     c = counts(results)
+    rows = f" ({c['rows']} rows)" if "rows" in c else ""
     line = (
-        f"envelock {command}: {c['files']} file(s), {c['error']} error(s), {c['warning']} warning(s), "
+        f"envelock {command}: {c['files']} file(s){rows}, {c['error']} error(s), {c['warning']} warning(s), "
         f"{c['note']} note(s), {c['skipped']} skipped"
     )
     if c["suppressed"]:
@@ -188,21 +207,26 @@ def summary_line(command: str, results: Sequence[FileResult]) -> str:
 # JSON
 
 
+def _row_fields(r: FileResult) -> dict[str, Any]:
+    """``row`` and ``id`` of a finding in columnar input (nothing for a file)."""
+    return {} if r.row is None else {"row": r.row, "id": r.row_id}
+
+
 def json_report(command: str, results: Sequence[FileResult], exit_code: int) -> dict[str, Any]:
     c = counts(results)
-    summary = {k: c[k] for k in ("files", "skipped", *SEVERITIES, "suppressed")}
+    summary = {k: c[k] for k in ("files", "skipped", *SEVERITIES, "suppressed", "rows") if k in c}
     return {
         "schema": JSON_SCHEMA_ID,
         "tool": {"name": "envelock", "version": __version__},
         "command": command,
         "findings": [
-            {"path": r.path, **f.as_dict(), "fingerprint": fp}
+            {"path": r.path, **_row_fields(r), **f.as_dict(), "fingerprint": fp}
             for r in results
             for f, fp in zip(r.findings, r.fingerprints, strict=True)
         ],
         "skipped": [{"path": r.path, "reason": r.skipped} for r in results if r.skipped],
         "suppressed": [
-            {"path": r.path, **s.finding.as_dict(), "fingerprint": s.fingerprint, "how": s.how}
+            {"path": r.path, **_row_fields(r), **s.finding.as_dict(), "fingerprint": s.fingerprint, "how": s.how}
             for r in results
             for s in r.suppressed
         ],
@@ -250,7 +274,9 @@ def relative_uri(path: str, srcroot: Path) -> str:
     return quote(rel.as_posix())
 
 
-def _sarif_result(f: Finding, fp: str, uri: str, index: dict[str, int], how: str | None = None) -> dict[str, Any]:
+def _sarif_result(
+    f: Finding, fp: str, uri: str, index: dict[str, int], how: str | None = None, r: FileResult | None = None
+) -> dict[str, Any]:
     region: dict[str, Any] = {"startLine": f.line, "startColumn": f.column, "snippet": {"text": f.snippet}}
     if f.end_line == f.line and f.end_column > f.column:
         region["endColumn"] = f.end_column
@@ -265,6 +291,12 @@ def _sarif_result(f: Finding, fp: str, uri: str, index: dict[str, int], how: str
         "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"}, "region": region}}],
         "partialFingerprints": {FINGERPRINT_KEY: fp},
     }
+    if r is not None and r.row is not None:
+        # Columnar input: the region is inside the row's text; the row is a logical location.
+        name = r.row_id if r.row_id is not None else f"row {r.row}"
+        out["locations"][0]["logicalLocations"] = [{"name": name, "fullyQualifiedName": r.where, "kind": "object"}]
+        out["properties"] = {"row": r.row, "id": r.row_id, "regionIn": "row text"}
+        out["partialFingerprints"][ROW_FINGERPRINT_KEY] = f"{r.row_id if r.row_id is not None else r.row}"
     if how == "inline":
         out["suppressions"] = [{"kind": "inSource", "justification": "envelock: ignore[...] comment"}]
     elif how == "baseline":
@@ -294,9 +326,9 @@ def sarif_report(command: str, results: Sequence[FileResult], srcroot: Path | No
     sarif_results: list[dict[str, Any]] = []
     for r in results:
         for f, fp in zip(r.findings, r.fingerprints, strict=True):
-            sarif_results.append(_sarif_result(f, fp, r.uri, index))
+            sarif_results.append(_sarif_result(f, fp, r.uri, index, r=r))
         sarif_results.extend(
-            _sarif_result(s.finding, s.fingerprint, r.uri, index, s.how) for s in r.suppressed if s.finding.rule in index
+            _sarif_result(s.finding, s.fingerprint, r.uri, index, s.how, r) for s in r.suppressed if s.finding.rule in index
         )
     notifications: list[dict[str, Any]] = []
     for r in results:
@@ -363,7 +395,7 @@ def emit(
                 for n in r.notices:
                     print(f"{r.path}: {n}", file=err)
             for f in r.findings:
-                out.write(f"{r.path}:{f.line}:{f.column}: {f.severity} {f.rule} {f.message} [{f.snippet}]\n")
+                out.write(f"{r.where}:{f.line}:{f.column}: {f.severity} {f.rule} {f.message} [{f.snippet}]\n")
         if not quiet:
             print(summary_line(command, results), file=err)
     out.flush()
