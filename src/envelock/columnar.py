@@ -32,8 +32,9 @@ from typing import TYPE_CHECKING, Any
 from .common import Finding, Problem
 from .errors import BatchInputError
 from .escape import Level
+from .levels import check_level
 from .pool import check_workers, ordered_map
-from .rows import MAX_TEXT_BYTES, TASK_ROWS, ScanSpec, check_level, finding_of, scan_texts, verify_texts
+from .rows import MAX_TEXT_BYTES, TASK_ROWS, ScanSpec, finding_of, scan_texts, verify_texts
 from .tokens import RESERVED_NAMES
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .common import Finding, Problem
-from .escape import LEVELS, Level
+from .escape import Level
 from .report import fingerprints
 from .scan import scan_text
 from .tokens import RESERVED_NAMES
@@ -64,12 +64,6 @@ def scan_texts(texts: Sequence[str], first_row: int, spec: ScanSpec) -> list[Row
         if found:
             out.append(RowFindings(first_row + i, tuple(found), tuple(fingerprints(found, text))))
     return out
-
-
-def check_level(level: str) -> Level:
-    if level not in LEVELS:
-        raise ValueError(f"level must be one of {', '.join(LEVELS)}; got {level!r}")
-    return level
 
 
 def finding_of(d: dict[str, Any]) -> Finding:
