@@ -104,6 +104,13 @@ RULES = {
         r"category L* and (East_Asian_Width W/F, not HANGUL) or name ^(?:THAI|LAO|MYANMAR|KHMER|TAI THAM"
         r"|TAI LE|NEW TAI LUE|TAI VIET|AHOM) "
     ),
+    # What an explicit marker may be (spotlight.marker_problem decides with this table, so that every
+    # interpreter accepts the same markers whatever its own Unicode version).
+    "marker_allowed": (
+        "non-ASCII; categories P* S* Lm; not skipped, read as a letter, in a structural set or"
+        " BANG_CHARACTERS, or an interleave letter; neither NFKC nor the UTS #39 prototype holds an ASCII"
+        " letter, digit or one of <>&\"'\\/|[]!?:;#=`"
+    ),
     # Datamarking markers a composer may pick per turn (not a regex: the rule in words, applied
     # by ``Tables.marker_candidates``): one visible symbol that no reader takes for anything else.
     "marker_candidates": (
@@ -375,7 +382,8 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         if set(sets[a]) & t.skip:
             raise SystemExit(f"{a} overlaps the skip set")
     readings = {cp: rs for cp, rs in t.readings.items() if cp not in set(lt) | set(gt) | set(lbr) | set(rbr) | set(slash)}
-    markers = t.marker_candidates({c for cps in sets.values() for c in cps} | set(quote) | set(bang))
+    structural = {c for cps in sets.values() for c in cps} | set(quote) | set(bang)
+    markers = t.marker_candidates(structural)
 
     # UTS #39 confusables whose prototype folds to printable ASCII (kept as data for tests).
     to_ascii: dict[int, str] = {}
@@ -383,6 +391,21 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         target = fold(proto)
         if target and all(0x20 < ord(c) < 0x7F for c in target) and chr(src) != target:
             to_ascii[src] = target
+    interleave = set(t.interleave_letters())
+    eye_ascii = set("<>&\"'\\/|[]!?:;#=`abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+    allowed = [
+        cp
+        for cp in t.cps
+        if cp > 0x7F
+        and (ud.category(chr(cp))[0] in "PS" or ud.category(chr(cp)) == "Lm")
+        and cp not in t.skip
+        and cp not in readings
+        and cp not in structural
+        and cp not in interleave
+        and not set(ud.normalize("NFKC", chr(cp)) + to_ascii.get(cp, "")) & eye_ascii
+    ]
+    if not set(markers) <= set(allowed):
+        raise SystemExit("a marker candidate is not an allowed marker")
 
     def fmt_ranges(rs: list[tuple[int, int]]) -> str:
         return "".join(f"    (0x{lo:04X}, 0x{hi:04X}),\n" for lo, hi in rs).rstrip("\n")
@@ -497,6 +520,11 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         "#: insert a marker between two characters.",
         "INTERLEAVE_RANGES: tuple[tuple[int, int], ...] = (",
         fmt_ranges(to_ranges(t.interleave_letters())),
+        ")",
+        "",
+        "#: What an explicit datamarking marker may be (marker_allowed rule; spotlight.marker_problem).",
+        "MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (",
+        fmt_ranges(to_ranges(allowed)),
         ")",
         "",
         "#: Datamarking markers a composer may choose per turn (marker_candidates rule): visible symbols",

@@ -63,6 +63,7 @@ from .unicode_tables import (
     INTERLEAVE_RANGES,
     LBRACKET_LOOKALIKES,
     LT_LOOKALIKES,
+    MARKER_ALLOWED_RANGES,
     MARKER_CANDIDATES,
     PIPE_LOOKALIKES,
     QUOTE_LOOKALIKES,
@@ -89,6 +90,7 @@ _SPACE = char_class(SPACE_RANGES)
 _SPACE_RUN_RE = re.compile(f"[{_SPACE}]+")
 _INTERLEAVE_RUN_RE = re.compile(f"[{char_class(INTERLEAVE_RANGES)}]{{2,}}")
 _INTERLEAVE_CLASS_RE = re.compile(f"[{char_class(INTERLEAVE_RANGES)}]")
+_MARKER_ALLOWED_RE = re.compile(f"[{char_class(MARKER_ALLOWED_RANGES)}]")
 _SKIP_CLASS_RE = re.compile(f"[{char_class(SKIP_RANGES)}]")
 _EYE_ASCII = frozenset("<>&\"'\\/|[]!?:;#=`abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _STRUCTURAL = frozenset(
@@ -112,31 +114,43 @@ def marker_problem(marker: object) -> str | None:
     category P*, S* or Lm (``ˆ`` U+02C6, the paper's marker, is Lm); not read past by the
     model's eye (``SKIP_RANGES``: blanks, marks, ``-_.``); not taken for a letter or digit
     (``READINGS``); not a look-alike of a structural character (the ``LT``/``GT``/``SLASH``/
-    ``PIPE``/bracket/quote tables, or ``BANG_CHARACTERS``); neither its NFKC form nor its UTS #39 prototype holds an
-    ASCII letter, digit or one of ``<>&"'\\/|[]!?:;#=```; not a letter interleaving writes
-    markers between (``INTERLEAVE_RANGES``).
+    ``PIPE``/bracket/quote tables, or ``BANG_CHARACTERS``); neither its NFKC form nor its UTS #39
+    prototype holds an ASCII letter, digit or one of ``<>&"'\\/|[]!?:;#=```; not a letter
+    interleaving writes markers between (``INTERLEAVE_RANGES``).
+
+    The verdict is the generated ``MARKER_ALLOWED_RANGES`` (that rule over Unicode 17 data), so every
+    interpreter accepts the same markers and parses the same prefaces whatever the Unicode version
+    of its own :mod:`unicodedata`, which only words the explanation.
     """
     if not isinstance(marker, str):
         return f"expected a one-character str, got {type(marker).__name__}"
     if len(marker) != 1:
         return f"expected exactly one code point, got {len(marker)}: {marker!r}"
+    if _MARKER_ALLOWED_RE.match(marker):
+        return None
+    return _why_not_a_marker(marker)
+
+
+def _why_not_a_marker(marker: str) -> str:
+    """The first clause of the ``marker_allowed`` rule that ``marker`` breaks, in words."""
+    cp = ord(marker)
     if marker.isascii():
         return f"{marker!r} is ASCII: a marker is a non-ASCII symbol (ASCII punctuation is everywhere in text and code)"
-    cat = unicodedata.category(marker)
-    if not (cat[0] in "PS" or cat == "Lm"):
-        return f"U+{ord(marker):04X} is of category {cat}: a marker is a visible symbol or punctuation (P*, S*, Lm)"
-    if marker in _STRUCTURAL:
-        return f"U+{ord(marker):04X} {marker!r} is (or looks like) a structural character of the format"
-    if ord(marker) in READINGS:
-        return f"U+{ord(marker):04X} may be read as {READINGS[ord(marker)][0]!r}: a marker must not extend a name"
-    forms = unicodedata.normalize("NFKC", marker) + CONFUSABLE_TO_ASCII.get(ord(marker), "")
-    if any(c in _EYE_ASCII for c in forms):
-        return f"U+{ord(marker):04X} folds or looks like ASCII {forms!r}, which the model's eye reads"
-    if _INTERLEAVE_CLASS_RE.match(marker):
-        return f"U+{ord(marker):04X} is a letter interleaving writes markers between"
     if _SKIP_CLASS_RE.match(marker):
-        return f"U+{ord(marker):04X} is read past like whitespace by the model's eye, so it cannot mark anything"
-    return None
+        return f"U+{cp:04X} is read past like whitespace by the model's eye, so it cannot mark anything"
+    if marker in _STRUCTURAL:
+        return f"U+{cp:04X} {marker!r} is (or looks like) a structural character of the format"
+    if cp in READINGS:
+        return f"U+{cp:04X} may be read as {READINGS[cp][0]!r}: a marker must not extend a name"
+    if _INTERLEAVE_CLASS_RE.match(marker):
+        return f"U+{cp:04X} is a letter interleaving writes markers between"
+    forms = unicodedata.normalize("NFKC", marker) + CONFUSABLE_TO_ASCII.get(cp, "")
+    if any(c in _EYE_ASCII for c in forms):
+        return f"U+{cp:04X} folds or looks like ASCII {forms!r}, which the model's eye reads"
+    return (
+        f"U+{cp:04X} is not a visible symbol or punctuation of Unicode 17 (categories P*, S*, Lm; "
+        "the generated MARKER_ALLOWED_RANGES)"
+    )
 
 
 def check_marker(marker: object) -> str:
@@ -170,22 +184,16 @@ def new_seed() -> str:
     return secrets.token_hex(8)
 
 
-@lru_cache(maxsize=1)
-def _marker_pool() -> tuple[str, ...]:
-    """The ``MARKER_CANDIDATES`` this interpreter's :func:`marker_problem` accepts."""
-    return tuple(chr(cp) for cp in MARKER_CANDIDATES if marker_problem(chr(cp)) is None)
-
-
 def choose_marker(bodies: list[str]) -> str:
     """A marker for one turn: a random ``MARKER_CANDIDATES`` character found in none of ``bodies``.
 
     Drawn with :mod:`secrets`, so a body cannot be written to contain the marker in advance. If
     every candidate occurs (a hostile turn), one is taken anyway: a literal marker is written
-    doubled, so the transform stays injective. Only candidates :func:`marker_problem` accepts on
-    this interpreter are drawn: the pool is generated from newer Unicode data than an older
-    Python's ``unicodedata`` knows (there, U+2427..U+2429 are unassigned and refused).
+    doubled, so the transform stays injective. Every candidate is an allowed marker on every
+    interpreter (the generator checks ``MARKER_CANDIDATES`` against ``MARKER_ALLOWED_RANGES``, and
+    :func:`marker_problem` decides by that table, not by the interpreter's ``unicodedata``).
     """
-    pool = list(_marker_pool())
+    pool = [chr(cp) for cp in MARKER_CANDIDATES]
     rng = secrets.SystemRandom()
     rng.shuffle(pool)
     for c in pool:
