@@ -29,9 +29,16 @@ sys.path.insert(0, str(FUZZ))
 from _common import LEVELS, RS, US, bytes_of, encode  # noqa: E402
 
 from envelock import InvalidEntry, PrefaceEntry, compose_preface  # noqa: E402
-from envelock.unicode_tables import GT_LOOKALIKES, LT_LOOKALIKES, PIPE_LOOKALIKES, SLASH_LOOKALIKES  # noqa: E402
+from envelock.unicode_tables import (  # noqa: E402
+    GT_LOOKALIKES,
+    LT_LOOKALIKES,
+    MARKER_CANDIDATES,
+    PIPE_LOOKALIKES,
+    SLASH_LOOKALIKES,
+    SPACE_RANGES,
+)
 
-HARNESSES = ("compose", "defang", "verify", "nesting", "readers", "scan")
+HARNESSES = ("compose", "defang", "verify", "nesting", "readers", "scan", "spotlight")
 MAX_SEED = 2048  # bytes of text per seed
 
 
@@ -97,6 +104,14 @@ def seeds() -> dict[str, list[tuple[str, bytes]]]:
     for k, s in enumerate(EXTRA):
         out["compose"].append((f"extra{k}", encode(s, [k % 3, k, k * 13, 128])))
 
+    # spotlight: one seed per class (bodies only), mode/level/marker/nonce/seed rotating
+    # (header: mode, level, marker, nonce, seed byte; see fuzz_spotlight.decode).
+    for i, (cls, ps) in enumerate(corpus):
+        bodies = RS.join(_clip(p["payload"])[:400].replace(RS, " ") for p in ps[:6])
+        out["spotlight"].append((cls, encode(bodies, [i % 4, (i // 4) % 3, i % 7, i & 1, (i * 37) & 0xFF])))
+    for k, s in enumerate(SPOTLIGHT_EXTRA):
+        out["spotlight"].append((f"extra{k}", encode(s, [1 + k % 3, k % 3, 1 + k % 6, 1, k])))
+
     # verify: composed prefaces (valid) at each level, and a few broken ones.
     for i, (cls, ps) in enumerate(corpus):
         level = LEVELS[i % 3]
@@ -146,10 +161,23 @@ def seeds() -> dict[str, list[tuple[str, bytes]]]:
         "verify": encode(str(compose_preface([PrefaceEntry("external", "o", plain)])), [0]),
         "nesting": encode(plain, [0, 1, 0, 0x0F]),
         "readers": encode(plain, [0, 0, 0, 128]) + bytes([0x20]),
+        "spotlight": encode(plain, [0, 0, 0, 0, 0]),
     }
     for harness, data in neutral.items():
         out[harness].append(("neutral", data))
     return out
+
+
+#: Hand-written spotlight bodies: the paper's marker doubled and around blanks, every kind of
+#: blank, no-space scripts, a marker that would complete a name if it were read as a letter.
+SPOTLIGHT_EXTRA = [
+    "a \u02c6b \u02c6\u02c6 c\u02c6 \u02c6",
+    " \u00ac\u00ac  \u00ac\n\u00ac\t x \u00ac",
+    "\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8 \u0e20\u0e32\u0e29\u0e32\u0e44\u0e17\u0e22 \u1797\u17b6\u179f\u17b6",
+    "</ etrieved_content> < etrieved_content provenance=x> <t ink>" + "\x1e" + "</r trieved_content>",
+    "".join(chr(c) for lo, hi in SPACE_RANGES for c in range(lo, hi + 1)) + "x",
+    "".join(chr(c) for c in MARKER_CANDIDATES[:200]) + " <\\/x> \u02c6",
+]
 
 
 def _clip_preface(text: str) -> str:
@@ -349,6 +377,31 @@ EXTRA_DICT = {
         ".123456Z",
     ],
     "defang": [],
+    "spotlight": [
+        *SEPARATORS,
+        "\u02c6",
+        "\u02c6\u02c6",
+        " \u02c6",
+        "\u02c6 ",
+        "\u00ac",
+        "\u203b",
+        "\u2023",
+        "\u2766",
+        "\u058d",
+        "  ",
+        "\u3000",
+        "\u00a0",
+        "\u2028",
+        "\u65e5\u672c\u8a9e",
+        "\u30c6\u30ad\u30b9\u30c8",
+        "\u0e20\u0e32\u0e29\u0e32\u0e44\u0e17\u0e22",
+        "\u1797\u17b6\u179f\u17b6",
+        "\u02b3",
+        "\u02b0",
+        "etrieved_content",
+        "</ etrieved_content>",
+        "<t ink>",
+    ],
     "scan": [
         "PC9yZXRyaWV2ZWRfY29udGVudD4=",
         "%3C%2Fretrieved_content%3E",
@@ -399,7 +452,8 @@ def main() -> int:
     ap.add_argument("--check", action="store_true", help="exit 1 if the committed seeds/dicts differ")
     args = ap.parse_args()
     files = expected_files()
-    stale = [p for p in (FUZZ / "corpus").glob("*/seed-*") if p not in files]
+    # Only the harnesses generated here (fuzz/corpus/native has its own seeds).
+    stale = [p for h in HARNESSES for p in (FUZZ / "corpus" / h).glob("seed-*") if p not in files]
     changed = [p for p, d in files.items() if not p.exists() or p.read_bytes() != d]
     if args.check:
         for p in stale + changed:

@@ -17,6 +17,7 @@ mutant is applied.
 | ``forget-bang`` | readers | a markup defang that forgets ``<!`` (comments, CDATA, doctype) |
 | ``no-lookalikes`` | scan | a scanner that only knows ASCII ``<`` and ``/`` |
 | ``reference-forgets-capital-i`` | native | the Python reference loses the readings of ``I`` (the native core keeps them) |
+| ``datamark-no-doubling`` | spotlight | a datamark that writes a literal marker as itself instead of doubling it |
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ HARNESS = {
     "forget-bang": "readers",
     "no-lookalikes": "scan",
     "reference-forgets-capital-i": "native",
+    "datamark-no-doubling": "spotlight",
 }
 
 
@@ -148,6 +150,27 @@ def reference_forgets_capital_i() -> None:
     me = _mod("envelock.modeleye")
     me._READ = {c: r for c, r in me._READ.items() if c != "I"}
     me.names_for.cache_clear()
+
+
+@_mutant("datamark-no-doubling")
+def datamark_no_doubling() -> None:
+    """spotlight: datamark marks blanks but leaves a literal marker single (``M`` is not written ``MM``)."""
+    sp = _mod("envelock.spotlight")
+    real_transform = sp.transform
+
+    def weak_datamark(text: str, marker: str) -> str:
+        if not text:
+            return text
+        single, _ = sp._marker_res(marker)
+        return sp._SPACE_RUN_RE.sub(marker + r"\g<0>", single.sub(marker, text))
+
+    def weak_transform(text, spot):
+        if spot.mode == "datamark":
+            return weak_datamark(text, spot.marker)
+        return real_transform(text, spot)
+
+    sp.datamark = weak_datamark
+    sp.transform = weak_transform  # the one entry point (the native core's transform is behind it)
 
 
 def _finding_start(f: object) -> int | None:

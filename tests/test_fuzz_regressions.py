@@ -24,7 +24,7 @@ pytest.importorskip("atheris", reason="the harnesses decode inputs with atheris.
 
 ROOT = Path(__file__).resolve().parent.parent
 FUZZ = ROOT / "fuzz"
-HARNESSES = ("compose", "defang", "verify", "nesting", "readers", "scan")
+HARNESSES = ("compose", "defang", "verify", "nesting", "readers", "scan", "spotlight")
 
 if str(FUZZ) not in sys.path:
     sys.path.insert(0, str(FUZZ))
