@@ -9,7 +9,9 @@ The same input goes to both; any difference fails:
 * ``read_after`` (with and without tokens and bars) and ``read_bracket`` at every
   position of inputs up to 160 characters (at every opener end beyond that);
 * ``openers`` equals the Python loop over ``OPENER_RE`` / ``BRACKET_OPENER_RE``;
-* a text with a lone surrogate raises ``SurrogateError`` (the caller's cue to fall back).
+* a text with a lone surrogate raises ``SurrogateError`` (the caller's cue to fall back);
+* the spotlight transforms ``datamark``/``undatamark``/``interleave``/``uninterleave`` equal
+  :mod:`envelock.spotlight`'s (seed from the input's first 8 bytes), and invert each other.
 
 Planted mutant ``reference-forgets-capital-i``: the reference loses the readings of
 ``I``, so ``[INST]`` and ``<THINK>`` read differently on the two sides.
@@ -28,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common
 from _common import LEVELS, text_of
 
-from envelock import _native, _reference, escape
+from envelock import _native, _reference, escape, spotlight
 from envelock import modeleye as me
 from envelock.tokens import RESERVED_NAMES
 
@@ -104,6 +106,21 @@ def check(data: bytes) -> None:
             assert ra == _tuple(me.read_after(s, pos, nm)), f"read_after differs at {pos} (tokens={tokens}): {s!r}: native {ra!r}"
         rb = _native.read_bracket(s, pos)
         assert rb == _tuple(me.read_bracket(s, pos, names)), f"read_bracket differs at {pos}: {s!r}: native {rb!r}"
+    # The spotlight transforms (rust/envelock-core/src/spotlight.rs) against envelock.spotlight.
+    seed = int.from_bytes(data[:8].ljust(8, b"\0"), "little")
+    for marker in _MARKERS:
+        dm = spotlight.datamark(s, marker)
+        assert _native.datamark(s, marker) == dm, f"datamark differs ({marker!r}): {s!r}"
+        assert _native.undatamark(s, marker) == spotlight.undatamark(s, marker), f"undatamark differs: {s!r}"
+        assert _native.undatamark(dm, marker) == s, f"undatamark(datamark) is not the text: {s!r}"
+        il = spotlight.interleave(s, marker, f"{seed:016x}")
+        assert _native.interleave(s, marker, seed) == il, f"interleave differs ({marker!r}, {seed}): {s!r}"
+        assert _native.uninterleave(s, marker) == spotlight.uninterleave(s, marker), f"uninterleave differs: {s!r}"
+        assert _native.uninterleave(il, marker) == s, f"uninterleave(interleave) is not the text: {s!r}"
+
+
+#: The paper's marker, and one a fuzzed text may well contain.
+_MARKERS = ("\u02c6", "\u2192")
 
 
 if __name__ == "__main__":
