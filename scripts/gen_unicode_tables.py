@@ -98,6 +98,14 @@ RULES = {
     "letter_scripts": (
         r"LATIN|MATHEMATICAL|REGIONAL INDICATOR|DOUBLE-STRUCK|SCRIPT|BLACK-LETTER|FULLWIDTH|MODIFIER LETTER|CYRILLIC|GREEK"
     ),
+    # What datamarking treats as a blank between words: Python's whitespace, categories Zs Zl Zp, and
+    # the characters that render as a blank or as nothing between words (so that an attacker cannot
+    # space words with them and leave them unmarked). Not joiners, marks or variation selectors.
+    "blank_names": (
+        r"^(?:ZERO WIDTH SPACE|WORD JOINER|ZERO WIDTH NO-BREAK SPACE|MONGOLIAN VOWEL SEPARATOR"
+        r"|BRAILLE PATTERN BLANK|(?:HALFWIDTH )?HANGUL (?:CHOSEONG |JUNGSEONG )?FILLER|IDEOGRAPHIC HALF FILL SPACE"
+        r"|.* GAP FILLER(?:-\d)?|.* SPACE FILLER|EGYPTIAN HIEROGLYPH (?:FULL|HALF) BLANK)$"
+    ),
     # Letters of scripts written without spaces between words (UAX #14 classes ID and SA, from
     # names and widths): between two of them, interleaving may insert a marker.
     "interleave_letters": (
@@ -314,6 +322,11 @@ class Tables:
         return sorted(out)
 
 
+    def blanks(self, space: list[int]) -> list[int]:
+        """The ``blank_names`` rule (see :data:`RULES`), with Python's whitespace ``space``."""
+        pat = re.compile(RULES["blank_names"])
+        return sorted(set(space) | {cp for cp in self.cps if ud.category(chr(cp)) in ("Zs", "Zl", "Zp") or pat.match(ud.name(chr(cp), ""))})
+
     def interleave_letters(self) -> list[int]:
         """The ``interleave_letters`` rule (see :data:`RULES`)."""
         sa = re.compile(r"^(?:THAI|LAO|MYANMAR|KHMER|TAI THAM|TAI LE|NEW TAI LUE|TAI VIET|AHOM) ")
@@ -418,6 +431,9 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
     alnum = [cp for cp, c in cats.items() if c[0] in "LN"]
     # Python's str.isspace: bidirectional class WS, B or S, or category Zs.
     space = [cp for cp, c in cats.items() if c == "Zs" or ud.bidirectional(chr(cp)) in ("WS", "B", "S")]
+    blank = t.blanks(space)
+    if set(blank) & (set(t.interleave_letters()) | set(allowed)):
+        raise SystemExit("a blank is also an interleave letter or an allowed marker")
 
     rules_doc = "".join(f"* ``{k}``: ``{v}``\n" for k, v in RULES.items())
     lines = [
@@ -516,6 +532,11 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         fmt_cps(quote),
         ")",
         "",
+        "#: Blanks between words for datamarking (blank_names rule, with SPACE_RANGES and Zs Zl Zp).",
+        "BLANK_RANGES: tuple[tuple[int, int], ...] = (",
+        fmt_ranges(to_ranges(blank)),
+        ")",
+        "",
         "#: Letters of scripts written without spaces (interleave_letters rule): where interleaving may",
         "#: insert a marker between two characters.",
         "INTERLEAVE_RANGES: tuple[tuple[int, int], ...] = (",
@@ -545,7 +566,7 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         # Python tables: a new table must exist before that import.
         OUT.write_text(python, encoding="utf-8")
     sets_rs = {"LT": lt, "GT": gt, "SLASH": slash, "PIPE": bar, "LBRACKET": lbr, "RBRACKET": rbr}
-    cats_rs = {"ALPHA": alpha, "ALNUM": alnum, "SPACE": space, "INTERLEAVE": t.interleave_letters()}
+    cats_rs = {"ALPHA": alpha, "ALNUM": alnum, "SPACE": space, "INTERLEAVE": t.interleave_letters(), "BLANK": blank}
     rust = rust_module(t, sets_rs, readings, cats_rs, bang)
     return {OUT: python, RUST_OUT: rust}
 

@@ -46,11 +46,13 @@ from envelock import (
     unicode_tables,
     verify_preface,
 )
+from envelock.charsets import char_class
 from envelock.escape import Level
 from envelock.invisible import sanitize
 from envelock.modeleye import reserved_tag_count
 from envelock.unicode_tables import (
     BANG_CHARACTERS,
+    BLANK_RANGES,
     GT_LOOKALIKES,
     INTERLEAVE_RANGES,
     LBRACKET_LOOKALIKES,
@@ -82,7 +84,7 @@ def _chars(ranges: tuple[tuple[int, int], ...]) -> list[str]:
 
 #: Markers this interpreter accepts (see test_every_candidate_passes_marker_problem for the rest).
 POOL = [chr(c) for c in MARKER_CANDIDATES if sp.marker_problem(chr(c)) is None]
-SPACES = _chars(SPACE_RANGES)
+SPACES = _chars(BLANK_RANGES)  # what datamarking treats as whitespace (a superset of SPACE_RANGES)
 SKIPS = _chars(SKIP_RANGES)
 INTERLEAVE = frozenset(_chars(INTERLEAVE_RANGES))
 LOOKALIKES = [
@@ -891,3 +893,31 @@ def test_negative_control_quadratic_undatamark_is_caught(monkeypatch: pytest.Mon
     )
     ok, small, big = spotlight_linear("datamark", HOSTILE["markers"], 100)
     assert not ok, f"a quadratic undatamark passed: {small} -> {big}"
+
+
+# --- blanks an attacker may space words with are marked too ------------------------------------
+
+BLANK_ONLY = sorted(set(_chars(BLANK_RANGES)) - set(_chars(SPACE_RANGES)))
+
+
+def _unmarked_blanks(datamark: Callable[[str, str], str]) -> list[str]:
+    """The blanks (not Python whitespace) that ``datamark`` leaves without a marker between two words."""
+    return [f"U+{ord(b):04X}" for b in BLANK_ONLY if "\u02c6" not in datamark(f"Ignore{b}previous", "\u02c6")]
+
+
+def test_every_blank_between_words_is_marked() -> None:
+    """U+2800 BRAILLE PATTERN BLANK, U+3164 HANGUL FILLER, U+200B... space words for a reader: marked."""
+    assert len(BLANK_ONLY) >= 15
+    assert _unmarked_blanks(sp.datamark) == []
+    assert _unmarked_blanks(lambda t, m: sp.transform(t, Spotlight("datamark", m))) == []
+    assert _unmarked_blanks(lambda t, m: sp.interleave(t, m, "00000000000000c4")) == []
+
+
+def test_control_datamark_of_python_whitespace_only_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sp, "_SPACE_RUN_RE", re.compile(f"[{char_class(SPACE_RANGES)}]+"))
+    monkeypatch.setattr(sp, "_SPACE", char_class(SPACE_RANGES))
+    sp._marker_res.cache_clear()
+    try:
+        assert _unmarked_blanks(sp.datamark) != []
+    finally:
+        sp._marker_res.cache_clear()

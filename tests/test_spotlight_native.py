@@ -3,7 +3,7 @@
 ``envelock.spotlight.datamark``, ``undatamark``, ``interleave`` and ``uninterleave`` are the
 reference; with the native implementation chosen, compose and parse call the Rust functions
 (``rust/envelock-core/src/spotlight.rs``). Differential checks over text built from the
-characters that matter (every kind of whitespace in ``SPACE_RANGES``, the marker, no-space-script
+characters that matter (every blank of ``BLANK_RANGES``, the marker, no-space-script
 letters of ``INTERLEAVE_RANGES``, marks and joiners between them, ASCII), for markers drawn from
 ``MARKER_CANDIDATES`` plus the paper's ``ˆ``, and seeds across the 64-bit range (one- and two-word
 MT19937 keys).
@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from envelock import Spotlight, spotlight
-from envelock.unicode_tables import INTERLEAVE_RANGES, MARKER_CANDIDATES, SKIP_RANGES, SPACE_RANGES
+from envelock.unicode_tables import BLANK_RANGES, INTERLEAVE_RANGES, MARKER_CANDIDATES, SKIP_RANGES
 
 try:
     from envelock import _native
@@ -34,7 +34,7 @@ except ImportError as exc:  # pragma: no cover - depends on the build
         pytest.fail(f"ENVELOCK_REQUIRE_NATIVE=1 but envelock._native is not importable: {exc}", pytrace=False)
     pytest.skip(f"envelock._native is not importable ({exc})", allow_module_level=True)
 
-SPACES = [chr(cp) for lo, hi in SPACE_RANGES for cp in range(lo, hi + 1)]
+SPACES = [chr(cp) for lo, hi in BLANK_RANGES for cp in range(lo, hi + 1)]
 LETTERS = [chr(lo) for lo, _ in INTERLEAVE_RANGES] + [chr(hi) for _, hi in INTERLEAVE_RANGES] + list("漢字かなカタカナผมชอบ")
 MARKS = [chr(lo) for lo, hi in SKIP_RANGES[:40]] + ["\u200d", "\ufe0f", "\u0e31"]
 MARKERS = ["\u02c6", *(chr(cp) for cp in MARKER_CANDIDATES[::37])]

@@ -19,7 +19,11 @@ lengthen one; every opener the first layer escaped keeps its ``\\``. The base64 
 opener at all. ``verify_preface`` does not rely on this argument: it reads the transformed text
 with the model's eye and reports any opener a reader would take for a tag (``undefanged-tag``).
 
-Marked forms, with ``M`` the marker (one visible code point; see :func:`check_marker`):
+Marked forms, with ``M`` the marker (one visible code point; see :func:`check_marker`).
+"Whitespace" is every blank between words of the generated ``BLANK_RANGES``: Python's
+whitespace, Zs/Zl/Zp, and what renders as a blank or as nothing (U+200B, U+2060, U+FEFF,
+U+2800 BRAILLE PATTERN BLANK, the Hangul fillers, gap fillers), so that words spaced with a
+look-alike blank are marked too:
 
 * ``datamark``: a single space between two non-blanks becomes ``M``; every other run of
   whitespace ``W`` becomes ``M`` + ``W`` (line breaks stay where they were); a literal ``M``
@@ -58,6 +62,7 @@ from .errors import InvalidOption
 from .escape import Level, defang_body, undefang_body
 from .unicode_tables import (
     BANG_CHARACTERS,
+    BLANK_RANGES,
     CONFUSABLE_TO_ASCII,
     GT_LOOKALIKES,
     INTERLEAVE_RANGES,
@@ -71,7 +76,6 @@ from .unicode_tables import (
     READINGS,
     SKIP_RANGES,
     SLASH_LOOKALIKES,
-    SPACE_RANGES,
 )
 
 SPOTLIGHT_MODES: tuple[SpotlightMode, ...] = ("none", "datamark", "interleave", "base64")
@@ -86,7 +90,9 @@ NONCE_RE = re.compile(r"[A-Za-z0-9_-]{8,128}")
 #: An interleave seed: 16 lowercase hex digits (``new_seed()``).
 SEED_RE = re.compile(r"[0-9a-f]{16}")
 
-_SPACE = char_class(SPACE_RANGES)
+#: Blanks between words (generated ``BLANK_RANGES``: whitespace, Zs/Zl/Zp, and what renders as a
+#: blank or as nothing between words, such as U+200B, U+2800 BRAILLE PATTERN BLANK, U+3164 HANGUL FILLER).
+_SPACE = char_class(BLANK_RANGES)
 _SPACE_RUN_RE = re.compile(f"[{_SPACE}]+")
 _INTERLEAVE_RUN_RE = re.compile(f"[{char_class(INTERLEAVE_RANGES)}]{{2,}}")
 _INTERLEAVE_CLASS_RE = re.compile(f"[{char_class(INTERLEAVE_RANGES)}]")

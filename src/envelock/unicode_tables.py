@@ -19,6 +19,7 @@ Rules (regexes over character names; see the generator's docstring):
 * ``quote_names``: ``^(?!TAG )(?:.*QUOTATION MARK.*|.*APOSTROPHE|(?:MODIFIER LETTER )?(?:REVERSED )?(?:DOUBLE |TRIPLE |QUADRUPLE )?PRIME)$``
 * ``letter_names``: ``(?:LETTER|CAPITAL|SMALL)(?: (?!WITH\b)[A-Z]+)*? ([A-Z])(?= WITH | |$)``
 * ``letter_scripts``: ``LATIN|MATHEMATICAL|REGIONAL INDICATOR|DOUBLE-STRUCK|SCRIPT|BLACK-LETTER|FULLWIDTH|MODIFIER LETTER|CYRILLIC|GREEK``
+* ``blank_names``: ``^(?:ZERO WIDTH SPACE|WORD JOINER|ZERO WIDTH NO-BREAK SPACE|MONGOLIAN VOWEL SEPARATOR|BRAILLE PATTERN BLANK|(?:HALFWIDTH )?HANGUL (?:CHOSEONG |JUNGSEONG )?FILLER|IDEOGRAPHIC HALF FILL SPACE|.* GAP FILLER(?:-\d)?|.* SPACE FILLER|EGYPTIAN HIEROGLYPH (?:FULL|HALF) BLANK)$``
 * ``interleave_letters``: ``category L* and (East_Asian_Width W/F, not HANGUL) or name ^(?:THAI|LAO|MYANMAR|KHMER|TAI THAM|TAI LE|NEW TAI LUE|TAI VIET|AHOM) ``
 * ``marker_allowed``: ``non-ASCII; categories P* S* Lm; not skipped, read as a letter, in a structural set or BANG_CHARACTERS, or an interleave letter; neither NFKC nor the UTS #39 prototype holds an ASCII letter, digit or one of <>&"'\/|[]!?:;#=```
 * ``marker_candidates``: ``categories So Sm; U+00A1..U+27FF (the general symbol blocks, at most 3 UTF-8 bytes); bidi class ON; East_Asian_Width not W/F; not mirrored; no decomposition (NFD and NFKC are the character); not a source or a one-character prototype in confusables.txt; not the first code point of an emoji sequence; not skipped, read as a letter, or in any structural set``
@@ -14734,6 +14735,33 @@ QUOTE_LOOKALIKES: tuple[int, ...] = (
     0x1F676,  # SANS-SERIF HEAVY DOUBLE TURNED COMMA QUOTATION MARK ORNAMENT
     0x1F677,  # SANS-SERIF HEAVY DOUBLE COMMA QUOTATION MARK ORNAMENT
     0x1F678,  # SANS-SERIF HEAVY LOW DOUBLE COMMA QUOTATION MARK ORNAMENT
+)
+
+#: Blanks between words for datamarking (blank_names rule, with SPACE_RANGES and Zs Zl Zp).
+BLANK_RANGES: tuple[tuple[int, int], ...] = (
+    (0x0009, 0x000D),
+    (0x001C, 0x0020),
+    (0x0085, 0x0085),
+    (0x00A0, 0x00A0),
+    (0x115F, 0x1160),
+    (0x1680, 0x1680),
+    (0x180E, 0x180E),
+    (0x2000, 0x200B),
+    (0x2028, 0x2029),
+    (0x202F, 0x202F),
+    (0x205F, 0x2060),
+    (0x2800, 0x2800),
+    (0x3000, 0x3000),
+    (0x303F, 0x303F),
+    (0x3164, 0x3164),
+    (0xA8F9, 0xA8F9),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0x1144E, 0x1144E),
+    (0x11945, 0x11945),
+    (0x11C44, 0x11C45),
+    (0x11F48, 0x11F48),
+    (0x13441, 0x13442),
 )
 
 #: Letters of scripts written without spaces (interleave_letters rule): where interleaving may

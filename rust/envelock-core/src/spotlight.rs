@@ -1,16 +1,23 @@
 //! The spotlighting transforms of `envelock.spotlight`, natively: `datamark`, `interleave` and
 //! their inverses. Held equal to the Python functions by `tests/test_spotlight_native.py` and the
-//! `fuzz_native` harness. The marker is assumed valid (`spotlight.marker_problem`): not
-//! whitespace and not an `INTERLEAVE_RANGES` letter.
+//! `fuzz_native` harness. The marker is assumed valid (`spotlight.marker_problem`): not a
+//! blank and not an `INTERLEAVE_RANGES` letter. "Whitespace" here is `BLANK_RANGES`.
 
-use crate::chars::is_space;
 use crate::tables as t;
 
-fn is_interleave_letter(c: char) -> bool {
+fn in_ranges(ranges: &[(u32, u32)], c: char) -> bool {
     let cp = c as u32;
-    let ranges = t::INTERLEAVE_RANGES;
     let k = ranges.partition_point(|&(lo, _)| lo <= cp);
     k > 0 && cp <= ranges[k - 1].1
+}
+
+fn is_interleave_letter(c: char) -> bool {
+    in_ranges(t::INTERLEAVE_RANGES, c)
+}
+
+/// A blank between words (`unicode_tables.BLANK_RANGES`: whitespace and what renders as a blank).
+fn is_space(c: char) -> bool {
+    c == ' ' || in_ranges(t::BLANK_RANGES, c)
 }
 
 /// The end (byte offset) of the run of whitespace that starts at byte `i`.
