@@ -23,7 +23,10 @@ else:
     AVAILABLE = True
 
 NAME = "native"
-__all__ = ["AVAILABLE", "NAME", "defang", "defang_body", "defang_many", "openers", "undefang"]
+#: What the native functions raise for a text with a lone surrogate (the caller's cue to use the
+#: reference); ``ValueError`` stands in when the core was not built (nothing raises it then).
+SURROGATE_ERROR: type[ValueError] = _native.SurrogateError if AVAILABLE else ValueError
+__all__ = ["AVAILABLE", "NAME", "SURROGATE_ERROR", "defang", "defang_body", "defang_many", "openers", "undefang"]
 
 
 def defang(text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:

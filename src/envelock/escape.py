@@ -18,7 +18,6 @@ test over every implementation.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from types import ModuleType
@@ -160,11 +159,16 @@ def opener_readings(
     """
     if native is None:
         native = _impl is _nativeimpl
-    if native and _nativeimpl.AVAILABLE and not _has_surrogate(text):
-        for start, end, kind, name, slash, rend, fam in _native_openers(text, reserved):
-            if fam == family:
-                yield start, end, Reading(cast(Kind, kind), name, slash, rend)
-        return
+    if native and _nativeimpl.AVAILABLE:
+        try:
+            found = _native_openers(text, reserved)
+        except _nativeimpl.SURROGATE_ERROR:
+            pass
+        else:
+            for start, end, kind, name, slash, rend, fam in found:
+                if fam == family:
+                    yield start, end, Reading(cast(Kind, kind), name, slash, rend)
+            return
     names = names_for(reserved)
     n = len(text)
     angle = family == "angle"
@@ -179,10 +183,3 @@ def opener_readings(
 def _native_openers(text: str, reserved: tuple[str, ...]) -> list[tuple[int, int, str, str, bool, int, str]]:
     """Every opener's reading in one native pass (both families; cached for the two passes that use it)."""
     return _nativeimpl.openers(text, reserved)
-
-
-def _has_surrogate(text: str) -> bool:
-    return not text.isascii() and _SURROGATE_RE.search(text) is not None
-
-
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")

@@ -199,8 +199,12 @@ def choose_marker(bodies: list[str]) -> str:
     interpreter (the generator checks ``MARKER_CANDIDATES`` against ``MARKER_ALLOWED_RANGES``, and
     :func:`marker_problem` decides by that table, not by the interpreter's ``unicodedata``).
     """
-    pool = [chr(cp) for cp in MARKER_CANDIDATES]
     rng = secrets.SystemRandom()
+    for _ in range(16):  # almost always the first draw: a turn holds few of 758 symbols
+        c = chr(rng.choice(MARKER_CANDIDATES))
+        if not any(c in b for b in bodies):
+            return c
+    pool = [chr(cp) for cp in MARKER_CANDIDATES]
     rng.shuffle(pool)
     for c in pool:
         if not any(c in b for b in bodies):
@@ -286,43 +290,56 @@ def from_base64(text: str) -> str:
         raise ValueError(f"base64 of something that is not UTF-8 ({exc.reason} at byte {exc.start})") from None
 
 
-def _core(text: str) -> ModuleType | None:
-    """The native core when it is the chosen implementation (``escape``) and can take ``text``."""
-    if escape._impl is not _nativeimpl or not _nativeimpl.AVAILABLE or escape._has_surrogate(text):
-        return None
-    return importlib.import_module("envelock._native")
+#: The native core's module when it was built (its functions take ``str`` without a lone surrogate).
+_NATIVE: ModuleType | None = importlib.import_module("envelock._native") if _nativeimpl.AVAILABLE else None
+
+
+def _native() -> ModuleType | None:
+    """The native core when it is the chosen implementation (:mod:`envelock.escape`)."""
+    return _NATIVE if escape._impl is _nativeimpl else None
 
 
 def transform(text: str, spot: Spotlight) -> str:
     """The transform of ``spot`` (natively with the native implementation: the functions above are
-    the reference, held equal by ``tests/test_spotlight_native.py``)."""
-    native = _core(text)
-    if spot.mode == "datamark":
-        assert spot.marker is not None
-        return native.datamark(text, spot.marker) if native else datamark(text, spot.marker)
-    if spot.mode == "interleave":
-        assert spot.marker is not None and spot.seed is not None
-        if native:
-            marked: str = native.interleave(text, spot.marker, int(spot.seed, 16))
-            return marked
-        return interleave(text, spot.marker, spot.seed)
+    the reference, held equal by ``tests/test_spotlight_native.py``; a text with a lone surrogate,
+    which cannot cross into Rust, takes the reference)."""
     if spot.mode == "base64":
         return to_base64(text)
-    return text
+    if spot.mode == "none":
+        return text
+    assert spot.marker is not None
+    native = _native()
+    if native is not None:
+        try:
+            if spot.mode == "datamark":
+                marked: str = native.datamark(text, spot.marker)
+            else:
+                assert spot.seed is not None
+                marked = native.interleave(text, spot.marker, int(spot.seed, 16))
+            return marked
+        except native.SurrogateError:
+            pass
+    if spot.mode == "datamark":
+        return datamark(text, spot.marker)
+    assert spot.seed is not None
+    return interleave(text, spot.marker, spot.seed)
 
 
 def untransform(text: str, spot: Spotlight) -> str:
     """The inverse of :func:`transform`; ``ValueError`` for a base64 body that does not decode."""
-    native = _core(text)
-    if spot.mode == "datamark":
-        assert spot.marker is not None
-        return native.undatamark(text, spot.marker) if native else undatamark(text, spot.marker)
-    if spot.mode == "interleave":
-        assert spot.marker is not None
-        return native.uninterleave(text, spot.marker) if native else uninterleave(text, spot.marker)
     if spot.mode == "base64":
         return from_base64(text)
-    return text
+    if spot.mode == "none":
+        return text
+    assert spot.marker is not None
+    native = _native()
+    if native is not None:
+        try:
+            plain: str = (native.undatamark if spot.mode == "datamark" else native.uninterleave)(text, spot.marker)
+            return plain
+        except native.SurrogateError:
+            pass
+    return undatamark(text, spot.marker) if spot.mode == "datamark" else uninterleave(text, spot.marker)
 
 
 def encode_body(text: str, spot: Spotlight, *, level: Level, reserved: tuple[str, ...]) -> str:
