@@ -325,7 +325,8 @@ class Tables:
     def blanks(self, space: list[int]) -> list[int]:
         """The ``blank_names`` rule (see :data:`RULES`), with Python's whitespace ``space``."""
         pat = re.compile(RULES["blank_names"])
-        return sorted(set(space) | {cp for cp in self.cps if ud.category(chr(cp)) in ("Zs", "Zl", "Zp") or pat.match(ud.name(chr(cp), ""))})
+        named = {cp for cp in self.cps if ud.category(chr(cp)) in ("Zs", "Zl", "Zp") or pat.match(ud.name(chr(cp), ""))}
+        return sorted(set(space) | named)
 
     def interleave_letters(self) -> list[int]:
         """The ``interleave_letters`` rule (see :data:`RULES`)."""
