@@ -47,6 +47,7 @@ from envelock import (
     verify_preface,
 )
 from envelock.charsets import char_class
+from envelock.common import SpotlightMode
 from envelock.escape import Level
 from envelock.invisible import sanitize
 from envelock.modeleye import reserved_tag_count
@@ -921,3 +922,15 @@ def test_control_datamark_of_python_whitespace_only_is_caught(monkeypatch: pytes
         assert _unmarked_blanks(sp.datamark) != []
     finally:
         sp._marker_res.cache_clear()
+
+
+@pytest.mark.parametrize("body", ["reply \r\n ok", "a \r b", "a\r b", " \r", "\r ", "x \r\r \n y"])
+@pytest.mark.parametrize("mode", ["datamark", "interleave"])
+def test_space_before_carriage_return_at_xml(body: str, mode: SpotlightMode) -> None:
+    """Regression (fuzz_spotlight, fuzz/corpus/spotlight/regress-xml-datamark-space-before-cr): at
+    ``xml`` a CR is ``&#13;`` in the transformed text, so ``"a \\r"`` marks its single space as a lone
+    marker; the XML reader's check decoded the *unescaped* text, where that marker stood before a
+    raw CR, and lost the space. The reader's text is now escaped back before it is decoded."""
+    entries = [PrefaceEntry("external", "web:x", body)]
+    out = compose_preface(entries, level="xml", spotlight=mode, marker="\u02c6", verify=True)
+    assert parse_preface(out, level="xml")[0].body == body

@@ -55,7 +55,7 @@ from collections.abc import Sequence
 from lxml import etree
 
 from .common import Envelope, Problem
-from .escape import Level, check_level, xml_unescape_text
+from .escape import Level, check_level, undefang_body, xml_escape_text, xml_unescape_text
 from .render import CLOSE_TAG, OPEN_TAG_RE, TAG
 from .spotlight import decode_body
 
@@ -217,12 +217,18 @@ class _Check:
 
 
 def _decoded(text: str, env: Envelope) -> str | None:
-    """The body as the strict XML reader's text gives it back: the transform undone, then the escape
-    (:mod:`envelock.spotlight`); ``None`` when it does not decode. The reader has already resolved
-    the ``xml`` level's references, so what is left is the ``markup`` form -- except inside base64,
-    where the reader resolved nothing and the decoded text is still in ``xml`` form."""
+    """The body as the strict XML reader's text gives it back; ``None`` when it does not decode.
+
+    Without a transform, the reader has resolved the ``xml`` level's references, so what is left
+    is the ``markup`` form. A transform was applied to the ``xml`` form (references included: a
+    CR is ``&#13;`` there, not a blank that datamarking would mark), so the reader's text is
+    escaped back (``xml_escape_text``, exact for a canonical body) and decoded at ``xml``
+    (:func:`envelock.spotlight.decode_body`).
+    """
     try:
-        return decode_body(text, env.spotlight, level="xml" if env.spotlight.mode == "base64" else "markup")
+        if env.spotlight.mode == "none":
+            return undefang_body(text, level="markup")
+        return decode_body(xml_escape_text(text), env.spotlight, level="xml")
     except ValueError:
         return None
 
