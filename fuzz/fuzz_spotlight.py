@@ -14,8 +14,10 @@ Properties (src/envelock/spotlight.py, the module docstring is the spec):
 * a chosen marker occurs in no body (unless every candidate does).
 
 Input: 5 header bytes from the end -- mode, level, marker (0: chosen per turn,
-else one of ``MARKERS``, the paper's ``U+02C6`` first), nonce (even: none),
-interleave seed byte -- then UTF-8 text, bodies split on ``\\x1e`` (see ``_common.py``).
+else one of ``MARKERS``, the paper's ``U+02C6`` first), nonce (bit 0 clear: none; bit 1
+set with an explicit marker: that marker is planted in the first body, at the seed byte
+modulo its length plus one), interleave seed byte -- then UTF-8 text, bodies split on
+``\\x1e`` (see ``_common.py``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from _common import LEVELS, RS, Input, expected_text
 from envelock import EnvelopeBreach, PrefaceEntry, compose_preface, parse_preface, verify_preface
 from envelock.modeleye import reserved_tag_count
 from envelock.spotlight import SPOTLIGHT_MODES, marker_problem
+from envelock.unicode_tables import MARKER_CANDIDATES
 
 HEADER = 5
 MAX_ENTRIES = 6
@@ -50,7 +53,12 @@ def decode(data: bytes) -> tuple[str, str, str | None, str | None, str | None, l
     marker = MARKERS[k - 1] if k and mode in ("datamark", "interleave") else None
     nonce = NONCE if nonce_b & 1 else None
     seed = f"{seed_b:02x}" * 8 if mode == "interleave" else None
-    entries = [PrefaceEntry("external", f"fuzz:{i}", body) for i, body in enumerate(inp.text.split(RS)[:MAX_ENTRIES])]
+    bodies = inp.text.split(RS)[:MAX_ENTRIES]
+    if marker is not None and nonce_b & 2:
+        # Plant the explicit marker in the first body (a literal marker is the injectivity case).
+        at = seed_b % (len(bodies[0]) + 1)
+        bodies[0] = bodies[0][:at] + marker + bodies[0][at:]
+    entries = [PrefaceEntry("external", f"fuzz:{i}", body) for i, body in enumerate(bodies)]
     return mode, level, marker, nonce, seed, entries
 
 
@@ -65,9 +73,8 @@ def check(data: bytes) -> None:
         assert chosen is not None and marker_problem(chosen) is None, chosen
         bodies = [e.body for e in entries]
         if any(chosen in b for b in bodies):
-            from envelock.spotlight import _marker_pool
-
-            assert all(any(c in b for b in bodies) for c in _marker_pool()), f"chosen marker {chosen!r} occurs in a body"
+            pool = [chr(cp) for cp in MARKER_CANDIDATES]
+            assert all(any(c in b for b in bodies) for c in pool), f"chosen marker {chosen!r} occurs in a body"
     try:
         envs = parse_preface(out, level=level)
     except EnvelopeBreach as exc:
