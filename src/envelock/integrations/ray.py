@@ -73,13 +73,20 @@ def scan_dataset(
         raise TypeError("id_column is required: on an engine, documents are named by an id column, not a row number")
     spec = ScanSpec(tuple(reserved), frozenset(disable))
     cols = _Columns(column, id_column, source_column, origin_column)
+    # A task pool of ``concurrency`` tasks (``compute=``: Ray 2.51 deprecates ``concurrency=``).
+    if concurrency is None:
+        pool: dict[str, Any] = {}
+    else:
+        import ray.data
+
+        pool = {"compute": ray.data.TaskPoolStrategy(size=concurrency)}
     return ds.map_batches(
         partial(_scan_batch, cols=cols, spec=spec, max_bytes=max_bytes),
         batch_format="pyarrow",
         batch_size=batch_size,
         zero_copy_batch=True,
-        concurrency=concurrency,
         num_cpus=1,
+        **pool,
     )
 
 
