@@ -7,23 +7,15 @@ Without them the tests skip (a plain ``pip install -e '.[test]'``); ``.ci/run`` 
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from types import ModuleType
 
-import pytest
-from conftest import ROOT
+from conftest import ROOT, optional_module
 
 
 def require(module: str) -> ModuleType:
     """``module`` imported, or skip (fail under ENVELOCK_REQUIRE_SCALE=1)."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as e:
-        reason = f"needs the optional {module} (pip install 'envelock[scale]'): {e}"
-        if os.environ.get("ENVELOCK_REQUIRE_SCALE") == "1":
-            pytest.fail(reason + " but ENVELOCK_REQUIRE_SCALE=1", pytrace=False)
-        pytest.skip(reason, allow_module_level=True)
+    return optional_module(module, require_env="ENVELOCK_REQUIRE_SCALE", how="pip install 'envelock[scale]'")
 
 
 def corpus_gen() -> ModuleType:

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from conftest import NATIVE_HOW, optional_module
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -41,15 +42,8 @@ from envelock.unicode_tables import (
     SLASH_LOOKALIKES,
 )
 
-try:
-    from envelock import _native
-except ImportError as exc:  # pragma: no cover - depends on the build
-    if os.environ.get("ENVELOCK_REQUIRE_NATIVE") == "1":
-        pytest.fail(f"ENVELOCK_REQUIRE_NATIVE=1 but envelock._native is not importable: {exc}", pytrace=False)
-    pytest.skip(
-        f"envelock._native is not importable ({exc}); it is built by `pip install -e .` (maturin, Rust toolchain)",
-        allow_module_level=True,
-    )
+optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
+from envelock import _native  # noqa: E402 -- after the check, which skips (or fails in CI) without the core
 
 LEVELS: tuple[Level, ...] = ("reserved", "markup", "xml")
 CUSTOM = ("memory", "retrieved_content", "t\u043eol")

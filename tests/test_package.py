@@ -123,3 +123,17 @@ def test_chat_turn_example_says_which_extra_it_needs(tmp_path: Path) -> None:
     assert r.returncode == 1 and "pip install 'envelock[examples]'" in r.stderr and "Traceback" not in r.stderr
     ok = subprocess.run([sys.executable, script], capture_output=True, text=True, check=False)  # control: with the SDK
     assert ok.returncode == 0, ok.stderr
+
+
+def test_optional_parts_skip_only_when_not_required(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The one skip helper (tests/conftest.py) skips for a user's clone and fails when CI requires
+    the part: a missing module is never a silent pass under ``ENVELOCK_REQUIRE_*=1``."""
+    from conftest import optional_module
+
+    monkeypatch.delenv("ENVELOCK_REQUIRE_TEST_PART", raising=False)
+    with pytest.raises(pytest.skip.Exception):
+        optional_module("envelock_no_such_module", require_env="ENVELOCK_REQUIRE_TEST_PART", how="nowhere")
+    monkeypatch.setenv("ENVELOCK_REQUIRE_TEST_PART", "1")
+    with pytest.raises(pytest.fail.Exception, match="ENVELOCK_REQUIRE_TEST_PART=1"):
+        optional_module("envelock_no_such_module", require_env="ENVELOCK_REQUIRE_TEST_PART", how="nowhere")
+    assert optional_module("envelock", require_env="ENVELOCK_REQUIRE_TEST_PART", how="nowhere").__name__ == "envelock"

@@ -16,23 +16,19 @@ Skipped when ``envelock._native`` is not built; ``ENVELOCK_REQUIRE_NATIVE=1`` fa
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Callable
 
 import pytest
+from conftest import NATIVE_HOW, optional_module
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from envelock import Spotlight, spotlight
+from envelock import Spotlight, escape, spotlight
 from envelock.unicode_tables import BLANK_RANGES, INTERLEAVE_RANGES, MARKER_CANDIDATES, SKIP_RANGES
 
-try:
-    from envelock import _native
-except ImportError as exc:  # pragma: no cover - depends on the build
-    if os.environ.get("ENVELOCK_REQUIRE_NATIVE") == "1":
-        pytest.fail(f"ENVELOCK_REQUIRE_NATIVE=1 but envelock._native is not importable: {exc}", pytrace=False)
-    pytest.skip(f"envelock._native is not importable ({exc})", allow_module_level=True)
+optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
+from envelock import _native  # noqa: E402 -- after the check, which skips (or fails in CI) without the core
 
 SPACES = [chr(cp) for lo, hi in BLANK_RANGES for cp in range(lo, hi + 1)]
 LETTERS = [chr(lo) for lo, _ in INTERLEAVE_RANGES] + [chr(hi) for _, hi in INTERLEAVE_RANGES] + list("漢字かなカタカナผมชอบ")
@@ -104,12 +100,12 @@ def test_control_interleave_at_another_rate_is_caught(monkeypatch: pytest.Monkey
             check_interleave(spotlight.interleave, "\u02c6", text, seed)
 
 
-def test_compose_uses_the_native_transform_with_the_native_implementation(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With the native implementation chosen, ``transform`` calls Rust: a planted Python datamark is not used."""
-    from envelock import escape
-
-    if escape.implementation() != "native":
-        pytest.skip("the native implementation is not the chosen one here")
+def test_transform_dispatch_follows_the_chosen_implementation(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the native implementation chosen, ``transform`` calls Rust (a planted Python datamark is
+    not used); with a Python one, it calls the Python reference (the planted one is)."""
     monkeypatch.setattr(spotlight, "datamark", lambda text, marker: "planted")
     spot = Spotlight("datamark", "\u02c6")
+    monkeypatch.setattr(escape, "_impl", escape.IMPLEMENTATIONS["native"])
     assert spotlight.transform("a b", spot) == "a\u02c6b"
+    monkeypatch.setattr(escape, "_impl", escape.IMPLEMENTATIONS["reference"])
+    assert spotlight.transform("a b", spot) == "planted"
