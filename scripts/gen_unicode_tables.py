@@ -129,6 +129,11 @@ RULES = {
     ),
 }
 
+#: ASCII the model's eye reads in a tag or reference (openers, closers, slashes, bars, brackets,
+#: quotes, ``!?``, ``&#;``, ``:``, ``=``, backtick) and every letter and digit: no marker may fold
+#: (NFKC) or look (UTS #39) like one (rule ``marker_allowed``).
+MARKER_REFUSED_ASCII = "<>&\"'\\/|[]!?:;#=`abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
 _SKIP_NAME_RE = re.compile(RULES["skip_names"])
 _LETTER_NAME_RE = re.compile(RULES["letter_names"])
 _LETTER_SCRIPT_RE = re.compile(RULES["letter_scripts"])
@@ -406,7 +411,7 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         if target and all(0x20 < ord(c) < 0x7F for c in target) and chr(src) != target:
             to_ascii[src] = target
     interleave = set(t.interleave_letters())
-    eye_ascii = set("<>&\"'\\/|[]!?:;#=`abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+    eye_ascii = set(MARKER_REFUSED_ASCII)
     allowed = [
         cp
         for cp in t.cps
@@ -543,6 +548,9 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         "INTERLEAVE_RANGES: tuple[tuple[int, int], ...] = (",
         fmt_ranges(to_ranges(t.interleave_letters())),
         ")",
+        "",
+        "#: ASCII no marker may fold or look like (marker_allowed rule).",
+        f"MARKER_REFUSED_ASCII = {MARKER_REFUSED_ASCII!r}",
         "",
         "#: What an explicit datamarking marker may be (marker_allowed rule; spotlight.marker_problem).",
         "MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (",

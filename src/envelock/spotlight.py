@@ -70,6 +70,7 @@ from .unicode_tables import (
     LT_LOOKALIKES,
     MARKER_ALLOWED_RANGES,
     MARKER_CANDIDATES,
+    MARKER_REFUSED_ASCII,
     PIPE_LOOKALIKES,
     QUOTE_LOOKALIKES,
     RBRACKET_LOOKALIKES,
@@ -98,7 +99,7 @@ _INTERLEAVE_RUN_RE = re.compile(f"[{char_class(INTERLEAVE_RANGES)}]{{2,}}")
 _INTERLEAVE_CLASS_RE = re.compile(f"[{char_class(INTERLEAVE_RANGES)}]")
 _MARKER_ALLOWED_RE = re.compile(f"[{char_class(MARKER_ALLOWED_RANGES)}]")
 _SKIP_CLASS_RE = re.compile(f"[{char_class(SKIP_RANGES)}]")
-_EYE_ASCII = frozenset("<>&\"'\\/|[]!?:;#=`abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_EYE_ASCII = frozenset(MARKER_REFUSED_ASCII)
 _STRUCTURAL = frozenset(
     chr(cp)
     for table in (LT_LOOKALIKES, GT_LOOKALIKES, SLASH_LOOKALIKES, PIPE_LOOKALIKES, LBRACKET_LOOKALIKES, RBRACKET_LOOKALIKES)

@@ -14854,6 +14854,9 @@ INTERLEAVE_RANGES: tuple[tuple[int, int], ...] = (
     (0x31350, 0x33479),
 )
 
+#: ASCII no marker may fold or look like (marker_allowed rule).
+MARKER_REFUSED_ASCII = '<>&"\'\\/|[]!?:;#=`abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
+
 #: What an explicit datamarking marker may be (marker_allowed rule; spotlight.marker_problem).
 MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x00A3, 0x00A4),
