@@ -15,12 +15,12 @@ from dataclasses import replace
 from . import render
 from .common import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, LineIndex, Problem, Spotlight, SpotlightMode, Transformation
 from .entry import PrefaceEntry, check_entry, normalize_fetched_at
-from .errors import EnvelopeBreach, InvalidEntry, InvalidOption, NestingError
+from .errors import EnvelopeBreach, InvalidEntry, NestingError
 from .escape import Level, check_level, defang
 from .invisible import XML_IMPOSSIBLE_RE, ControlsPolicy, InvisiblePolicy, check_policies, handle_invisible, sanitize
 from .nesting import NESTING_POLICIES, NestingPolicy, Preface, _make, _shared, check_nested, is_preface
 from .provenance import is_known_source, unknown_source_message
-from .spotlight import MARKED_MODES, check_marker, check_mode, check_nonce, check_seed, choose_marker, encode_body, new_seed
+from .spotlight import MARKED_MODES, check_nonce, check_options, choose_marker, encode_body, new_seed
 from .tokens import RESERVED_NAMES
 
 
@@ -165,17 +165,10 @@ def compose_preface(
 
 
 def _spotlight_options(mode: object, marker: object, seed: object) -> Spotlight:
-    """The turn's :class:`Spotlight` from compose's options (``marker`` ``None``: chosen later)."""
-    m = check_mode(mode)
-    if marker is not None and m not in MARKED_MODES:
-        raise InvalidOption(f"spotlight={m!r} takes no marker (only {' and '.join(MARKED_MODES)} do)", option="marker")
-    if seed is not None and m != "interleave":
-        raise InvalidOption(f"spotlight={m!r} takes no seed (only interleave does)", option="seed")
-    return Spotlight(
-        m,
-        None if marker is None else check_marker(marker),
-        (new_seed() if seed is None else check_seed(seed)) if m == "interleave" else None,
-    )
+    """The turn's :class:`Spotlight` from compose's options (``marker`` ``None``: chosen later;
+    an ``interleave`` seed ``None``: a fresh one)."""
+    spot = check_options(mode, marker, seed)
+    return replace(spot, seed=new_seed()) if spot.mode == "interleave" and spot.seed is None else spot
 
 
 def _check_arguments(entries: object, *, reserved: object, verify: object, max_depth: object, strict_provenance: object) -> None:

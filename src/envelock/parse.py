@@ -209,19 +209,10 @@ def _turn_attributes(scan: _Scan, m: re.Match[str], pos: int, path: tuple[int, .
         scan.problem("spotlight", f"unknown transform {_snippet(mode, 0)!r}", pos, path)
         return nonce, NO_SPOTLIGHT
     spot = Spotlight(spotlight.check_mode(mode), marker, seed)
-    marked = spot.mode in spotlight.MARKED_MODES
-    if marked and marker is None:
-        scan.problem("spotlight", f"transform {spot.mode!r} without a marker", pos, path)
-    elif marker is not None and not marked:
-        scan.problem("spotlight", f"transform {spot.mode!r} takes no marker", pos, path)
-    elif marker is not None and (why := spotlight.marker_problem(marker)):
-        scan.problem("spotlight", f"marker {_snippet(marker, 0)!r} refused: {why}", pos, path)
-    elif (spot.mode == "interleave") != (seed is not None):
-        scan.problem("spotlight", f"transform {spot.mode!r} {'needs' if seed is None else 'takes no'} seed", pos, path)
-    elif seed is not None and not spotlight.SEED_RE.fullmatch(seed):
-        scan.problem("spotlight", f"seed is not 16 lowercase hex digits: {_snippet(seed, 0)!r}", pos, path)
-    else:
+    problem = spotlight.options_problem(spot.mode, marker, seed, need_marker=True, need_seed=True)
+    if problem is None:
         return nonce, spot
+    scan.problem("spotlight", f"{problem[0]}: {problem[1]}", pos, path)
     return nonce, NO_SPOTLIGHT
 
 

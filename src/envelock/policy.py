@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from .common import DEPTH_CEILING, Envelope, Finding, SpotlightMode
 from .compose import compose_preface
 from .entry import PrefaceEntry
-from .errors import InvalidOption
 from .escape import Level, check_level, defang, undefang
 from .invisible import ControlsPolicy, InvisiblePolicy, check_policies
 from .modeleye import names_for
@@ -36,7 +35,7 @@ from .nesting import NESTING_POLICIES, NestingPolicy, Preface
 from .parse import parse_preface
 from .rules import RULES_BY_ID
 from .scan import scan_text
-from .spotlight import MARKED_MODES, check_marker, check_mode, new_nonce
+from .spotlight import check_options, new_nonce
 from .tokens import RESERVED_NAMES
 from .verify import Verification, verify_preface
 
@@ -95,11 +94,7 @@ class Envelock:
         if unknown:
             raise ValueError(f"unknown rule id(s): {', '.join(sorted(unknown))}")
         object.__setattr__(self, "disable", frozenset(self.disable))
-        check_mode(self.spotlight)
-        if self.marker is not None:
-            if self.spotlight not in MARKED_MODES:
-                raise InvalidOption(f"spotlight={self.spotlight!r} takes no marker", option="marker")
-            check_marker(self.marker)
+        check_options(self.spotlight, self.marker, None)
         if not isinstance(self.use_nonce, bool):
             raise ValueError(f"use_nonce must be a bool; got {self.use_nonce!r}")
 

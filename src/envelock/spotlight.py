@@ -160,6 +160,46 @@ def _why_not_a_marker(marker: str) -> str:
     )
 
 
+def options_problem(
+    mode: SpotlightMode, marker: str | None, seed: str | None, *, need_marker: bool, need_seed: bool
+) -> tuple[str, str] | None:
+    """(option, why) when ``mode``, ``marker`` and ``seed`` do not go together, else ``None``: the one
+    rule for compose, the policy, :func:`~envelock.hygiene_rule` and the parser of open tags.
+
+    Only the marked modes take a marker, only ``interleave`` a seed. ``need_marker`` /
+    ``need_seed`` also require them (a rendered envelope needs both; a hygiene rule the marker),
+    where compose may still choose them.
+    """
+    marked = mode in MARKED_MODES
+    if marker is not None and not marked:
+        return "marker", f"spotlight={mode!r} takes no marker (only {' and '.join(MARKED_MODES)} do)"
+    if seed is not None and mode != "interleave":
+        return "seed", f"spotlight={mode!r} takes no seed (only interleave does)"
+    if need_marker and marked and marker is None:
+        return "marker", f"spotlight={mode!r} needs its marker"
+    if need_seed and mode == "interleave" and seed is None:
+        return "seed", f"spotlight={mode!r} needs its seed"
+    if marker is not None and (why := marker_problem(marker)):
+        return "marker", why
+    if seed is not None and not SEED_RE.fullmatch(seed):
+        return "seed", f"expected 16 lowercase hex digits (see new_seed()); got {seed[:40]!r}"
+    return None
+
+
+def check_options(mode: object, marker: object, seed: object, *, need_marker: bool = False) -> Spotlight:
+    """:func:`options_problem` as a :class:`~envelock.InvalidOption`; the checked :class:`Spotlight`."""
+    m = check_mode(mode)
+    for name, value in (("marker", marker), ("seed", seed)):
+        if value is not None and not isinstance(value, str):
+            raise InvalidOption(f"expected a str, got {type(value).__name__}", option=name)
+    assert marker is None or isinstance(marker, str)
+    assert seed is None or isinstance(seed, str)
+    problem = options_problem(m, marker, seed, need_marker=need_marker, need_seed=False)
+    if problem is not None:
+        raise InvalidOption(problem[1], option=problem[0])
+    return Spotlight(m, marker, seed)
+
+
 def check_marker(marker: object) -> str:
     problem = marker_problem(marker)
     if problem is not None:
@@ -173,12 +213,6 @@ def check_nonce(nonce: object) -> str:
         shown = repr(nonce)[:40]
         raise InvalidOption(f"expected 8 to 128 characters of [A-Za-z0-9_-] (see new_nonce()); got {shown}", option="nonce")
     return nonce
-
-
-def check_seed(seed: object) -> str:
-    if not isinstance(seed, str) or not SEED_RE.fullmatch(seed):
-        raise InvalidOption(f"expected 16 lowercase hex digits (see new_seed()); got {repr(seed)[:40]}", option="seed")
-    return seed
 
 
 def new_nonce() -> str:
