@@ -6,8 +6,8 @@ On the input classes of ``benchmarks/run.py`` (and the issue's ``&lt;`` + ZWSP +
 class), times (best of N, ``time.perf_counter``) at level ``reserved``:
 
 * ``native``: ``envelock._native.defang`` (Rust);
-* ``reference``: ``envelock._reference.defang`` (one Python reading per opener, the oracle);
-* ``fast``: ``envelock._fastpath.defang`` (generated regexes, Python 3.11+);
+* ``reference``: ``envelock.eye.reference.defang`` (one Python reading per opener, the oracle);
+* ``fast``: ``envelock.eye.fastpath.defang`` (generated regexes, Python 3.11+);
 * ``markupsafe``: ``markupsafe.escape`` (the C anchor);
 * ``openers``: ``envelock._native.openers`` (every reading, what a scanner consumes);
 
@@ -35,8 +35,10 @@ from typing import Any
 
 import markupsafe
 
-from envelock import _fastpath, _native, _reference
-from envelock.tokens import RESERVED_NAMES
+from envelock import _native
+from envelock.eye import fastpath as _fastpath
+from envelock.eye import reference as _reference
+from envelock.eye.tokens import RESERVED_NAMES
 
 HERE = Path(__file__).resolve().parent
 _spec = importlib.util.spec_from_file_location("envelock_bench_run", HERE / "run.py")
@@ -104,7 +106,7 @@ _MEMORY_CHILD = r"""
 import sys
 sys.path.insert(0, {here!r})
 from envelock import _native
-from envelock.tokens import RESERVED_NAMES
+from envelock.eye.tokens import RESERVED_NAMES
 import importlib.util
 spec = importlib.util.spec_from_file_location("r", {run!r}); r = importlib.util.module_from_spec(spec); spec.loader.exec_module(r)
 kind, fn, size = sys.argv[1], sys.argv[2], int(sys.argv[3])

@@ -45,7 +45,7 @@ import markupsafe
 
 import envelock
 from envelock import PrefaceEntry, compose_preface, verify_preface
-from envelock.unicode_tables import MARKER_CANDIDATES
+from envelock.eye.unicode_tables import MARKER_CANDIDATES
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

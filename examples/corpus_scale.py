@@ -28,7 +28,7 @@ import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
 
 from envelock import columnar
-from envelock.pool import default_workers
+from envelock.batch.pool import default_workers
 
 
 def _counts(c: Counter[str]) -> str:

@@ -51,21 +51,21 @@ def instrumented_import() -> None:
     """
     mods = [
         "envelock",
-        "envelock.modeleye",
-        "envelock.levels",
-        "envelock._reference",
-        "envelock._fastpath",
+        "envelock.eye.reader",
+        "envelock.eye.levels",
+        "envelock.eye.reference",
+        "envelock.eye.fastpath",
         "envelock.escape",
-        "envelock.invisible",
-        "envelock.entry",
-        "envelock.render",
-        "envelock.spotlight",
-        "envelock.hygiene",
-        "envelock.parse",
-        "envelock.nesting",
-        "envelock.compose",
-        "envelock.verify",
-        "envelock.readers",
+        "envelock.envelope.invisible",
+        "envelock.envelope.entry",
+        "envelock.envelope.render",
+        "envelock.envelope.spotlight",
+        "envelock.envelope.hygiene",
+        "envelock.envelope.parse",
+        "envelock.envelope.nesting",
+        "envelock.envelope.compose",
+        "envelock.envelope.verify",
+        "envelock.envelope.lxml_readers",
     ]
     optional = ["envelock.scan"]
     import importlib
@@ -88,18 +88,18 @@ def instrumented_import() -> None:
 instrumented_import()
 
 import envelock  # noqa: E402
-from envelock import readers as _readers  # noqa: E402
+from envelock.envelope import lxml_readers as _readers  # noqa: E402
 
 #: The real components, captured before any mutant is applied (oracles use these).
-_defang_mod = sys.modules["envelock._reference"]  # the reference defang (the oracle)
-_modeleye = sys.modules["envelock.modeleye"]
+_defang_mod = sys.modules["envelock.eye.reference"]  # the reference defang (the oracle)
+_modeleye = sys.modules["envelock.eye.reader"]
 
 REAL_DANGEROUS_AFTER = _modeleye.dangerous_after
 REAL_MARKUP_AFTER = _defang_mod.markup_after
 
 
 def readers_available() -> bool:
-    """True when ``envelock.readers.reader_problems`` is implemented."""
+    """True when ``envelock.envelope.lxml_readers.reader_problems`` is implemented."""
     try:
         _readers.reader_problems("", [], level="markup")
     except NotImplementedError:
@@ -118,11 +118,11 @@ def neutralise_missing_readers() -> None:
     global _readers_note_printed
     if READERS:
         return
-    import envelock.readers as r
+    import envelock.envelope.lxml_readers as r
 
     r.reader_problems = lambda text, envelopes, *, level: []  # type: ignore[assignment]
     if not _readers_note_printed:
-        print("fuzz: envelock.readers is not implemented yet; verify_preface's reader stage is skipped", file=sys.stderr)
+        print("fuzz: envelock.envelope.lxml_readers is missing; verify_preface's reader stage is skipped", file=sys.stderr)
         _readers_note_printed = True
 
 
@@ -222,7 +222,7 @@ _TAGS = "\U000e0000-\U000e007f"
 
 
 def _rgi_re() -> re.Pattern[str]:
-    from envelock.unicode_tables import RGI_EMOJI_TAG_SEQUENCES
+    from envelock.eye.unicode_tables import RGI_EMOJI_TAG_SEQUENCES
 
     alt = "|".join(re.escape(s) for s in RGI_EMOJI_TAG_SEQUENCES)
     return re.compile(f"({alt})|[{_TAGS}{_BIDI}]")
@@ -267,7 +267,7 @@ def parity_violations(text: str, findings: list[object]) -> list[str]:
     nor a bare ``<|`` without a closing ``|>`` (the scanner's documented F#/Elm exception).
     """
     import envelock
-    from envelock.modeleye import BRACKET_OPENER_RE, OPENER_RE, names_for, read_after
+    from envelock.eye.reader import BRACKET_OPENER_RE, OPENER_RE, names_for, read_after
     from envelock.scan.tags import _pipe_token
 
     names = names_for()

@@ -32,7 +32,7 @@ from _common import LEVELS, RS, US, XML_IMPOSSIBLE, Input, expected_attr, expect
 
 import envelock
 from envelock import InvalidEntry, PrefaceEntry, compose_preface, parse_preface, verify_preface
-from envelock.modeleye import reserved_tag_count
+from envelock.eye.reader import reserved_tag_count
 
 HEADER = 4
 MAX_ENTRIES = 6

@@ -28,8 +28,8 @@ import _common
 from _common import LEVELS, REAL_DANGEROUS_AFTER, REAL_MARKUP_AFTER, text_of
 
 from envelock import defang, undefang
-from envelock.modeleye import OPENER_RE, names_for
-from envelock.tokens import BRACKET_TOKEN_NAMES
+from envelock.eye.reader import OPENER_RE, names_for
+from envelock.eye.tokens import BRACKET_TOKEN_NAMES
 
 NAMES = names_for()
 _BRACKET_LEFT = re.compile(

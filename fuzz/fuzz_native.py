@@ -11,7 +11,7 @@ The same input goes to both; any difference fails:
 * ``openers`` equals the Python loop over ``OPENER_RE`` / ``BRACKET_OPENER_RE``;
 * a text with a lone surrogate raises ``SurrogateError`` (the caller's cue to fall back);
 * the spotlight transforms ``datamark``/``undatamark``/``interleave``/``uninterleave`` equal
-  :mod:`envelock.spotlight`'s (seed from the input's first 8 bytes), and invert each other.
+  :mod:`envelock.envelope.spotlight`'s (seed from the input's first 8 bytes), and invert each other.
 
 Planted mutant ``reference-forgets-capital-i``: the reference loses the readings of
 ``I``, so ``[INST]`` and ``<THINK>`` read differently on the two sides.
@@ -30,30 +30,25 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common
 from _common import LEVELS, text_of
 
-from envelock import _native, _reference, escape, spotlight
-from envelock import modeleye as me
-from envelock.tokens import RESERVED_NAMES
+from envelock import _native, escape
+from envelock.envelope import spotlight as spotlight
+from envelock.eye import backend
+from envelock.eye import reader as me
+from envelock.eye import reference as _reference
+from envelock.eye.tokens import RESERVED_NAMES
 
 CUSTOM = ("memory", "retrieved_content")
 FULL_POSITIONS = 160
 
 
 def _ref_body(s: str, level: str, reserved: tuple[str, ...]) -> str:
-    saved = escape._impl
-    escape._impl = _reference
-    try:
-        return escape.defang_body(s, level=level, reserved=reserved)
-    finally:
-        escape._impl = saved
+    with backend.use("reference"):
+        return escape.defang_body(s, level=level, reserved=reserved)  # type: ignore[arg-type]
 
 
 def _ref_undo_body(s: str, level: str) -> str:
-    saved = escape._impl
-    escape._impl = _reference
-    try:
+    with backend.use("reference"):
         return escape.undefang_body(s, level=level)  # type: ignore[arg-type]
-    finally:
-        escape._impl = saved
 
 
 def _ref_openers(s: str, names: me.Names) -> list[tuple[Any, ...]]:
@@ -106,7 +101,7 @@ def check(data: bytes) -> None:
             assert ra == _tuple(me.read_after(s, pos, nm)), f"read_after differs at {pos} (tokens={tokens}): {s!r}: native {ra!r}"
         rb = _native.read_bracket(s, pos)
         assert rb == _tuple(me.read_bracket(s, pos, names)), f"read_bracket differs at {pos}: {s!r}: native {rb!r}"
-    # The spotlight transforms (rust/envelock-core/src/spotlight.rs) against envelock.spotlight.
+    # The spotlight transforms (rust/envelock-core/src/spotlight.rs) against envelock.envelope.spotlight.
     seed = int.from_bytes(data[:8].ljust(8, b"\0"), "little")
     for marker in _MARKERS:
         dm = spotlight.datamark(s, marker)

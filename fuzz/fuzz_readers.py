@@ -5,9 +5,9 @@ For entries decoded as in ``fuzz_compose.py`` (optionally with the first
 entries nested as a ``Preface`` body), composed at ``markup`` or ``xml``:
 
 * ``verify_preface(out, expected=entries, level=L).ok`` -- this runs
-  envelock's own reader checks (``envelock.readers``); when that module is
+  envelock's own reader checks (``envelock.envelope.lxml_readers``); when that module is
   still a stub the step is skipped with a printed message;
-* independently of ``envelock.readers``, lxml's HTML parser sees, inside
+* independently of ``envelock.envelope.lxml_readers``, lxml's HTML parser sees, inside
   ``<body>``, exactly the ``<retrieved_content>`` elements of the preface:
   same count, order and nesting, attributes equal to the rendered (defanged,
   decoded) values, no comment/PI/element inside a body envelope, only
@@ -154,7 +154,7 @@ def check(data: bytes) -> None:
 
 def _note() -> None:
     if not _common.READERS:
-        print("fuzz: readers: envelock.readers is not implemented yet; only the harness's own lxml/html5lib checks run")
+        print("fuzz: readers: envelock.envelope.lxml_readers is missing; only the harness's own lxml/html5lib checks run")
 
 
 if __name__ == "__main__":

@@ -34,13 +34,13 @@ from _common import (
 )
 
 import envelock
-from envelock.modeleye import OPENER_RE, Names, names_for
+from envelock.eye.reader import OPENER_RE, Names, names_for
 
 _N = names_for()
 ONLY_RESERVED = Names(_N.reserved, (), pipes=False)
 HAVE_SCAN = hasattr(envelock, "scan_text")
 if HAVE_SCAN:
-    from envelock.rules import RULES_BY_ID, SEVERITY_RANK
+    from envelock.scan.rules import RULES_BY_ID, SEVERITY_RANK
 
 
 def _pos(text: str, offset: int) -> tuple[int, int]:

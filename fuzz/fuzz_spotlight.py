@@ -31,9 +31,9 @@ import _common
 from _common import LEVELS, RS, Input, expected_text
 
 from envelock import EnvelopeBreach, PrefaceEntry, compose_preface, parse_preface, verify_preface
-from envelock.modeleye import reserved_tag_count
-from envelock.spotlight import SPOTLIGHT_MODES, marker_problem
-from envelock.unicode_tables import MARKER_CANDIDATES
+from envelock.envelope.spotlight import SPOTLIGHT_MODES, marker_problem
+from envelock.eye.reader import reserved_tag_count
+from envelock.eye.unicode_tables import MARKER_CANDIDATES
 
 HEADER = 5
 MAX_ENTRIES = 6

@@ -29,7 +29,7 @@ sys.path.insert(0, str(FUZZ))
 from _common import LEVELS, RS, US, bytes_of, encode  # noqa: E402
 
 from envelock import InvalidEntry, PrefaceEntry, compose_preface  # noqa: E402
-from envelock.unicode_tables import (  # noqa: E402
+from envelock.eye.unicode_tables import (  # noqa: E402
     GT_LOOKALIKES,
     LT_LOOKALIKES,
     MARKER_CANDIDATES,

@@ -60,13 +60,13 @@ def one_regex() -> None:
     def weak_defang(text: str, *, level: str = "reserved", reserved: tuple[str, ...] = ()) -> str:
         return re.sub(r"</retrieved_content\s*>", r"<\\/retrieved_content>", text, flags=re.I)
 
-    _mod("envelock.compose").defang = weak_defang
+    _mod("envelock.envelope.compose").defang = weak_defang
 
 
 @_mutant("case-sensitive")
 def case_sensitive() -> None:
     """defang: a matcher that skips ASCII blanks and ``/`` and compares names case-sensitively."""
-    from envelock.tokens import RESERVED_NAMES
+    from envelock.eye.tokens import RESERVED_NAMES
 
     def weak_dangerous_after(text: str, pos: int, names: object) -> bool:
         i = pos
@@ -74,14 +74,14 @@ def case_sensitive() -> None:
             i += 1
         return text.startswith(RESERVED_NAMES, i) or text.startswith("|", i)
 
-    _mod("envelock._reference").dangerous_after = weak_dangerous_after
-    _mod("envelock.escape")._impl = _mod("envelock._reference")  # the fast path's regexes would mask it
+    _mod("envelock.eye.reference").dangerous_after = weak_dangerous_after
+    _mod("envelock.eye.backend")._impl = _mod("envelock.eye.reference")  # the fast path's regexes would mask it
 
 
 @_mutant("skip-canonical")
 def skip_canonical() -> None:
     """verify: the body is undefanged but never checked to be in canonical defanged form."""
-    parse = _mod("envelock.parse")
+    parse = _mod("envelock.envelope.parse")
     undefang = parse.undefang_body
 
     def weak_body(scan: object, start: int, end: int, path: tuple[int, ...], spot: object = None) -> str:
@@ -93,22 +93,22 @@ def skip_canonical() -> None:
 @_mutant("nesting-off-by-one")
 def nesting_off_by_one() -> None:
     """nesting: ``depth > max_depth + 1`` instead of ``depth > max_depth`` in the composer's check."""
-    nesting = _mod("envelock.nesting")
+    nesting = _mod("envelock.envelope.nesting")
     real = nesting.check_nested
 
     def weak_check_nested(body, *, index, level, reserved, nesting, max_depth):
         return real(body, index=index, level=level, reserved=reserved, nesting=nesting, max_depth=max_depth + 1)
 
     nesting.check_nested = weak_check_nested
-    _mod("envelock.compose").check_nested = weak_check_nested
+    _mod("envelock.envelope.compose").check_nested = weak_check_nested
 
 
 @_mutant("forget-bang")
 def forget_bang() -> None:
     """readers: the markup defang escapes ``<`` + letter, ``/``, ``?`` but forgets ``!``."""
-    defang_mod = _mod("envelock._reference")
-    _mod("envelock.escape")._impl = defang_mod  # the fast path's regexes would mask it
-    is_ignorable = _mod("envelock.modeleye").is_ignorable
+    defang_mod = _mod("envelock.eye.reference")
+    _mod("envelock.eye.backend")._impl = defang_mod  # the fast path's regexes would mask it
+    is_ignorable = _mod("envelock.eye.reader").is_ignorable
 
     def weak_markup_after(text: str, pos: int) -> bool:
         i = pos
@@ -147,7 +147,7 @@ def no_lookalikes() -> None:
 @_mutant("reference-forgets-capital-i")
 def reference_forgets_capital_i() -> None:
     """native: the reference's readings table loses ``I`` (it reads as itself), so the two sides differ."""
-    me = _mod("envelock.modeleye")
+    me = _mod("envelock.eye.reader")
     me._READ = {c: r for c, r in me._READ.items() if c != "I"}
     me.names_for.cache_clear()
 
@@ -155,7 +155,7 @@ def reference_forgets_capital_i() -> None:
 @_mutant("datamark-no-doubling")
 def datamark_no_doubling() -> None:
     """spotlight: datamark marks blanks but leaves a literal marker single (``M`` is not written ``MM``)."""
-    sp = _mod("envelock.spotlight")
+    sp = _mod("envelock.envelope.spotlight")
     real_transform = sp.transform
 
     def weak_datamark(text: str, marker: str) -> str:

@@ -32,19 +32,20 @@ tar -xzf "$sdist" -C "$work/unpacked"
 src="$(ls -d "$work"/unpacked/envelock-*)"
 missing=0
 for need in LICENSE README.md SECURITY.md CHANGELOG.md pyproject.toml .pre-commit-hooks.yaml \
-            docs/cli.md docs/design.md tests/conftest.py tests/strategies.py tests/diagnostics.py tests/data \
+            docs/cli.md docs/design.md tests/conftest.py tests/helpers/strategies.py tests/helpers/diagnostics.py tests/data \
             corpus examples/turn.json fuzz/_common.py scripts/gen_unicode_tables.py src/envelock/__init__.py; do
   if [ ! -e "$src/$need" ]; then
     echo "sdist is missing: $need" >&2
     missing=1
   fi
 done
-for t in "$checkout"/tests/test_*.py; do
-  if [ ! -e "$src/tests/$(basename "$t")" ]; then
-    echo "sdist is missing: tests/$(basename "$t")" >&2
+while IFS= read -r t; do
+  rel="${t#"$checkout"/}"
+  if [ ! -e "$src/$rel" ]; then
+    echo "sdist is missing: $rel" >&2
     missing=1
   fi
-done
+done < <(find "$checkout/tests" -name '*.py' -not -path '*/__pycache__/*')
 if [ "$missing" = 1 ]; then
   echo "the sdist does not carry what the tests need: list it in [tool.maturin] include (format = \"sdist\")" >&2
   exit 1

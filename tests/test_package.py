@@ -128,7 +128,7 @@ def test_chat_turn_example_says_which_extra_it_needs(tmp_path: Path) -> None:
 def test_optional_parts_skip_only_when_not_required(monkeypatch: pytest.MonkeyPatch) -> None:
     """The one skip helper (tests/conftest.py) skips for a user's clone and fails when CI requires
     the part: a missing module is never a silent pass under ``ENVELOCK_REQUIRE_*=1``."""
-    from conftest import optional_module
+    from helpers.data import optional_module
 
     monkeypatch.delenv("ENVELOCK_REQUIRE_TEST_PART", raising=False)
     with pytest.raises(pytest.skip.Exception):

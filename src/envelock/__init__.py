@@ -3,22 +3,21 @@
 See docs/design.md, README.md and SECURITY.md. This module only re-exports.
 """
 
-from .common import Envelope, Finding, Location, Problem, Spotlight, Transformation
-from .compose import compose_preface, entries_of
-from .entry import PrefaceEntry, stamp
+from ._version import __version__
+from .envelope.compose import compose_preface, entries_of
+from .envelope.entry import PrefaceEntry, stamp
+from .envelope.hygiene import HYGIENE_RULE, hygiene_rule
+from .envelope.nesting import Preface
+from .envelope.parse import parse_preface
+from .envelope.policy import Envelock
+from .envelope.provenance import Trust, trust_of
+from .envelope.spotlight import SPOTLIGHT_MODES, new_nonce
+from .envelope.verify import Verification, verify_preface
 from .errors import EnvelockError, EnvelopeBreach, InvalidEntry, InvalidOption, NestingError
-from .escape import LEVELS, defang, undefang
-from .hygiene import HYGIENE_RULE, hygiene_rule
-from .nesting import Preface
-from .parse import parse_preface
-from .policy import Envelock
-from .provenance import Trust, trust_of
+from .eye.escape import LEVELS, defang, undefang
+from .eye.tokens import RESERVED_NAMES
 from .scan import scan_text
-from .spotlight import SPOTLIGHT_MODES, new_nonce
-from .tokens import RESERVED_NAMES
-from .verify import Verification, verify_preface
-
-__version__ = "0.1.0"
+from .types import Envelope, Finding, Location, Problem, Spotlight, Transformation
 
 __all__ = [
     "HYGIENE_RULE",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .common import Problem
+from .types import Problem
 
 
 class EnvelockError(ValueError):

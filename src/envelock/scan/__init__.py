@@ -43,11 +43,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..common import Finding, LineIndex, Severity
-from ..rules import RULES, RULES_BY_ID, SEVERITY_RANK, Rule
-from ..tokens import RESERVED_NAMES
+from ..eye.tokens import RESERVED_NAMES
+from ..types import Finding, LineIndex, Severity
 from . import encoded, hidden, tags, text
 from ._base import _Raw, _snippet
+from .rules import RULES, RULES_BY_ID, SEVERITY_RANK, Rule
 
 __all__ = ["FAMILIES", "RULES", "Family", "Finding", "Rule", "Severity", "scan_text"]
 

@@ -6,15 +6,15 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from .. import modeleye
-from ..common import Severity
-from ..modeleye import (
+from ..eye import reader as modeleye
+from ..eye.reader import (
     GT_CHARS,
     LT_CHARS,
     PIPE_CHARS,
     SLASH_CHARS,
     visible,
 )
+from ..types import Severity
 
 #: Longest snippet (in code points, before making it visible).
 SNIPPET_MAX = 80

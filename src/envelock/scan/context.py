@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import re
 
-from .. import modeleye
-from ..modeleye import MAX_LOOKAHEAD, Names
+from ..eye import reader as modeleye
+from ..eye.reader import MAX_LOOKAHEAD, Names
+from ..types import line_bounds
 
 #: Characters before ``<`` that make it a regex named group or a group reference.
 _REGEX_GROUP_RE = re.compile(r"(?:\(\?P?|\\[gk])$")
@@ -104,7 +105,7 @@ def string_literal_start(text: str, quote: int) -> bool:
 def markup_attribute(text: str, quote: int) -> bool:
     """Does the quote at ``quote`` close an attribute value of a well-formed tag opened on
     the same line (``<edge id="0" source="n0"/>``)?"""
-    line_start = text.rfind("\n", 0, quote) + 1
+    line_start = line_bounds(text, quote)[0]
     prefix = text[max(line_start, quote - 256) : quote]
     lt = prefix.rfind("<")
     if lt < 0:

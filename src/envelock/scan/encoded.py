@@ -8,7 +8,7 @@ import codecs
 import re
 from functools import lru_cache
 
-from ..modeleye import (
+from ..eye.reader import (
     OPENER_RE,
     read_after,
     visible,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ..charsets import (
+from ..eye.charsets import (
     BIDI_EMBEDDING_CONTROLS,
     BIDI_MARKS,
     C1_CONTROLS,
@@ -21,10 +21,10 @@ from ..charsets import (
     char_class,
     in_ranges,
 )
-from ..modeleye import (
+from ..eye.reader import (
     visible,
 )
-from ..unicode_tables import DEFAULT_IGNORABLE_RANGES, RGI_EMOJI_TAG_SEQUENCES
+from ..eye.unicode_tables import DEFAULT_IGNORABLE_RANGES, RGI_EMOJI_TAG_SEQUENCES
 from ._base import _in, _Raw
 from .tags import _first_danger
 

@@ -21,8 +21,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..common import Finding, LineIndex
-from ..rules import RULES_BY_ID
+from ..types import Finding, LineIndex, line_bounds
+from .rules import RULES_BY_ID
 
 _IGNORE_RE = re.compile(
     r"(?P<intro>#|//|/\*|<!--|--|;|%|\{#|\.\.)[ \t]*envelock:[ \t]*ignore\[(?P<ids>[^\]\n]{0,400})\]",
@@ -50,9 +50,8 @@ def inline_ignores(text: str) -> InlineIgnores:
     for m in _IGNORE_RE.finditer(text):
         line, _ = lines.locate(m.start())
         ids = [i.strip() for i in m.group("ids").split(",") if i.strip()]
-        line_start = text.rfind("\n", 0, m.start()) + 1
-        line_end = text.find("\n", m.end())
-        line_end = len(text) if line_end < 0 else line_end
+        line_start = line_bounds(text, m.start())[0]
+        line_end = line_bounds(text, m.end())[1]
         before = text[line_start : m.start()]
         after = text[m.end() : line_end].strip()
         alone = not before.strip() and after in ("", "-->", "*/", "#}")
@@ -60,8 +59,7 @@ def inline_ignores(text: str) -> InlineIgnores:
         if alone:
             nxt = line_end
             while nxt < len(text):
-                end = text.find("\n", nxt + 1)
-                end = len(text) if end < 0 else end
+                end = line_bounds(text, nxt + 1)[1]
                 target += 1
                 if text[nxt + 1 : end].strip():
                     break

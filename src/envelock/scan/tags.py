@@ -7,14 +7,12 @@ module only gives each reading a span and a message.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .. import _nativeimpl, modeleye
-from ..common import Severity
-from ..escape import opener_readings
-from ..modeleye import (
+from ..eye import reader as modeleye
+from ..eye.escape import opener_readings
+from ..eye.reader import (
     BRACKET_OPENER_RE,
     GT_CHARS,
     MAX_LOOKAHEAD,
@@ -28,7 +26,8 @@ from ..modeleye import (
     read_bracket,
     visible,
 )
-from ..tokens import ANGLE_TOKEN_NAMES, BRACKET_TOKEN_CONTEXT, BRACKET_TOKEN_NAMES
+from ..eye.tokens import ANGLE_TOKEN_NAMES, BRACKET_TOKEN_CONTEXT, BRACKET_TOKEN_NAMES
+from ..types import Severity
 from . import context
 from ._base import _GT, _LT, _PIPE, _SLASH, SNIPPET_MAX, _decode_escapes, _disguises, _Raw
 
@@ -188,16 +187,11 @@ def _first_danger(text: str, reserved: tuple[str, ...]) -> str | None:
     return None
 
 
-def _readings(text: str, reserved: tuple[str, ...], family: str) -> Iterator[tuple[int, int, Reading]]:
-    """The one reader's openers (:func:`envelock.escape.opener_readings`), natively when the core is built."""
-    return opener_readings(text, reserved, family, native=_nativeimpl.AVAILABLE)
-
-
 def _scan_openers(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
     """Every opener the model's eye reads as a tag or token (what the defang escapes) is a finding."""
     names = _name_maps(reserved)[0]
     n = len(text)
-    for start, end, reading in _readings(text, reserved, "angle"):
+    for start, end, reading in opener_readings(text, reserved, "angle"):
         escaped = end < n and text[end] == "\\"
         if escaped:
             k = end
@@ -237,7 +231,7 @@ def _scan_brackets(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> Non
     """
     names, _, _, brk = _name_maps(reserved)
     n = len(text)
-    for start, end, reading in _readings(text, reserved, "bracket"):
+    for start, end, reading in opener_readings(text, reserved, "bracket"):
         if not reading:
             continue
         if reading.kind == "padding":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..tokens import PROSE_TURN_MARKERS
+from ..eye.tokens import PROSE_TURN_MARKERS
 from ._base import _Raw
 from .context import markup_attribute, string_literal_start
 

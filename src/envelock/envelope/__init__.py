@@ -1,0 +1,1 @@
+"""The envelope format: entries, rendering, compose, parse, verify, nesting, spotlighting, hygiene."""

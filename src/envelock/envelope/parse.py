@@ -1,0 +1,294 @@
+"""The strict grammar of a composed preface, and its exact inverse.
+
+::
+
+    preface  := "" | envelope ("\\n\\n" envelope)*
+    envelope := OPEN "\\n" content "\\n" CLOSE
+    content  := body | preface          (a nested preface, depth-limited)
+    OPEN     := <retrieved_content provenance="V" origin="V"[ fetched_at="V"]>
+    CLOSE    := </retrieved_content>
+
+A body is defanged, so it never holds a raw ``<retrieved_content`` or
+``</retrieved_content>``: the first ``\\n</retrieved_content>`` after a body's
+start is its end, and content that starts with an open tag is a nested
+preface. Everything is checked in one left-to-right pass; the cost is linear
+in the text. Lines and columns of problems come from one :class:`LineIndex`
+per text (line starts found once, then a bisect per problem), so many
+problems stay linear too.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+from ..errors import EnvelopeBreach
+from ..eye.escape import BODY_CONTEXT, Level, check_level, defang, defang_body, opener_readings, undefang, undefang_body
+from ..eye.reader import visible
+from ..eye.tokens import RESERVED_NAMES
+from ..types import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, LineIndex, Problem, Spotlight
+from . import spotlight
+from .entry import CANONICAL_FETCHED_AT_RE, parse_iso8601
+from .invisible import XML_IMPOSSIBLE_RE, first_strippable, has_xml_impossible
+from .render import ATTR_INVALID_RE, CLOSE_TAG, OPEN_TAG_RE, OPTIONAL_ATTRIBUTES, SEPARATOR, TAG, unescape_attribute
+
+_CLOSE = "\n" + CLOSE_TAG
+_NEXT_OPEN = SEPARATOR + f"<{TAG} "
+
+
+@dataclass
+class _Scan:
+    text: str
+    level: Level
+    reserved: tuple[str, ...]
+    max_depth: int
+    invisible: str
+    problems: list[Problem] = field(default_factory=list)
+    depth_seen: int = 0
+    lines: LineIndex = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.lines = LineIndex(self.text)
+
+    def problem(self, code: str, message: str, offset: int, path: tuple[int, ...]) -> None:
+        line, column = self.lines.locate(offset)
+        entry = path[0] if path else None
+        self.problems.append(Problem(code, message, offset, line, column, entry, path))
+
+
+def _snippet(text: str, start: int, width: int = 40) -> str:
+    """A short excerpt with invisible characters shown as ``U+XXXX``."""
+    return visible(text[start : start + width])
+
+
+def _attribute(scan: _Scan, raw: str, name: str, offset: int, path: tuple[int, ...]) -> str:
+    value = unescape_attribute(raw)
+    bad = XML_IMPOSSIBLE_RE.search(value)
+    if bad:
+        scan.problem("attribute-invalid-char", f"{name}: U+{ord(bad.group()[0]):04X} cannot be carried by XML", offset, path)
+    if scan.invisible == "strip" and first_strippable(value):
+        scan.problem("invisible-text", f"{name}: invisible TAG/bidi character (compose strips these)", offset, path)
+    plain = undefang(value)
+    if defang(plain) != value:
+        scan.problem("attribute-not-canonical", f"{name}: not in canonical defanged form: {_snippet(value, 0)!r}", offset, path)
+    return plain
+
+
+def _body(scan: _Scan, start: int, end: int, path: tuple[int, ...], spot: Spotlight) -> str:
+    raw = scan.text[start:end]
+    if spot.mode != "none":
+        return _spotlit_body(scan, raw, start, path, spot)
+    if scan.level != "xml" and "\\" not in raw:
+        # No backslash: undefang(raw) is raw itself, so skip that pass (same verdict).
+        plain = raw
+    else:
+        plain = undefang_body(raw, level=scan.level)
+    if defang_body(plain, level=scan.level, reserved=scan.reserved) == raw:
+        return plain
+    _not_canonical(scan, raw, start, path, plain)
+    return plain
+
+
+def _spotlit_body(scan: _Scan, raw: str, start: int, path: tuple[int, ...], spot: Spotlight) -> str:
+    """A transformed body: undone (spotlight.decode_body) and redone to the same text, and no opener
+    in what the model reads (the transformed text) that a reader takes for a tag."""
+    try:
+        plain = spotlight.decode_body(raw, spot, level=scan.level)
+    except ValueError as exc:
+        scan.problem("body-not-canonical", f"{spot.mode} body does not decode: {exc}", start, path)
+        return raw
+    if _unescaped_tags(scan, raw, start, path):
+        return plain
+    canon = spotlight.encode_body(plain, spot, level=scan.level, reserved=scan.reserved)
+    if canon != raw:
+        _first_difference(scan, raw, canon, start, path, f"{spot.mode} form")
+    return plain
+
+
+def _not_canonical(scan: _Scan, raw: str, start: int, path: tuple[int, ...], plain: str) -> None:
+    """Not canonical: say where a reader would see a tag, else where the form differs."""
+    if not _unescaped_tags(scan, raw, start, path):
+        canon = defang_body(plain, level=scan.level, reserved=scan.reserved)
+        _first_difference(scan, raw, canon, start, path, "defanged form")
+
+
+def _unescaped_tags(scan: _Scan, raw: str, start: int, path: tuple[int, ...]) -> int:
+    """Report (up to 20) openers a reader of the whole preface takes for a tag or token and that are
+    not escaped (followed by ``\\``); return how many. One pass of the one reader
+    (:func:`~envelock.escape.opener_readings`, natively with the native implementation)."""
+    seen = raw + BODY_CONTEXT  # as a reader of the whole preface sees the body's end
+    n = len(raw)
+    hits = sorted(
+        s
+        for family in ("angle", "bracket")
+        for s, e, reading in opener_readings(seen, scan.reserved, family)
+        if s < n and reading and (e >= n or raw[e] != "\\")
+    )
+    for s in hits[:20]:
+        scan.problem(
+            "undefanged-tag",
+            f"a reader sees an envelope tag or control token here: {_snippet(raw, s)!r}",
+            start + s,
+            path,
+        )
+    return len(hits)
+
+
+def _first_difference(scan: _Scan, raw: str, canon: str, start: int, path: tuple[int, ...], form: str) -> None:
+    i = next((k for k, (a, b) in enumerate(zip(raw, canon, strict=False)) if a != b), min(len(raw), len(canon)))
+    scan.problem(
+        "body-not-canonical",
+        f"body is not in canonical {form} at level {scan.level!r}: {_snippet(raw, i)!r}",
+        start + i,
+        path,
+    )
+
+
+def _envelope(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple[Envelope | None, int]:
+    text = scan.text
+    m = OPEN_TAG_RE.match(text, pos)
+    if m is None:
+        scan.problem("structure", f"expected an open tag <{TAG} provenance=... origin=...>: {_snippet(text, pos)!r}", pos, path)
+        return None, -1
+    for k, name in enumerate(("provenance", "origin", *OPTIONAL_ATTRIBUTES), start=1):
+        raw = m.group(k)
+        bad = ATTR_INVALID_RE.search(raw) if raw else None
+        if bad:
+            found = _snippet(raw, bad.start(), 8)
+            scan.problem("structure", f"{name}: {found!r} is not escaped as the renderer escapes it", m.start(k), path)
+    source = _attribute(scan, m.group(1), "provenance", pos, path)
+    origin = _attribute(scan, m.group(2), "origin", pos, path)
+    fetched_at: str | None = None
+    if m.group(3) is not None:
+        fetched_at = unescape_attribute(m.group(3))
+        if not CANONICAL_FETCHED_AT_RE.fullmatch(fetched_at) or fetched_at.endswith(".000000Z"):
+            scan.problem("fetched-at", f"fetched_at is not in canonical UTC form: {fetched_at[:40]!r}", pos, path)
+        else:
+            try:
+                parse_iso8601(fetched_at)
+            except ValueError as exc:
+                scan.problem("fetched-at", f"fetched_at is not a valid date-time: {exc}", pos, path)
+    nonce, spot = _turn_attributes(scan, m, pos, path)
+    depth += 1
+    scan.depth_seen = max(scan.depth_seen, depth)
+    inner = m.end()
+    if OPEN_TAG_RE.match(text, inner):
+        if spot.mode != "none":
+            scan.problem(
+                "spotlight", "an envelope of nested envelopes declares a transform (only text bodies have one)", pos, path
+            )
+        if depth >= scan.max_depth:
+            scan.problem("nesting-depth", f"envelopes nested deeper than max_depth={scan.max_depth}", inner, path)
+            return None, -1
+        children, after = _sequence(scan, inner, depth, path)
+        if after < 0:
+            return None, -1
+        if not text.startswith(_CLOSE, after):
+            scan.problem("structure", f"expected {CLOSE_TAG!r} after nested envelopes: {_snippet(text, after)!r}", after, path)
+            return None, -1
+        return Envelope(source, origin, fetched_at, None, tuple(children), pos, nonce), after + len(_CLOSE)
+    close = text.find(_CLOSE, inner)
+    if close < 0:
+        scan.problem("structure", f"envelope is never closed with {CLOSE_TAG!r}", pos, path)
+        return None, -1
+    body = _body(scan, inner, close, path, spot)
+    return Envelope(source, origin, fetched_at, body, (), pos, nonce, spot), close + len(_CLOSE)
+
+
+def _turn_attributes(scan: _Scan, m: re.Match[str], pos: int, path: tuple[int, ...]) -> tuple[str | None, Spotlight]:
+    """The ``nonce`` and the spotlight (``transform``, ``marker``, ``seed``) attributes, checked."""
+    nonce, mode, marker, seed = (None if m.group(k) is None else unescape_attribute(m.group(k)) for k in (4, 5, 6, 7))
+    if nonce is not None and not spotlight.NONCE_RE.fullmatch(nonce):
+        scan.problem("nonce", f"nonce is not 8 to 128 characters of [A-Za-z0-9_-]: {_snippet(nonce, 0)!r}", pos, path)
+    if mode is None:
+        if marker is not None or seed is not None:
+            scan.problem("spotlight", "marker or seed without a transform", pos, path)
+        return nonce, NO_SPOTLIGHT
+    if mode not in spotlight.SPOTLIGHT_MODES or mode == "none":
+        scan.problem("spotlight", f"unknown transform {_snippet(mode, 0)!r}", pos, path)
+        return nonce, NO_SPOTLIGHT
+    spot = Spotlight(spotlight.check_mode(mode), marker, seed)
+    problem = spotlight.options_problem(spot.mode, marker, seed, need_marker=True, need_seed=True)
+    if problem is None:
+        return nonce, spot
+    scan.problem("spotlight", f"{problem[0]}: {problem[1]}", pos, path)
+    return nonce, NO_SPOTLIGHT
+
+
+def _sequence(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple[list[Envelope], int]:
+    envelopes: list[Envelope] = []
+    while True:
+        env, pos = _envelope(scan, pos, depth, (*path, len(envelopes)))
+        if env is None:
+            return envelopes, -1
+        envelopes.append(env)
+        if not scan.text.startswith(_NEXT_OPEN, pos):
+            return envelopes, pos
+        pos += len(SEPARATOR)
+
+
+def scan_preface(
+    text: str,
+    *,
+    level: Level = "reserved",
+    reserved: tuple[str, ...] = RESERVED_NAMES,
+    max_depth: int = 2,
+    invisible: str = "strip",
+) -> tuple[list[Envelope], list[Problem], int]:
+    """Parse ``text``; return the envelopes, every problem found, and the depth seen."""
+    check_level(level)
+    if not isinstance(text, str):
+        raise TypeError(f"text must be str, got {type(text).__name__}")
+    if not 1 <= max_depth <= DEPTH_CEILING:
+        raise ValueError(f"max_depth must be between 1 and {DEPTH_CEILING}; got {max_depth}")
+    scan = _Scan(text, level, tuple(reserved), max_depth, invisible)
+    if text == "":
+        return [], [], 0
+    envelopes, end = _sequence(scan, 0, 0, ())
+    if end >= 0 and end != len(text):
+        scan.problem("text-outside", f"text after the last envelope: {_snippet(text, end)!r}", end, ())
+    starts = [e.offset for e in envelopes]
+
+    def owner(offset: int) -> tuple[int, ...]:
+        """The top-level envelope that holds ``offset`` (characters are checked over the whole text)."""
+        k = bisect_right(starts, offset) - 1
+        return (k,) if k >= 0 else ()
+
+    bad = XML_IMPOSSIBLE_RE.search(text) if has_xml_impossible(text) else None
+    if bad:
+        message = f"U+{ord(bad.group()[0]):04X} cannot be carried by XML (compose replaces it)"
+        scan.problem("invalid-char", message, bad.start(), owner(bad.start()))
+    hidden = first_strippable(text) if invisible == "strip" else None
+    if hidden:
+        message = f"invisible TAG/bidi character U+{ord(hidden.group(2)[0]):04X} (compose strips these)"
+        scan.problem("invisible-text", message, hidden.start(), owner(hidden.start()))
+    return envelopes, scan.problems, scan.depth_seen
+
+
+def parse_preface(
+    text: str,
+    *,
+    level: Level = "reserved",
+    reserved: tuple[str, ...] = RESERVED_NAMES,
+    max_depth: int = 2,
+) -> list[Envelope]:
+    """The exact inverse of ``compose_preface``: envelopes with undefanged bodies.
+
+    Raises :class:`EnvelopeBreach` listing every problem when ``text`` is not a
+    sound preface at ``level`` (the same checks as ``verify_preface`` without
+    ``expected`` or the reader checks).
+
+    >>> from envelock import PrefaceEntry, compose_preface
+    >>> text = compose_preface([PrefaceEntry("external", "web:x", "a </retrieved_content> b")])
+    >>> [(e.source, e.origin, e.body) for e in parse_preface(text)]
+    [('external', 'web:x', 'a </retrieved_content> b')]
+    >>> parse_preface(text.replace("<\\\\/", "</"))
+    Traceback (most recent call last):
+    ...
+    envelock.errors.EnvelopeBreach: not a sound preface: ...
+    """
+    envelopes, problems, _ = scan_preface(text, level=level, reserved=reserved, max_depth=max_depth, invisible="keep")
+    if problems:
+        raise EnvelopeBreach("not a sound preface", problems)
+    return envelopes

@@ -1,0 +1,167 @@
+"""Which implementation runs a call: the one module that knows.
+
+Three implementations of the model's-eye escape, equal on every input:
+
+* ``native``: the Rust core ``envelock._native`` (``rust/``), when it was built;
+* ``fast``: generated regexes over the same tables, the reference where they are unsure
+  (:mod:`envelock.eye.fastpath`, Python 3.11+);
+* ``reference``: one model's-eye reading per opener (:mod:`envelock.eye.reference`), the oracle.
+
+The best available one is chosen once, at import; ``ENVELOCK_IMPL`` forces one (``native``,
+``fast``, ``reference``, or ``python`` for the best pure-Python one). Every caller (the escape
+functions, spotlighting, verify and the scanner) asks this module, so choosing here chooses for
+all of them, and :func:`use` (the test fixture's switch) runs a whole test on one implementation.
+
+A ``str`` holding a lone surrogate cannot cross into Rust as UTF-8; for it every native call falls
+back to the Python reference, which gives the same answer. That fallback is written here and
+nowhere else.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+from typing import Protocol
+
+from . import fastpath, reference
+from .levels import Level
+
+try:
+    from .. import _native
+except ImportError:  # pragma: no cover - depends on the build
+    _native = None  # type: ignore[assignment]
+
+#: Is the native core built into this install?
+NATIVE_AVAILABLE = _native is not None
+
+
+class _NoSurrogateError(ValueError):
+    """Stands in for ``_native.SurrogateError`` when the core was not built (nothing raises it)."""
+
+
+#: What a native function raises for a text with a lone surrogate.
+SurrogateError: type[ValueError] = _native.SurrogateError if _native is not None else _NoSurrogateError
+
+
+class Implementation(Protocol):
+    """What every implementation provides (a module or a namespace)."""
+
+    NAME: str
+
+    def defang(self, text: str, level: Level, reserved: tuple[str, ...]) -> str: ...
+
+    def undefang(self, text: str, level: Level) -> str: ...
+
+    def defang_body(self, text: str, level: Level, reserved: tuple[str, ...]) -> str: ...
+
+
+class _Native:
+    """The Rust core as an implementation, with the reference for texts holding a lone surrogate."""
+
+    NAME = "native"
+
+    @staticmethod
+    def defang(text: str, level: Level, reserved: tuple[str, ...]) -> str:
+        assert _native is not None
+        try:
+            return str(_native.defang(text, level, reserved))
+        except SurrogateError:
+            return reference.defang(text, level, reserved)
+
+    @staticmethod
+    def undefang(text: str, level: Level) -> str:
+        assert _native is not None
+        try:
+            return str(_native.undefang(text, level))
+        except SurrogateError:
+            return reference.undefang(text, level)
+
+    @staticmethod
+    def defang_body(text: str, level: Level, reserved: tuple[str, ...]) -> str:
+        assert _native is not None
+        try:
+            return str(_native.defang_body(text, level, reserved))
+        except SurrogateError:
+            return reference.defang_body(text, level, reserved)
+
+
+_CANDIDATES: tuple[tuple[Implementation, bool], ...] = (
+    (_Native(), NATIVE_AVAILABLE),
+    (fastpath, fastpath.AVAILABLE),
+    (reference, True),
+)
+#: Every implementation this interpreter can run, best first.
+IMPLEMENTATIONS: dict[str, Implementation] = {impl.NAME: impl for impl, ok in _CANDIDATES if ok}
+
+
+def _choose(want: str) -> Implementation:
+    if want == "python":
+        return IMPLEMENTATIONS["fast" if fastpath.AVAILABLE else "reference"]
+    if want and want not in IMPLEMENTATIONS:
+        raise ImportError(f"ENVELOCK_IMPL={want!r}: not available here (have {', '.join(IMPLEMENTATIONS)})")
+    return IMPLEMENTATIONS[want] if want else next(iter(IMPLEMENTATIONS.values()))
+
+
+_impl: Implementation = _choose(os.environ.get("ENVELOCK_IMPL", ""))
+
+
+def implementation() -> str:
+    """The name of the implementation in use (``"native"``, ``"fast"`` or ``"reference"``)."""
+    return _impl.NAME
+
+
+def chosen() -> Implementation:
+    """The implementation in use."""
+    return _impl
+
+
+def is_native() -> bool:
+    """Is the native core the implementation in use?"""
+    return _impl.NAME == "native"
+
+
+@contextmanager
+def use(name: str) -> Iterator[Implementation]:
+    """Run the block on implementation ``name`` (tests, benchmarks, differential fuzzing)."""
+    global _impl
+    saved = _impl
+    _impl = IMPLEMENTATIONS[name]
+    try:
+        yield _impl
+    finally:
+        _impl = saved
+
+
+def native_or(native_name: str, python: Callable[..., str], *args: object) -> str:
+    """``_native.<native_name>(*args)`` when the native core is in use, else ``python(*args)``;
+    ``python`` also for a text the core cannot take (a lone surrogate)."""
+    if _native is not None and is_native():
+        try:
+            return str(getattr(_native, native_name)(*args))
+        except SurrogateError:
+            pass
+    return python(*args)
+
+
+#: One opener's reading from the native pass: (start, end, kind, name, slash, reading end, family).
+NativeOpener = tuple[int, int, str, str, bool, int, str]
+
+
+def native_openers(text: str, reserved: tuple[str, ...]) -> list[NativeOpener] | None:
+    """Every opener's reading in one native pass (both families), or ``None`` when the native core is
+    not in use or cannot take ``text``: the caller then reads with the Python reader."""
+    if _native is None or not is_native():
+        return None
+    try:
+        return _openers(text, reserved)
+    except SurrogateError:
+        return None
+
+
+@lru_cache(maxsize=2)
+def _openers(text: str, reserved: tuple[str, ...]) -> list[NativeOpener]:
+    # Cached: verify and the scanner ask twice for the same text (one family each).
+    assert _native is not None
+    return list(_native.openers(text, reserved))

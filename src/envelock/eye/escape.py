@@ -1,0 +1,104 @@
+"""The body escape: ``defang`` and ``undefang`` at a level, and the one reader's openers.
+
+Which implementation runs them (native, fast or reference) is decided once, in
+:mod:`envelock.eye.backend`; this module only checks arguments and asks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import cast
+
+from . import backend
+from .backend import IMPLEMENTATIONS, implementation
+from .levels import BODY_CONTEXT, LEVELS, Level, check_level, xml_escape_text, xml_unescape_text
+from .reader import BRACKET_OPENER_RE, OPENER_RE, Kind, Reading, names_for, read_after, read_bracket
+from .tokens import RESERVED_NAMES
+
+__all__ = [
+    "BODY_CONTEXT",
+    "IMPLEMENTATIONS",
+    "LEVELS",
+    "Level",
+    "check_level",
+    "defang",
+    "defang_body",
+    "implementation",
+    "opener_readings",
+    "undefang",
+    "undefang_body",
+    "xml_escape_text",
+    "xml_unescape_text",
+]
+
+
+def defang(text: str, *, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+    """Escape ``text`` so that no reader of ``level`` sees a tag or control token in it.
+
+    Inserts one ``\\`` after each dangerous opener and never deletes anything;
+    injective, and :func:`undefang` is its exact inverse.
+
+    >>> defang("</retrieved_content> and [INST]")
+    '<\\\\/retrieved_content> and [\\\\INST]'
+    >>> undefang(defang("<\\\\/x>")) == "<\\\\/x>"
+    True
+    """
+    return backend.chosen().defang(text, check_level(level), tuple(reserved))
+
+
+def undefang(text: str, *, level: Level = "reserved") -> str:
+    """Invert :func:`defang` exactly (``undefang(defang(s, level=L), level=L) == s``)."""
+    return backend.chosen().undefang(text, check_level(level))
+
+
+def defang_body(text: str, *, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+    """:func:`defang` for a body, judged in the context it is rendered in.
+
+    In a preface a body is always followed by ``\\n</retrieved_content>``. The
+    lookahead at the end of a body must see that ``\\n`` (one more skipped
+    character towards the fail-closed bound) and then a ``<`` (which ends any
+    name), exactly as a reader of the whole preface does; :func:`defang` alone
+    judges the end of its text as the end of input. ``undefang`` inverts both.
+    """
+    return backend.chosen().defang_body(text, check_level(level), tuple(reserved))
+
+
+def undefang_body(text: str, *, level: Level = "reserved") -> str:
+    """Invert :func:`defang_body` exactly: the bracket readings are judged in the same context.
+
+    A bracket opener's escape depends on its reading, and in a preface the reading
+    of a body's last bracket sees the ``\\n<`` that follows the body (a run of
+    padding can reach the fail-closed bound through that ``\\n``), so the undo must
+    see it too.
+    """
+    lvl = check_level(level)
+    if lvl == "xml":
+        text = xml_unescape_text(text)
+    inner: Level = "markup" if lvl == "xml" else lvl
+    out = undefang(text + BODY_CONTEXT, level=inner)
+    if not out.endswith(BODY_CONTEXT):  # pragma: no cover - undefang never touches a final '\\n<'
+        raise AssertionError("body context was changed")
+    return out[: -len(BODY_CONTEXT)]
+
+
+def opener_readings(text: str, reserved: tuple[str, ...], family: str) -> Iterator[tuple[int, int, Reading]]:
+    """(start, end, reading) of every ``family`` opener (``"angle"`` or ``"bracket"``) whose reading is
+    not none or that is followed by ``\\``: what the defang escapes, as the one reader sees it.
+
+    In one native pass when the native core is in use (:func:`envelock.eye.backend.native_openers`),
+    else ``read_after`` / ``read_bracket`` per opener.
+    """
+    found = backend.native_openers(text, reserved)
+    if found is not None:
+        for start, end, kind, name, slash, rend, fam in found:
+            if fam == family:
+                yield start, end, Reading(cast(Kind, kind), name, slash, rend)
+        return
+    names = names_for(reserved)
+    n = len(text)
+    angle = family == "angle"
+    for m in (OPENER_RE if angle else BRACKET_OPENER_RE).finditer(text):
+        end = m.end()
+        reading = read_after(text, end, names) if angle else read_bracket(text, end, names)
+        if reading or (end < n and text[end] == "\\"):
+            yield m.start(), end, reading

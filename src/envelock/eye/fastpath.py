@@ -1,0 +1,262 @@
+"""The fast defang: generated regexes over the model's-eye tables; equal to :mod:`envelock._reference`.
+
+The reference (:mod:`envelock._reference`) makes one Python reading per opener.
+This implementation decides the common cases in C with two generated regexes
+over the same trie of name skeletons:
+
+* ``danger``: openers whose lookahead certainly reads as dangerous (every step
+  of the match is a step :func:`envelock.modeleye.read_after` takes, on
+  characters whose behaviour was computed from the model's-eye functions);
+* ``unsure``: openers whose lookahead reaches something the trie does not model
+  (a character reference other than ``&lt;``-forms, a non-ASCII character, a
+  possible namespace prefix, a long skip run) at a point where a name could
+  still form. Only these get the reference check.
+
+An opener matched by neither is certainly safe. tests/test_fast_defang.py holds
+it equal to the reference (hypothesis), and every core test runs over both
+(``tests/conftest.py``, fixture ``impl``). Needs Python 3.11 (possessive
+quantifiers); :data:`AVAILABLE` says whether it can run.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from functools import lru_cache
+
+from . import reader as _me
+from . import reference as _reference
+from .charsets import char_class, ranges_of, regex_class
+from .levels import Level, xml_escape_text
+from .reader import (
+    BRACKET_OPENER_PATTERN,
+    MAX_LOOKAHEAD,
+    MAX_RUN,
+    OPENER_PATTERN,
+    Names,
+    atomic_opener,
+    is_alpha,
+    is_space,
+    may_hold_opener,
+    names_for,
+    readings,
+)
+from .reference import insert_after, undefang
+from .tokens import RESERVED_NAMES
+from .unicode_tables import SKIP_RANGES
+
+NAME = "fast"
+#: The fast path uses possessive quantifiers (``{0,n}+``), new in Python 3.11.
+AVAILABLE = sys.version_info >= (3, 11)
+__all__ = ["AVAILABLE", "NAME", "defang", "defang_body", "undefang"]
+
+
+_LT_REF_BODY = r"(?:lt|LT|\#[xX]0{0,6}3[cC]|\#0{0,6}60);"
+#: After ``&``: no character reference can start here, so ``&`` reads as itself.
+_AMP_PLAIN = r"(?=[\t\n\f <&;]|\Z)"
+_GT_REF_BODY = r"(?:gt|GT|\#[xX]0{0,6}3[eE]|\#0{0,6}62);"
+#: ASCII name characters and separators that ``_after_namespace`` reads past.
+#: Every non-ASCII character, as a class body.
+_NONASCII_RANGE = "\\x80-\\U0010ffff"
+_NS_RUN = r"[A-Za-z0-9_\-.\\]{0,33}+(?::|[^\x00-\x7f])"
+
+
+def _known_chars() -> list[str]:  # pragma: no mutate block
+    """Characters outside names whose behaviour the regexes model (ignorables come as ranges)."""
+    chars = {chr(c) for c in range(0xA0)} | {chr(c) for c in range(0xA0, 0x3001) if is_space(chr(c)) and _me.is_skip(chr(c))}
+    chars |= set(_me.SLASH_CHARS) | set(_me.PIPE_CHARS) | set(_me.GT_CHARS) | set(_me._BANG) | {"\ufffd"}
+    chars.discard("&")
+    return sorted(c for c in chars if not _me.is_ignorable(c) and ord(c) <= 0xFFFF)
+
+
+def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate block
+    """The ``danger`` or ``unsure`` lookaheads (after an opener; after a ``<`` for markup).
+
+    Inside a name only ASCII is modelled; any other character there is
+    ``unsure``. Before the name (the skip run after an opener) whitespace,
+    ignorables, controls, slashes and their look-alikes are modelled too.
+    """
+    # Only BMP skipped characters are modelled, so that every class compiles to a
+    # constant-time lookup table; astral ones (TAG characters...) are unsure.
+    bmp = [(lo, min(hi, 0xFFFF)) for lo, hi in SKIP_RANGES if lo <= 0xFFFF]
+    skipr = char_class(ranges_of(chr(c) for lo, hi in bmp for c in range(lo, hi + 1)))
+    ign = char_class(ranges_of(chr(c) for lo, hi in bmp for c in range(lo, hi + 1) if _me.is_ignorable(chr(c))))
+    known = _known_chars()
+    ascii_ = [c for c in known if ord(c) < 0x80]
+    nonascii = "[^\\x00-\\x7f]"
+    p1 = regex_class((c for c in known if _me.is_skip(c) or c in _me._SLASH or c in _me._BANG), skipr)
+    gap = regex_class(c for c in ascii_ if _me.is_skip(c))
+    gtskip = regex_class((c for c in known if _me.is_skip(c) or c in _me._SLASH), skipr)
+    wi = regex_class((c for c in known if is_space(c) or _me.is_ignorable(c)), ign)
+
+    def skip1(c: str) -> bool:
+        return _me.is_skip(c) or c in _me._SLASH or c in _me._BANG
+
+    pipe = regex_class(c for c in known if not skip1(c) and c in _me._PIPE)
+    gt = regex_class(c for c in known if not (_me.is_skip(c) or c in _me._SLASH) and c in _me._GT)
+    by_part: dict[str, list[str]] = {}
+    for c in ascii_:
+        if _me.is_skip(c):
+            continue
+        for part in readings(c):
+            by_part.setdefault(part, []).append(c)
+    letters = [(p, regex_class(cs)) for p, cs in sorted(by_part.items())]
+    letters.append((readings("<")[0], f"&{_LT_REF_BODY}"))
+    letters.append((readings("&")[0], f"&{_AMP_PLAIN}"))
+    colonish = regex_class(c for c in ascii_ if any(r.endswith(":") for r in readings(c)))
+
+    def live(s: str) -> bool:
+        return not names.reserved_match(s) and (names.viable(s) or s in names.tokens)
+
+    # Bound the characters a fast decision reads so that MAX_LOOKAHEAD is never reached.
+    depth = 1 + max(len(x) for x in (*names.reserved, *names.tokens))
+    budget = MAX_LOOKAHEAD - 1 - (MAX_RUN - 1) - (MAX_RUN + 1)
+    run = min(MAX_RUN - 1, budget // depth - 1)
+    if run < 1:  # pragma: no cover - names too long for the fast path
+        raise ValueError("reserved names too long for the fast path")
+
+    gt_d = f"(?:{gtskip}{{0,{MAX_RUN - 1}}}+(?:{gt}|&{_GT_REF_BODY})|{gtskip}{{{MAX_RUN}}}[\\s\\S])"
+    gt_u = f"(?:(?!{gtskip}{{{MAX_RUN}}}){gtskip}{{0,{MAX_RUN - 1}}}+(?:&(?!{_GT_REF_BODY})|{nonascii}))"
+    # A namespace prefix is read past only after a letter or digit (``modeleye._stops_reading``).
+    point_u = f"(?:&(?!{_LT_REF_BODY}|{_AMP_PLAIN})|{nonascii}|{colonish}|[A-Za-z0-9]{_NS_RUN})"
+    point_first = {"&", *(c for c in ascii_ if any(r.endswith(":") for r in readings(c))), *map(chr, range(0x30, 0x3A))}
+    point_first |= {chr(c) for c in (*range(0x41, 0x5B), *range(0x61, 0x7B))}
+    first_of = {p: set(cs) for p, cs in by_part.items()}
+    first_of.setdefault(readings("<")[0], set()).add("&")
+    first_of.setdefault(readings("&")[0], set()).add("&")
+    want_d = kind == "danger"
+    memo: dict[str, str | None] = {}
+
+    def state(s: str) -> str | None:
+        if s in memo:
+            return memo[s]
+        alts: list[str] = [] if want_d else [point_u]
+        starts: set[str] = set() if want_d else set(point_first)
+        for p, chars in letters:
+            new = s + p
+            if names.reserved_match(new):
+                if want_d:
+                    alts.append(chars)
+                    starts |= first_of.get(p, set())
+                continue
+            if not live(new):
+                continue
+            nxt: list[str] = []
+            if new in names.tokens:
+                nxt.append(gt_d if want_d else gt_u)
+            if names.viable(new):
+                sub = state(new)
+                if sub:
+                    nxt.append(sub)
+            if nxt:
+                alts.append(f"{chars}(?:{'|'.join(nxt)})")
+                starts |= first_of.get(p, set())
+        # One class check before trying the alternatives (each starts with one of ``starts``).
+        guard = f"(?={regex_class(starts, '' if want_d else _NONASCII_RANGE)})"
+        if not alts:
+            out = None
+        elif want_d:
+            out = f"{gap}{{0,{run}}}+{guard}(?:{'|'.join(alts)})"
+        else:
+            out = f"(?:{gap}{{{run + 1}}}|{gap}{{0,{run}}}+{guard}(?:{'|'.join(alts)}))"
+        memo[s] = out
+        return out
+
+    first = state("") or "(?!)"
+    if want_d:
+        start = f"{pipe}|{first}" if names.pipes else first
+        after = f"\\\\|{p1}{{{MAX_RUN}}}|{p1}{{0,{MAX_RUN - 1}}}+(?:{start})"
+        alpha = regex_class(c for c in known if not (is_space(c) or _me.is_ignorable(c)) and (is_alpha(c) or c in "/!?"))
+        mk = f"{wi}{{0,{MAX_RUN - 1}}}+{alpha}|{wi}{{{MAX_RUN}}}[\\s\\S]"
+    else:
+        no_pipe = f"(?!{pipe})" if names.pipes else ""
+        after = f"(?!\\\\)(?!{p1}{{{MAX_RUN}}}){p1}{{0,{MAX_RUN - 1}}}+{no_pipe}{first}"
+        mk = f"(?!{wi}{{{MAX_RUN}}}){wi}{{0,{MAX_RUN - 1}}}+{nonascii}"
+    return after, mk
+
+
+@lru_cache(maxsize=32)
+def _fast_regex(names: Names, markup: bool) -> re.Pattern[str]:
+    """One regex matching every opener that is certainly dangerous or unsure.
+
+    A match with ``lastgroup`` ``None`` is dangerous; ``"u"`` means unsure
+    (decide with the reference check).
+    """
+    after_d, mk_d = _lookahead(names, "danger")
+    after_u, mk_u = _lookahead(names, "unsure")
+    # The opener exactly as finditer reads it (its reference part atomic; the first
+    # character stays a plain class, so the regex engine keeps its first-character scan).
+    op = atomic_opener(OPENER_PATTERN)
+    pattern = f"{op}(?:(?={after_d})|(?={after_u})(?P<u>))"
+    if markup:
+        pattern = f"{pattern}|<(?:(?={mk_d})|(?={mk_u})(?P<v>))"
+    return re.compile(pattern)
+
+
+@lru_cache(maxsize=4)
+def _bracket_prefilter(names: Names) -> re.Pattern[str]:  # pragma: no mutate block
+    """Bracket openers that :func:`read_bracket` must look at (a superset of the dangerous ones).
+
+    After the opener and at most ``MAX_RUN - 1`` skipped ASCII characters or slashes, the
+    first :data:`_PREFILTER_DEPTH` letters of a bracket token name through their ASCII
+    readings (skipped ASCII characters allowed between them), where any non-ASCII
+    character, ``&`` or run of ``MAX_RUN`` skipped characters counts as a possible
+    continuation. So ``list[i]`` or ``[x]`` in code needs no Python reading, while
+    ``[INST``, ``[ins`` or ``[\u200b`` gets one.
+    """
+    skip = [chr(c) for c in range(0x80) if _me.is_skip(chr(c))]
+    lead = regex_class([*skip, *(c for c in _me.SLASH_CHARS if ord(c) < 0x80)])
+    gap = regex_class(skip)
+    by_part: dict[str, list[str]] = {}
+    for c in map(chr, range(0x80)):
+        if c not in skip and c != "&":
+            for part in readings(c):
+                by_part.setdefault(part, []).append(c)
+    unsure = f"[^\\x00-\\x7f]|&|{gap}{{{MAX_RUN}}}"
+
+    def state(prefix: str, depth: int) -> str:
+        if depth == 0 or prefix in names.brackets:
+            return ""
+        alts = [
+            f"{regex_class(chars)}(?:{state(prefix + part, depth - 1)})"
+            for part, chars in sorted(by_part.items())
+            if prefix + part in names._blive
+        ]
+        body = "|".join([unsure, *alts])
+        return f"(?:{gap}{{{MAX_RUN}}}|{gap}{{0,{MAX_RUN - 1}}}+(?:{body}))"
+
+    first = state("", _PREFILTER_DEPTH).replace(gap, lead, 2)  # the run before the name may hold slashes
+    return re.compile(f"{_me.atomic_opener(BRACKET_OPENER_PATTERN)}(?={first})")
+
+
+#: Letters of a bracket token name the prefilter follows before asking the reader.
+_PREFILTER_DEPTH = 3
+
+
+def defang_brackets(text: str) -> str:
+    """:func:`envelock.eye.reference.defang_brackets` reading only the openers the prefilter finds."""
+    return _reference.defang_brackets(text, _bracket_prefilter(names_for()))
+
+
+def defang(text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+    """:func:`envelock._reference.defang` through the generated regexes; equal on every input."""
+    if not may_hold_opener(text):
+        text = defang_brackets(text)
+        return xml_escape_text(text) if level == "xml" else text
+    names = names_for(reserved)
+    markup = level != "reserved"
+    ends = [
+        m.end()
+        for m in _fast_regex(names, markup).finditer(text)
+        if m.lastgroup is None or _reference.opener_needs_escape(text, m, names, markup)
+    ]
+    text = insert_after(text, ends)
+    text = defang_brackets(text)
+    if level == "xml":
+        text = xml_escape_text(text)
+    return text
+
+
+def defang_body(text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+    """:func:`defang` of a body in its rendered context (``escape.defang_body``)."""
+    return _reference.body_context(defang, text, level, reserved)

@@ -1,0 +1,64 @@
+"""Trust tiers, trust_of and the byte-stable HYGIENE_RULE."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from envelock import HYGIENE_RULE, Trust, defang, trust_of
+from envelock.eye.reader import reserved_tag_count
+
+# Pinned: changing the rule changes every system prompt that embeds it (and its cache key).
+HYGIENE_SHA256 = "e90a1989485434e16c067b6a8fa87658f9b050a81d684675dc657ab4fab0536f"
+
+
+def test_tiers_are_ordered() -> None:
+    assert Trust.SYSTEM_CONFIG > Trust.USER_AUTHORED > Trust.MODEL_INFERRED > Trust.EXTERNAL
+    assert [t.label for t in sorted(Trust, reverse=True)] == ["system-config", "user-authored", "model-inferred", "external"]
+
+
+@pytest.mark.parametrize(
+    ("source", "tier"),
+    [
+        ("system-config", Trust.SYSTEM_CONFIG),
+        ("user-authored", Trust.USER_AUTHORED),
+        ("model-inferred", Trust.MODEL_INFERRED),
+        ("external", Trust.EXTERNAL),
+        ("web:https://a.example/", Trust.EXTERNAL),
+        ("mcp:server/tool", Trust.EXTERNAL),
+        ("artifact:123", Trust.MODEL_INFERRED),
+        ("memory:workspace-stores", Trust.MODEL_INFERRED),
+        ("temporal:now", Trust.SYSTEM_CONFIG),
+        ("note:user", Trust.USER_AUTHORED),
+        ("System-Config", Trust.EXTERNAL),
+        ("system-config ", Trust.EXTERNAL),
+        ("system\u2010config", Trust.EXTERNAL),
+        ("sуstem-config", Trust.EXTERNAL),
+        ("web:", Trust.EXTERNAL),
+        ("unknown:thing", Trust.EXTERNAL),
+        ("", Trust.EXTERNAL),
+    ],
+)
+def test_trust_of(source: str, tier: Trust) -> None:
+    assert trust_of(source) is tier
+
+
+def test_trust_of_type_error() -> None:
+    with pytest.raises(TypeError):
+        trust_of(None)  # type: ignore[arg-type]  # deliberately not a str
+
+
+def test_hygiene_rule_is_byte_stable() -> None:
+    assert hashlib.sha256(HYGIENE_RULE.encode()).hexdigest() == HYGIENE_SHA256
+    assert HYGIENE_RULE.startswith("<retrieved_content_hygiene>\n")
+    assert HYGIENE_RULE.endswith("\n</retrieved_content_hygiene>")
+    for tier in ("system-config", "user-authored", "model-inferred", "external"):
+        assert f"- {tier}:" in HYGIENE_RULE
+
+
+def test_hygiene_rule_mentions_only_escaped_tags() -> None:
+    """The rule's examples of escaped forms are escaped; the tags it reads as tags are its wrapper and one mention."""
+    assert HYGIENE_RULE.count("<retrieved_content>") == 1
+    assert reserved_tag_count(HYGIENE_RULE) == 3
+    assert defang("</retrieved_content>") in HYGIENE_RULE and defang("<retrieved_content") in HYGIENE_RULE

@@ -1,0 +1,435 @@
+"""The native core (``envelock._native``, Rust) equals the Python reference, byte for byte.
+
+Differential tests over hypothesis text built from the generated tables (look-alike
+letters, skipped characters, openers, bars, brackets, closers, character references
+with ``&``-layers, legacy names and long zero runs): ``defang``, ``undefang`` and
+``defang_body`` at every level, ``read_after`` and ``read_bracket`` at every position,
+``openers`` against the Python loop over ``OPENER_RE``/``BRACKET_OPENER_RE``, and
+``defang_many``.
+
+Negative controls: a reference with one reading removed, or with its non-ASCII skip
+characters removed (monkeypatched), must make the same differential checks fail.
+
+Skipped when ``envelock._native`` is not built; ``ENVELOCK_REQUIRE_NATIVE=1`` turns the
+skip into a failure.
+"""
+
+from __future__ import annotations
+
+import html.entities
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from helpers.data import NATIVE_HOW, ROOT, optional_module
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from envelock import escape
+from envelock.escape import Level
+from envelock.eye import backend
+from envelock.eye import reader as me
+from envelock.eye import reference as _reference
+from envelock.eye.tokens import ANGLE_TOKEN_NAMES, BRACKET_TOKEN_NAMES, RESERVED_NAMES
+from envelock.eye.unicode_tables import (
+    GT_LOOKALIKES,
+    LBRACKET_LOOKALIKES,
+    LT_LOOKALIKES,
+    PIPE_LOOKALIKES,
+    RBRACKET_LOOKALIKES,
+    READINGS,
+    SKIP_RANGES,
+    SLASH_LOOKALIKES,
+)
+
+optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
+from envelock import _native  # noqa: E402 -- after the check, which skips (or fails in CI) without the core
+
+LEVELS: tuple[Level, ...] = ("reserved", "markup", "xml")
+CUSTOM = ("memory", "retrieved_content", "t\u043eol")
+
+# ---------------------------------------------------------------------------
+# The reference, as the oracle
+# ---------------------------------------------------------------------------
+
+
+def ref_defang(text: str, level: Level, reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+    return _reference.defang(text, level, reserved)
+
+
+def ref_undefang(text: str, level: Level) -> str:
+    return _reference.undefang(text, level)
+
+
+def ref_defang_body(text: str, level: Level, reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+    with backend.use("reference"):
+        return escape.defang_body(text, level=level, reserved=reserved)
+
+
+def ref_undefang_body(text: str, level: Level) -> str:
+    with backend.use("reference"):
+        return escape.undefang_body(text, level=level)
+
+
+def _names(reserved: tuple[str, ...], tokens: bool, pipes: bool) -> me.Names:
+    names = me.names_for(reserved)
+    if tokens and pipes:
+        return names
+    return me.Names(names.reserved, names.tokens if tokens else (), pipes)
+
+
+def ref_read_after(text: str, pos: int, reserved: tuple[str, ...], tokens: bool = True, pipes: bool = True) -> tuple[Any, ...]:
+    r = me.read_after(text, pos, _names(reserved, tokens, pipes))
+    return (r.kind, r.name, r.slash, r.end)
+
+
+def ref_read_bracket(text: str, pos: int) -> tuple[Any, ...]:
+    r = me.read_bracket(text, pos, me.names_for())
+    return (r.kind, r.name, r.slash, r.end)
+
+
+def ref_openers(text: str, reserved: tuple[str, ...]) -> list[tuple[Any, ...]]:
+    """The Python loop the scanner runs: every opener whose reading is not none or that is followed by ``\\``."""
+    names = me.names_for(reserved)
+    out: list[tuple[Any, ...]] = []
+    readers: tuple[tuple[str, Any, Callable[[str, int, me.Names], me.Reading]], ...] = (
+        ("angle", me.OPENER_RE, me.read_after),
+        ("bracket", me.BRACKET_OPENER_RE, me.read_bracket),
+    )
+    for family, regex, read in readers:
+        for m in regex.finditer(text):
+            r = read(text, m.end(), names)
+            if r.kind != "none" or text[m.end() : m.end() + 1] == "\\":
+                out.append((m.start(), m.end(), r.kind, r.name, r.slash, r.end, family))
+    out.sort(key=lambda o: o[0])
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Text built from the generated tables
+# ---------------------------------------------------------------------------
+
+_LETTERS = sorted(chr(cp) for cp in READINGS)
+_SKIPS = [chr(cp) for lo, hi in SKIP_RANGES for cp in range(lo, hi + 1)]
+_STRUCTURE = [
+    chr(c)
+    for c in (*LT_LOOKALIKES, *GT_LOOKALIKES, *SLASH_LOOKALIKES, *PIPE_LOOKALIKES, *LBRACKET_LOOKALIKES, *RBRACKET_LOOKALIKES)
+]
+_NAMES = [*RESERVED_NAMES, *ANGLE_TOKEN_NAMES, *BRACKET_TOKEN_NAMES, "RETRIEVED_CONTENT", "externaI_content", "im_end"]
+_ENTITIES = sorted(html.entities.html5)
+FRAGMENTS = [
+    "<", "</", "<\\", "[", "[/", "[\\", "]", ">", "|", "/", "\\", "!", "?", ":", "ns:", "a:", "<:", " ", "\n", "\t",
+    "&", "&lt;", "&lt", "&LT", "&LTfoo", "&Lt;", "&ltcc;", "&ltcc;\\", "&lang;", "&#60;", "&#x3c;", "&#X3C", "&#0060",
+    "&#38;lt;", "&#x26;lt;", "&amplt;", "&amp;lt;", "&AMP;GT;", "&amp;amp;lt;", "&amp", "&ampx", "&gt;", "&gt",
+    "&lsqb;", "&#91;", "&#x5B;", "&verbar;", "&vert;", "&#124;", "&#47;", "&sol;", "&#1;", "&#0;", "&#13;", "&#x80;",
+    "&#xD800;", "&#1114112;", "&#123456789", "&#;", "&#x;", "&nosuch;", "&notit;", "&fjlig;", "&ThickSpace;", "&nvlt;",
+    "retrieved", "_content", "content", "RETRI\u0395VED", "r\u0435trieved", "\u0435", "INST", "inst", "s>", "sys",
+    "<|im_end|>", "</s>", "[INST]", "<think>", "<seed:think>", "\u200b", "\u2800", "\u0336", "\u2014", "\uff1c",
+    "\uff5c", "\uff3b", "\u27e6", "\U000e0041",
+]
+
+
+def _numeric(zeros: int, cp: int, hexa: bool, semi: bool) -> str:
+    digits = f"{cp:x}" if hexa else str(cp)
+    return "&#" + ("x" if hexa else "") + "0" * zeros + digits + (";" if semi else "")
+
+
+numeric_refs = st.builds(
+    _numeric,
+    st.sampled_from([0, 1, 2, 16, 255, 256, 257, 300]),
+    st.one_of(
+        st.sampled_from([ord(c) for c in me.LT_CHARS + me.LBRACKET_CHARS + me.GT_CHARS + me.PIPE_CHARS + "&/ \u200b"]),
+        st.integers(0, 0x110010),
+    ),
+    st.booleans(),
+    st.booleans(),
+)
+amp_layers = st.builds(
+    lambda layers, final: "&" + "".join(layers) + final,
+    st.lists(st.sampled_from(["amp;", "amp", "AMP;", "aMp", "#38;", "#0038", "#x26;", "#X026", "#x0026;"]), max_size=17),
+    st.sampled_from(["lt;", "lt", "LT", "gt;", "GT", "lsqb;", "#60;", "#x3C", "ltcc;", "lang;", "Lt;", "verbar;", "#91", "x"]),
+)
+fragment = st.one_of(
+    st.sampled_from(FRAGMENTS),
+    st.sampled_from(_NAMES),
+    st.sampled_from(_LETTERS),
+    st.sampled_from(_SKIPS),
+    st.sampled_from(_STRUCTURE),
+    st.sampled_from(_ENTITIES).map(lambda n: "&" + n),
+    numeric_refs,
+    amp_layers,
+    st.text(st.characters(codec="utf-8"), max_size=3),
+)
+eye_text = st.lists(fragment, max_size=30).map("".join)
+#: Long skip runs and long texts: the MAX_RUN / MAX_LOOKAHEAD bounds.
+padded_text = st.builds(
+    lambda a, pad, n, b: a + pad * n + b,
+    eye_text,
+    st.sampled_from([" ", "\u200b", "/", "\\", "&#32;", "&#x200b;", "_", "\u2800", "a"]),
+    st.sampled_from([30, 31, 32, 33, 63, 64, 200, 255, 256, 257]),
+    eye_text,
+)
+any_text = st.one_of(eye_text, eye_text, padded_text)
+reserved_sets = st.sampled_from([RESERVED_NAMES, CUSTOM])
+
+DIFF = settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], deadline=None)
+
+# ---------------------------------------------------------------------------
+# The checks (also run by the negative controls)
+# ---------------------------------------------------------------------------
+
+
+def check_defang(text: str, reserved: tuple[str, ...]) -> None:
+    for level in LEVELS:
+        want = ref_defang(text, level, reserved)
+        assert _native.defang(text, level, reserved) == want, (level, text)
+        body = ref_defang_body(text, level, reserved)
+        assert _native.defang_body(text, level, reserved) == body, (level, text)
+        assert _native.undefang_body(body, level) == ref_undefang_body(body, level), (level, body)
+        assert _native.undefang_body(text, level) == ref_undefang_body(text, level), (level, text)
+        assert _native.undefang(want, level) == ref_undefang(want, level), (level, want)
+        assert _native.undefang(text, level) == ref_undefang(text, level), (level, text)
+
+
+def check_readings(text: str, reserved: tuple[str, ...]) -> None:
+    for pos in range(len(text) + 1):
+        for tokens, pipes in ((True, True), (False, False)):
+            got = _native.read_after(text, pos, reserved, tokens, pipes)
+            assert got == ref_read_after(text, pos, reserved, tokens, pipes), (pos, tokens, pipes, text)
+        assert _native.read_bracket(text, pos) == ref_read_bracket(text, pos), (pos, text)
+
+
+def check_openers(text: str, reserved: tuple[str, ...]) -> None:
+    assert _native.openers(text, reserved) == ref_openers(text, reserved), text
+
+
+# ---------------------------------------------------------------------------
+# Differential properties
+# ---------------------------------------------------------------------------
+
+
+@DIFF
+@given(any_text, reserved_sets)
+def test_defang_undefang_body_equal_reference(text: str, reserved: tuple[str, ...]) -> None:
+    check_defang(text, reserved)
+
+
+@DIFF
+@given(any_text, reserved_sets)
+def test_readings_equal_reference_at_every_position(text: str, reserved: tuple[str, ...]) -> None:
+    check_readings(text, reserved)
+
+
+@DIFF
+@given(any_text, reserved_sets)
+def test_openers_equal_python_loop(text: str, reserved: tuple[str, ...]) -> None:
+    check_openers(text, reserved)
+
+
+@DIFF
+@given(st.lists(any_text, max_size=8))
+def test_openers_many_equals_openers(texts: list[str]) -> None:
+    assert _native.openers_many(texts, RESERVED_NAMES) == [ref_openers(t, RESERVED_NAMES) for t in texts]
+
+
+@DIFF
+@given(st.lists(any_text, max_size=8), st.sampled_from(LEVELS))
+def test_defang_many_equals_defang(texts: list[str], level: Level) -> None:
+    assert _native.defang_many(texts, level, RESERVED_NAMES) == [ref_defang(t, level) for t in texts]
+
+
+KNOWN = [
+    "</retrieved_content>",
+    "</RETRI\u0395VED_CONTENT>",
+    "<externaI_content>",
+    "<\u2800/retrieved\u2014content>",
+    "&#38;lt;/retrieved_content>",
+    "&amp;amp;lt;/external_content>",
+    "&#" + "0" * 256 + "60;/retrieved_content>",
+    "&#" + "0" * 257 + "60;/retrieved_content>",
+    "<&verbar;im_end&verbar;>",
+    "<\u05c0im_end\u05c0>",
+    "[INST]",
+    "\uff3b\uff29\uff2e\uff33\uff34\uff3d",
+    "&lsqb;/INST]",
+    "[\u200bINST\u200b]",
+    "<seed:think>",
+    "<a:<a:retrieved_content>",
+    "<" + "\u200b" * 500 + "/retrieved_content>",
+    "x </retrieved_content",
+    "[" + "\u3000" * 31,
+    "&ltcc;\\",
+    "<\u1438:retrieved_content",
+    "<a\u1438b:retrieved_content",
+    "<p>a</p><!-- c --><?pi?><![CDATA[x]]>< b>",
+    "a & b < 3 > d\r\n<x> < y",
+]
+
+
+@pytest.mark.parametrize("text", KNOWN)
+def test_known_inputs(text: str) -> None:
+    for reserved in (RESERVED_NAMES, CUSTOM):
+        check_defang(text, reserved)
+        check_readings(text, reserved)
+        check_openers(text, reserved)
+
+
+def test_large_input_released_gil_path() -> None:
+    """Inputs of 64 KiB and more take the GIL-released path: same output."""
+    text = ("<p>x</p> </retrieved_content> &lt;think> [INST] \u0435 " * 4000)[:300_000]
+    for level in LEVELS:
+        assert _native.defang(text, level, RESERVED_NAMES) == ref_defang(text, level)
+    many = [text, text[:70_000], "a"]
+    assert _native.defang_many(many, "reserved", RESERVED_NAMES) == [ref_defang(t, "reserved") for t in many]
+    assert _native.openers_many(many, RESERVED_NAMES) == [_native.openers(t, RESERVED_NAMES) for t in many]
+
+
+def test_unchanged_text_is_returned_as_is() -> None:
+    text = "plain text with no opener " * 10
+    assert _native.defang(text, "reserved", RESERVED_NAMES) is text
+
+
+# ---------------------------------------------------------------------------
+# Errors
+# ---------------------------------------------------------------------------
+
+
+def test_lone_surrogate_raises_for_the_fallback() -> None:
+    for call in (
+        lambda: _native.defang("\ud800</retrieved_content>", "reserved", RESERVED_NAMES),
+        lambda: _native.defang_body("\udc80", "xml", RESERVED_NAMES),
+        lambda: _native.undefang("\ud800", "reserved"),
+        lambda: _native.read_after("\ud800<x", 2, RESERVED_NAMES),
+        lambda: _native.read_bracket("[\ud800", 1),
+        lambda: _native.openers("\ud800", RESERVED_NAMES),
+        lambda: _native.defang_many(["ok", "\ud800"], "reserved", RESERVED_NAMES),
+        lambda: _native.openers_many(["ok", "\ud800"], RESERVED_NAMES),
+        lambda: _native.undefang_body("\ud800", "xml"),
+    ):
+        with pytest.raises(_native.SurrogateError):
+            call()
+    assert issubclass(_native.SurrogateError, ValueError)
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="level must be one of"):
+        _native.defang("x", "html", RESERVED_NAMES)  # type: ignore[arg-type]  # deliberately not a level
+    with pytest.raises(ValueError, match="empty skeleton"):
+        _native.defang("x", "reserved", ("\u200b",))
+    with pytest.raises(ValueError, match="empty skeleton"):
+        me.names_for(("\u200b",))
+    assert _native.read_after("<x", 99, RESERVED_NAMES) == ("none", "", False, 0)
+    assert _native.skeleton("RETRI\u0395VED-CONTENT") == me.skeleton("RETRI\u0395VED-CONTENT")
+
+
+# ---------------------------------------------------------------------------
+# Negative controls: a broken reference must make the differential checks fail
+# ---------------------------------------------------------------------------
+
+
+@contextmanager
+def _patched(name: str, value: object) -> Iterator[None]:
+    saved = getattr(me, name)
+    setattr(me, name, value)
+    me.names_for.cache_clear()
+    try:
+        yield
+    finally:
+        setattr(me, name, saved)
+        me.names_for.cache_clear()
+
+
+def _drop_reading(ch: str) -> dict[str, tuple[str, ...]]:
+    """The readings table with the readings of ``ch`` removed (it reads as itself)."""
+    return {c: r for c, r in me._READ.items() if c != ch}
+
+
+def _ascii_skips_only() -> frozenset[str]:
+    return frozenset(c for c in me._SKIP if c.isascii())
+
+
+CONTROLS: list[tuple[str, Callable[[], Any], str]] = [
+    ("cyrillic ie loses its reading", lambda: _patched("_READ", _drop_reading("\u0435")), "</r\u0435trieved_content>"),
+    ("no non-ASCII skip", lambda: _patched("_SKIP", _ascii_skips_only()), "</retrieved\u200b_content>"),
+]
+
+
+@pytest.mark.parametrize(("label", "mutant", "text"), CONTROLS, ids=[c[0] for c in CONTROLS])
+def test_negative_control_known_input(label: str, mutant: Callable[[], Any], text: str) -> None:
+    check_defang(text, RESERVED_NAMES)  # equal without the mutant
+    with mutant(), pytest.raises(AssertionError):
+        check_defang(text, RESERVED_NAMES)
+    with mutant(), pytest.raises(AssertionError):
+        check_readings(text, RESERVED_NAMES)
+    with mutant(), pytest.raises(AssertionError):
+        check_openers(text, RESERVED_NAMES)
+
+
+def test_negative_control_hypothesis_finds_the_mutant() -> None:
+    """The differential property itself, run under a mutant, must find a difference."""
+
+    @settings(
+        max_examples=300,
+        derandomize=True,
+        report_multiple_bugs=False,
+        database=None,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(st.tuples(eye_text, st.sampled_from([c for c in _SKIPS if not c.isascii()]), eye_text))
+    def prop(parts: tuple[str, str, str]) -> None:
+        before, skip, after = parts
+        check_defang(f"{before}</{skip}retrieved_content>{after}", RESERVED_NAMES)
+
+    with _patched("_SKIP", _ascii_skips_only()), pytest.raises(AssertionError):
+        prop()
+
+
+def test_replay_native_fuzz_corpus() -> None:
+    """Every seed of fuzz/corpus/native through the fuzz harness's check (no atheris needed)."""
+    import importlib
+    import sys
+
+    fuzz = ROOT / "fuzz"
+    if str(fuzz) not in sys.path:
+        sys.path.insert(0, str(fuzz))
+    harness = importlib.import_module("fuzz_native")
+    seeds = sorted((fuzz / "corpus" / "native").glob("*"))
+    assert seeds
+    for path in seeds:
+        harness.check(path.read_bytes())
+
+
+def test_body_context_round_trip() -> None:
+    """Once a reference bug (found by the cargo-fuzz round trip): defang_body judged the body followed by
+    '\\n<' and undefang read it alone, so a bracket reading that reached MAX_RUN through that '\\n' was
+    escaped and never unescaped. escape.undefang_body judges in the same context."""
+    body = "<[TOO" + " " * 31
+    native = _native.defang_body(body, "reserved", RESERVED_NAMES)
+    assert native == ref_defang_body(body, "reserved") != body  # the two implementations agree
+    assert escape.undefang_body(native, level="reserved") == body
+    assert _native.undefang_body(native, "reserved") == body
+    assert ref_undefang(native, "reserved") != body  # the plain undefang is not the inverse of defang_body
+
+
+def test_names_follow_insertion_order_in_both_implementations() -> None:
+    """Once a reference nondeterminism: read_after iterated its live states as a set, so when two states
+    completed different names on one character (U+0462 reads 'b' and 'e': <Ѣos> is <bos> or <eos>) the
+    name depended on PYTHONHASHSEED. Both now keep insertion order."""
+    import subprocess
+    import sys
+
+    code = (
+        "from envelock.eye import reader as me; r = me.read_after('<\\u0462os>', 1, me.names_for()); "
+        "print(r.kind, r.name, r.end)"
+    )
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}
+        ).stdout.strip()
+        for seed in range(6)
+    }
+    kind, name, _, end = _native.read_after("<\u0462os>", 1, RESERVED_NAMES)
+    assert seen == {f"{kind} {name} {end}"}

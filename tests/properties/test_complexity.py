@@ -1,0 +1,368 @@
+"""Complexity guard without a clock: the defang's Python-level work grows linearly.
+
+Work is counted, not timed: every piece the model's-eye lookahead decodes
+(``modeleye._decode_at``) and every per-opener Python check. On adversarial
+inputs of size n and 8n the count must satisfy ``work(8n) <= 8.5 * work(n) + c``
+(``c`` covers the openers near the end of the small text), and the work per
+input character must be small: ``work(8n) <= PER_CHAR * 8n``. The linear bound
+alone cannot see a reader that re-walks up to its budget after every opener
+(that is linear, with a constant of ``MAX_LOOKAHEAD``); the per-character bound does.
+The fast path's regexes have only bounded quantifiers (at most MAX_RUN skips,
+a trie of fixed depth), so their cost per opener is constant by construction.
+
+Negative controls: with the lookahead budget removed (``MAX_LOOKAHEAD`` huge) and
+a reading no longer ending at the next opener (``_stops_reading`` always false,
+the reader before that rule), a chain of namespace prefixes makes every opener
+read to the end of the text, and the linear check must fail; with the budget kept
+but the stop rule removed, every opener re-walks the budget, and the
+per-character check must fail.
+
+Prefaces with many envelopes or many problems (``verify_preface`` and
+``parse_preface``): work is the characters the text's own ``str`` methods walk
+(``find``, ``count``, ``rfind``, slices, ...; :class:`Walked` counts them), which
+is where the grammar, the line/column helper (``parse.LineIndex``) and the old
+per-problem newline count all do theirs. Same bound. Negative controls: the old
+per-problem computation (``count``/``rfind`` from offset 0) put back into
+``LineIndex.locate``, and the old eager per-envelope computation put back into
+verify's ``expected`` path, must each fail it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, ClassVar, SupportsIndex
+
+import pytest
+
+from envelock import EnvelopeBreach, PrefaceEntry, compose_preface, parse_preface, verify_preface
+from envelock.escape import Level
+from envelock.eye import reader as modeleye
+from envelock.types import LineIndex
+
+D = importlib.import_module("envelock.eye.reference")
+F = importlib.import_module("envelock.eye.fastpath")
+
+ADVERSARIAL: dict[str, Callable[[int], str]] = {
+    "lt": lambda n: "<" * n,
+    "conten": lambda n: ("</retrieved_conten" * n)[:n],
+    "ltref": lambda n: ("&lt;&#x3c;" * n)[:n],
+    "ignorables": lambda n: ("<\u200b\u200d/x " * n)[:n],
+    "close": lambda n: ("</retrieved_content>" * n)[:n],
+    "namespaces": lambda n: ("<a:" * n)[:n],
+    "padded": lambda n: (("<" + " " * 31 + "r" + "_" * 10 + "e") * n)[:n],
+    "fullwidth": lambda n: ("\uff1c\uff0fretrieved_conten" * n)[:n],
+    "refs": lambda n: ("<&#114;&#x65;t" * n)[:n],
+    "colons": lambda n: ("<:" * n)[:n],
+    "lookalike-accent": lambda n: ("\uff1c\u00e9" * n)[:n],
+    "lt-letter": lambda n: ("<a" * n)[:n],
+    # U+1438 CANADIAN SYLLABICS PA is an opener (it looks like <) and a letter: the reading does not stop at it.
+    "alnum-opener-ns": lambda n: ("\u1438a:" * n)[:n],
+}
+N = 600
+SLACK = modeleye.MAX_LOOKAHEAD**2 // 2
+#: Pieces decoded plus openers checked, per input character (the worst pattern is 4: ``<`` runs, reference defang).
+PER_CHAR = 8
+
+
+class _CountingPattern:
+    """A compiled regex whose ``finditer`` counts its pass over the text and the matches it yields
+    (the fast path's C work: bounded quantifiers, so one pass is linear by construction)."""
+
+    def __init__(self, pattern: re.Pattern[str], box: list[int]) -> None:
+        self.pattern, self.box = pattern, box
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        self.box[0] += len(text)  # one pass of the regex engine over the text
+        for m in self.pattern.finditer(text):
+            self.box[0] += 1
+            yield m
+
+
+@contextmanager
+def counting() -> Iterator[list[int]]:
+    """Count the defang's work: pieces the reader decodes, per-opener reference checks, and
+    every match of the fast path's generated regexes (opener and bracket prefilters)."""
+    box = [0]
+    real_decode = modeleye._decode_at
+    real_check: Callable[..., bool] = D.opener_needs_escape
+    real_fast = F._fast_regex
+    real_brackets = F._bracket_prefilter
+
+    def decode(text: str, i: int) -> tuple[str, int]:
+        box[0] += 1
+        return real_decode(text, i)
+
+    def check(*args: object, **kw: object) -> bool:
+        box[0] += 1
+        return real_check(*args, **kw)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(modeleye, "_decode_at", decode)
+    mp.setattr(D, "opener_needs_escape", check)
+    mp.setattr(F, "_fast_regex", lambda names, markup: _CountingPattern(real_fast(names, markup), box))
+    mp.setattr(F, "_bracket_prefilter", lambda names: _CountingPattern(real_brackets(names), box))
+    try:
+        yield box
+    finally:
+        mp.undo()
+
+
+def work(fn: Callable[[str], str], text: str) -> int:
+    with counting() as box:
+        fn(text)
+    return box[0]
+
+
+def linear(fn: Callable[[str], str], make: Callable[[int], str], n: int = N) -> tuple[bool, int, int]:
+    small, big = work(fn, make(n)), work(fn, make(8 * n))
+    # c: openers within MAX_LOOKAHEAD of the end of the small text read less than a full lookahead.
+    return big <= 8.5 * small + SLACK, small, big
+
+
+IMPLS = {"reference": D.defang, "fast": F.defang}
+
+
+@pytest.mark.parametrize("impl", sorted(IMPLS))
+@pytest.mark.parametrize("kind", sorted(ADVERSARIAL))
+@pytest.mark.parametrize("level", ["reserved", "markup"])
+def test_work_is_linear(impl: str, kind: str, level: Level) -> None:
+    ok, small, big = linear(lambda t: IMPLS[impl](t, level=level), ADVERSARIAL[kind])
+    assert ok, f"{impl}/{kind}: work({N})={small}, work({8 * N})={big}"
+
+
+@pytest.mark.parametrize("impl", sorted(IMPLS))
+@pytest.mark.parametrize("kind", sorted(ADVERSARIAL))
+@pytest.mark.parametrize("level", ["reserved", "markup"])
+def test_work_per_character_is_small(impl: str, kind: str, level: Level) -> None:
+    """Bounded, small work per opener: no re-walk of the lookahead after every opener of a run."""
+    big = work(lambda t: IMPLS[impl](t, level=level), ADVERSARIAL[kind](8 * N))
+    assert big <= PER_CHAR * 8 * N, f"{impl}/{kind}: {big / (8 * N):.1f} units of work per character"
+
+
+def test_reference_does_real_work() -> None:
+    """The counter sees the reference lookahead (else the guard would pass vacuously)."""
+    assert work(D.defang, ADVERSARIAL["conten"](N)) > N // 2
+
+
+@pytest.mark.skipif(not F.AVAILABLE, reason="the fast path needs Python 3.11+")
+@pytest.mark.parametrize("kind", sorted(ADVERSARIAL))
+def test_fast_path_work_is_seen(kind: str) -> None:
+    """The counter sees the fast path's own work (regex matches), so no adversarial case counts zero."""
+    text = ADVERSARIAL[kind](N)
+    assert work(F.defang, text) > 0, kind
+
+
+@pytest.mark.skipif(not F.AVAILABLE, reason="the fast path needs Python 3.11+")
+def test_control_a_quadratic_fast_path_is_caught() -> None:
+    """A fast path that re-runs its regex over the text before every match it finds is caught."""
+    names = modeleye.names_for()
+
+    def quadratic(text: str) -> str:
+        for m in F._fast_regex(names, False).finditer(text):
+            for _ in F._fast_regex(names, False).finditer(text[: m.end()]):
+                pass
+        return text
+
+    ok, small, big = linear(quadratic, ADVERSARIAL["close"])
+    assert not ok, f"a quadratic fast path passed: {small} -> {big}"
+
+
+def test_negative_control_unbounded_lookahead_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(modeleye, "MAX_LOOKAHEAD", 10**9)
+    monkeypatch.setattr(modeleye, "_stops_reading", lambda piece: False)
+    ok, small, big = linear(D.defang, ADVERSARIAL["namespaces"], 200)
+    assert not ok, f"an unbounded lookahead passed the linearity check: {small} -> {big}"
+    assert big > 30 * small
+
+
+def test_negative_control_rewalking_the_budget_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Budget kept, stop rule removed: linear, but every opener of a ``<a:`` run re-walks the lookahead."""
+    monkeypatch.setattr(modeleye, "_stops_reading", lambda piece: False)
+    big = work(D.defang, ADVERSARIAL["namespaces"](8 * N))
+    assert big > PER_CHAR * 8 * N, f"re-walking the lookahead after every opener passed: {big / (8 * N):.1f} per character"
+
+
+# -- prefaces with many envelopes or many problems -------------------------------------------
+
+
+class Walked(str):
+    """A text that counts the characters its own ``str`` methods walk into ``Walked.box``."""
+
+    box: ClassVar[list[int]] = [0]
+
+    def _span(self, start: SupportsIndex | None, end: SupportsIndex | None) -> tuple[int, int]:
+        s, e, _ = slice(start, end).indices(len(self))
+        return s, max(s, e)
+
+    def find(self, sub: str, start: SupportsIndex | None = None, end: SupportsIndex | None = None) -> int:
+        s, e = self._span(start, end)
+        r = str.find(self, sub, s, e)
+        Walked.box[0] += (r + len(sub) - s) if r >= 0 else e - s
+        return r
+
+    def rfind(self, sub: str, start: SupportsIndex | None = None, end: SupportsIndex | None = None) -> int:
+        s, e = self._span(start, end)
+        r = str.rfind(self, sub, s, e)
+        Walked.box[0] += (e - r) if r >= 0 else e - s
+        return r
+
+    def count(self, sub: str, start: SupportsIndex | None = None, end: SupportsIndex | None = None) -> int:
+        s, e = self._span(start, end)
+        Walked.box[0] += e - s
+        return str.count(self, sub, s, e)
+
+    def index(self, sub: str, start: SupportsIndex | None = None, end: SupportsIndex | None = None) -> int:
+        r = self.find(sub, start, end)
+        if r < 0:
+            raise ValueError("substring not found")
+        return r
+
+    def rindex(self, sub: str, start: SupportsIndex | None = None, end: SupportsIndex | None = None) -> int:
+        r = self.rfind(sub, start, end)
+        if r < 0:
+            raise ValueError("substring not found")
+        return r
+
+    def startswith(self, prefix: Any, start: SupportsIndex | None = None, end: SupportsIndex | None = None) -> bool:
+        Walked.box[0] += max(map(len, prefix)) if isinstance(prefix, tuple) else len(prefix)
+        return str.startswith(self, prefix, start, end)
+
+    def __getitem__(self, key: Any) -> str:
+        got = str.__getitem__(self, key)
+        Walked.box[0] += len(got)
+        return got
+
+    def _whole(name: str) -> Any:
+        def method(self: Walked, *args: Any, **kw: Any) -> Any:
+            Walked.box[0] += len(self)
+            return getattr(str, name)(self, *args, **kw)
+
+        return method
+
+    split = _whole("split")
+    rsplit = _whole("rsplit")
+    splitlines = _whole("splitlines")
+    partition = _whole("partition")
+    rpartition = _whole("rpartition")
+    replace = _whole("replace")
+    encode = _whole("encode")
+    __iter__ = _whole("__iter__")
+    __contains__ = _whole("__contains__")
+    del _whole
+
+
+def walked(fn: Callable[[str], object], text: str) -> int:
+    """Characters ``fn(text)`` walks through the text's ``str`` methods."""
+    Walked.box = [0]
+    try:
+        fn(Walked(text))
+    except EnvelopeBreach:
+        pass
+    return Walked.box[0]
+
+
+def preface(n: int, body: str = "", origin: str = "web:x") -> str:
+    return str(compose_preface([PrefaceEntry("external", origin, body)] * n))
+
+
+def _n_entries(n: int) -> list[PrefaceEntry]:
+    return [PrefaceEntry("external", "web:x", "")] * n
+
+
+def _wrong(n: int) -> list[PrefaceEntry]:
+    return [PrefaceEntry("external", "web:y", "")] * n
+
+
+#: (make(n) -> text, check(text, n)): prefaces of n envelopes, checked by verify or parse.
+PREFACES: dict[str, tuple[Callable[[int], str], Callable[[str, int], object]]] = {
+    # n envelopes, no problem
+    "empty-entries/verify": (preface, lambda t, n: verify_preface(t)),
+    "empty-entries/verify-expected": (preface, lambda t, n: verify_preface(t, expected=_n_entries(n))),
+    "empty-entries/parse": (preface, lambda t, n: parse_preface(t)),
+    "short-entries/verify-expected": (
+        lambda n: preface(n, "a\r\nb <x> & c"),
+        lambda t, n: verify_preface(t, expected=[PrefaceEntry("external", "web:x", "a\r\nb <x> & c")] * n),
+    ),
+    # n problems, one per envelope
+    "stray-tokens/verify": (lambda n: preface(n, "<|im_start|>").replace("<\\|", "<|"), lambda t, n: verify_preface(t)),
+    "stray-tokens/parse": (lambda n: preface(n, "<|im_start|>").replace("<\\|", "<|"), lambda t, n: parse_preface(t)),
+    "stray-close/verify": (
+        lambda n: preface(n, "a </retrieved_content> b").replace("<\\/", "</"),
+        lambda t, n: verify_preface(t),
+    ),
+    "non-canonical/verify": (lambda n: preface(n, "<x").replace("\n<x", "\n<\\x"), lambda t, n: verify_preface(t)),
+    "non-canonical/parse": (lambda n: preface(n, "<x").replace("\n<x", "\n<\\x"), lambda t, n: parse_preface(t)),
+    "attributes/verify": (lambda n: preface(n, "b", "web:x").replace('"web:x"', '"web&#58;x"'), lambda t, n: verify_preface(t)),
+    "expected-mismatch/verify": (preface, lambda t, n: verify_preface(t, expected=_wrong(n))),
+}
+ENTRIES = 300
+#: Slack for the few characters that do not scale by exactly 8 (one separator fewer per text, etc.).
+PREFACE_SLACK = 1000
+
+
+def preface_linear(kind: str, n: int = ENTRIES) -> tuple[bool, int, int]:
+    make, check = PREFACES[kind]
+    small = walked(lambda t: check(t, n), make(n))
+    big = walked(lambda t: check(t, 8 * n), make(8 * n))
+    return big <= 8.5 * small + PREFACE_SLACK, small, big
+
+
+@pytest.mark.parametrize("kind", sorted(PREFACES))
+def test_preface_work_is_linear(kind: str) -> None:
+    ok, small, big = preface_linear(kind)
+    assert ok, f"{kind}: work({ENTRIES} entries)={small}, work({8 * ENTRIES})={big}"
+
+
+@pytest.mark.parametrize("kind", [k for k in sorted(PREFACES) if not k.startswith(("empty-", "short-"))])
+def test_many_problem_prefaces_really_have_many_problems(kind: str) -> None:
+    """The many-problem inputs hold one problem per envelope (else the guard would pass vacuously)."""
+    make, _ = PREFACES[kind]
+    text = make(50)
+    wanted = _wrong(50) if kind.startswith("expected-") else None
+    problems = verify_preface(text, expected=wanted).problems
+    assert len(problems) >= 50, (kind, problems[:3])
+    assert len({p.offset for p in problems}) >= 50
+
+
+def test_walked_counts_the_line_column_pass() -> None:
+    """The counter sees the helper's work: the first lookup walks the whole text once, later ones nothing."""
+    text = preface(100)
+    Walked.box = [0]
+    index = LineIndex(Walked(text))
+    index.locate(len(text) // 2)
+    assert len(text) <= Walked.box[0] <= len(text) + 1
+    index.locate(len(text) - 1)
+    index.locate(3)
+    assert Walked.box[0] <= len(text) + 1
+
+
+def _old_locate(self: LineIndex, offset: int) -> tuple[int, int]:
+    """The computation ``_Scan.problem`` used before LineIndex: newlines counted from the start, per problem."""
+    text: str = self._text
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+@pytest.mark.parametrize("kind", ["stray-tokens/verify", "non-canonical/parse", "attributes/verify", "expected-mismatch/verify"])
+def test_negative_control_per_problem_newline_count_is_caught(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(LineIndex, "locate", _old_locate)
+    ok, small, big = preface_linear(kind, 100)
+    assert not ok, f"{kind}: the old quadratic line/column passed the linearity check: {small} -> {big}"
+    assert big > 20 * small
+
+
+def test_negative_control_eager_line_of_in_verify_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """verify's ``expected`` path used to locate every envelope from offset 0 before comparing, even when all match."""
+    verify = importlib.import_module("envelock.envelope.verify")
+    real = verify._expect
+
+    def old_expect(problems: list[Any], env: Any, *args: Any, lines: LineIndex, **kw: Any) -> None:
+        _old_locate(lines, env.offset)
+        real(problems, env, *args, lines=lines, **kw)
+
+    monkeypatch.setattr(verify, "_expect", old_expect)
+    ok, small, big = preface_linear("empty-entries/verify-expected", 100)
+    assert not ok, f"the old eager line_of passed the linearity check: {small} -> {big}"
+    assert big > 20 * small
