@@ -283,7 +283,8 @@ def download() -> None:
             continue
         dest.parent.mkdir(parents=True, exist_ok=True)
         if inp.registry == "pypi":
-            binary = ["--no-binary", ":all:"] if inp.filename.endswith(".tar.gz") else ["--only-binary", ":all:"]
+            # An sdist for the one package that ships only an sdist (its build tools may be wheels).
+            binary = ["--no-binary", inp.name] if inp.filename.endswith(".tar.gz") else ["--only-binary", ":all:"]
             subprocess.run(
                 [sys.executable, "-m", "pip", "download", "--no-deps", *binary, "-d", str(dest.parent), f"{inp.name}=={inp.version}"],
                 check=True,
@@ -850,8 +851,13 @@ GAPS = """\
   Whether the reader escapes them (and at which level) is its decision; the evidence column says what
   each name rests on.
 * **Families with no tokenizer file in a registry package** (GLM, MiniMax, Kimi, Granite, Gemma 2/3,
-  EXAONE, MiniCPM, Baichuan 2 beyond its SentencePiece base): their tokens come from templates only
-  (`template`/`hand` evidence). A registry package that ships their tokenizer files would add them.
+  EXAONE, MiniCPM, Baichuan 2, Nemotron-4): their tokens come from templates only (`template`/`hand`
+  evidence). The Baichuan vocabulary read here is Baichuan 1's, without the `<reserved_N>` role tokens
+  of Baichuan 2. A registry package that ships their tokenizer files would add them.
+* **Placeholder families seen only in part**: a pattern needs that many numbered tokens in the data.
+  Baichuan 2's `<reserved_106>`/`<reserved_107>` and Nemotron-4's `<extra_id_0>`/`<extra_id_1>` come
+  from hand-read templates only, so they are named tokens here, although the models reserve more
+  numbers of the same form.
 """
 
 
@@ -937,7 +943,7 @@ def render_doc(t: Tables) -> str:
         out.append(f"| {_md(e.token)} | {shape} | {_md(name)} | {e.evidence} | {cited} |")
     out += ["", "## Added tokens left out as text pieces", ""]
     for key, items in t.excluded.items():
-        sample = ", ".join(_md(x) for x, _ in items[:8])
+        sample = ", ".join(_md(x if x.strip() else repr(x)) for x, _ in items[:8])
         out.append(f"* {t.sources[key][1]} (`{key}`): {len(items)}, e.g. {sample}")
     out += ["", GAPS]
     return "\n".join(out)
