@@ -56,8 +56,10 @@ def test_placeholder_patterns() -> None:
         assert not any((sp[0], sp[2]) == (prefix, suffix) and lo <= sp[1] <= hi for sp in splits), pattern
 
 
-def test_tokenizer_tokens_are_all_covered() -> None:
-    assert all(_covered(t) for t in tt.TOKENIZER_TOKENS)
+def test_tokenizer_tokens_are_named_rows() -> None:
+    rows = {r[0]: r[3] for r in tt.TOKENS}
+    assert tt.TOKENIZER_TOKENS and all(rows[t] in ("control", "added") for t in tt.TOKENIZER_TOKENS)
+    assert {t for t, ev in rows.items() if ev in ("control", "added")} == set(tt.TOKENIZER_TOKENS)
 
 
 def test_tokens_the_reader_missed_are_in_the_tables() -> None:
