@@ -475,6 +475,8 @@ class ItemResult:
     classes: Counter[str]  # class -> backslashes
     details: Counter[str]  # "class | detail" -> backslashes
     unexplained: int  # backslashes inserted at reserved that no reading explains (or the reverse, negative)
+    escape_of_none: int  # escape-the-escape backslashes after an opener whose reading (past the backslash) is none
+    lookalikes: Counter[str]  # "U+XXXX c | what" -> look-alike openers (not '<', not a reference)
     examples: dict[str, list[str]]  # class -> "label:line: text"
     severities: Counter[str]
     rules: Counter[str]  # "severity rule" -> findings
@@ -498,6 +500,30 @@ class _Lines:
 
 def _context(text: str, start: int, end: int) -> str:
     return show(text[max(0, start - 24) : end + 24])
+
+
+_LOOKALIKE_RE = re.compile("[" + re.escape(_eye.LT_CHARS.replace("<", "")) + "]")
+
+
+def lookalike_census(text: str, escaped: set[int]) -> Counter[str]:
+    """Each ``<`` look-alike written as itself: how often, how often a letter follows it (past spaces
+    and today's skipped characters), and how often the defang escapes it."""
+    out: Counter[str] = Counter()
+    n = len(text)
+    for m in _LOOKALIKE_RE.finditer(text):
+        c = m.group()
+        key = f"U+{ord(c):04X} {c}"
+        out[f"{key} | all"] += 1
+        k = m.end()
+        while k < n and k - m.end() < LONG_RUN and _eye.is_skip(text[k]):
+            k += 1
+        if k < n and _eye.is_alpha(text[k]):
+            out[f"{key} | then a letter"] += 1
+            script = "ASCII" if text[k].isascii() else "non-ASCII"
+            out[f"{key} | then a letter ({script})"] += 1
+        if m.start() in escaped:
+            out[f"{key} | escaped"] += 1
+    return out
 
 
 def measure_long_runs(
@@ -596,6 +622,8 @@ def measure_item(
         escaped_bracket.add(start)
         note(_BRACKET_CLASS[reading.kind], f"{show(text[start:end])} {reading.name}".rstrip(), start, max(end, reading.end))
     unexplained = backslashes["reserved"] - sum(classes.values())
+    escape_of_none = sum(k for d, k in details.items() if d.startswith("escape-the-escape | ") and "(reading:" not in d)
+    lookalikes = lookalike_census(text, escaped_angle)
 
     long_runs: Counter[str] = Counter()
     long_examples: list[str] = []
@@ -628,6 +656,8 @@ def measure_item(
         classes,
         details,
         unexplained,
+        escape_of_none,
+        lookalikes,
         examples,
         severities,
         rules,
@@ -719,6 +749,24 @@ def aggregate(corpus: Corpus, results: list[SourceResult], sampled: int) -> dict
         if classes[cls]
     }
     out["reserved_unexplained"] = sum(it.unexplained for it in items)
+    sole: Counter[str] = Counter()
+    for it in items:
+        if len(it.classes) == 1:
+            sole.update(it.classes.keys())
+    for cls, d in out["reserved_why"].items():
+        d["sole_reason_files"] = sole[cls]
+    still = sum(1 for it in items if it.changed["reserved"] and it.backslashes["reserved"] - it.escape_of_none > 0)
+    out["what_if"] = {
+        "escape-the-escape only where the reading past the backslash is dangerous": {
+            "backslashes_removed": sum(it.escape_of_none for it in items),
+            "files_changed": still,
+            "pct": _pct(still, files),
+        }
+    }
+    looks: Counter[str] = Counter()
+    for it in items:
+        looks.update(it.lookalikes)
+    out["lookalike_openers"] = dict(sorted(looks.items()))
     sev: Counter[str] = Counter()
     rules: Counter[str] = Counter()
     for it in items:
@@ -975,11 +1023,31 @@ def render(report: dict[str, Any]) -> str:
                 f"   why, at reserved ({c['backslashes']['reserved']} backslashes; unexplained {c['reserved_unexplained']}):"
             )
             for cls, d in c["reserved_why"].items():
-                w.append(f"     {cls:<30}{d['backslashes']:>7} backslashes in {d['files']} files")
+                w.append(
+                    f"     {cls:<30}{d['backslashes']:>7} backslashes in {d['files']} files"
+                    f" ({d['sole_reason_files']} files changed for this reason only)"
+                )
                 for detail, k in d["top"][:8]:
                     w.append(f"         {k:>6}  {detail}")
                 for ex in d["examples"][:3]:
                     w.append(f"         e.g. {ex}")
+        for what, d in c["what_if"].items():
+            if d["backslashes_removed"]:
+                w.append(
+                    f"   what if {what}: {d['backslashes_removed']} fewer backslashes, {d['files_changed']} files changed ({d['pct']}%)"
+                )
+        looks = c["lookalike_openers"]
+        chars = sorted({k.split(" | ")[0] for k in looks}, key=lambda ch: -looks[f"{ch} | all"])
+        if chars:
+            w.append("   '<' look-alikes written as themselves (count / then a letter, non-ASCII / escaped at reserved):")
+            w.append(
+                "     "
+                + ";  ".join(
+                    f"{ch} {looks[ch + ' | all']}/{looks.get(ch + ' | then a letter', 0)},"
+                    f"{looks.get(ch + ' | then a letter (non-ASCII)', 0)}/{looks.get(ch + ' | escaped', 0)}"
+                    for ch in chars[:8]
+                )
+            )
         s = c["scan"]
         w.append(f"   scan: {s['by_severity']} ({s['files_with_errors']} files with errors)")
         for rule, k in list(s["by_rule"].items())[:12]:
