@@ -71,8 +71,8 @@ try:  # the reader and its tables, in the package layout that has them
     from envelock.eye import reader as _eye  # type: ignore[import-not-found,unused-ignore]
     from envelock.eye import unicode_tables as _tables  # type: ignore[import-not-found,unused-ignore]
 except ImportError:
-    from envelock import modeleye as _eye  # type: ignore[no-redef,unused-ignore]
-    from envelock import unicode_tables as _tables  # type: ignore[no-redef,unused-ignore]
+    from envelock.eye import reader as _eye
+    from envelock.eye import unicode_tables as _tables
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"

@@ -118,7 +118,7 @@ def test_encoding_duck_typed() -> None:
 
 
 def test_real_tiktoken_encoding() -> None:
-    from conftest import optional_module
+    from helpers.data import optional_module
 
     tiktoken = optional_module("tiktoken", require_env="ENVELOCK_REQUIRE_TOKENIZERS", how="pip install tiktoken")
     enc = tiktoken.Encoding(name="tiny", pat_str=r"\S+|\s+", mergeable_ranks={bytes([i]): i for i in range(256)},

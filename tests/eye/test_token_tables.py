@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import skip_unless_required
+from helpers.data import skip_unless_required
 
 from envelock.eye import token_tables as tt
 from envelock.eye.load_tokens import classify, split_number
@@ -76,7 +76,7 @@ def test_hand_read_names_are_kept() -> None:
     try:
         from envelock.eye import tokens  # type: ignore[attr-defined,unused-ignore]
     except ImportError:
-        from envelock import tokens  # type: ignore[no-redef,unused-ignore]
+        from envelock.eye import tokens as tokens
     # a namespace (<seed:cot_budget_reflect>) is read past, as the reader does
     names = {r[2].lower().rpartition(":")[2] for r in tt.TOKENS} | {t.lower() for t in tt.LITERAL_TOKENS}
     for name in tokens.ANGLE_TOKEN_NAMES:

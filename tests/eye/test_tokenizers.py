@@ -44,7 +44,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from conftest import optional_module, skip_unless_required  # noqa: E402
+from helpers.data import optional_module, skip_unless_required  # noqa: E402
 
 import envelock  # noqa: E402
 

@@ -11,8 +11,8 @@ composed between two trusted envelopes. Then:
   canary pair at the very start and end of the middle envelope's text (so
   nothing was swallowed, closed early, reordered or moved out);
 * at ``xml`` a strict, hardened XML parser (built here, independently of
-  :mod:`envelock.readers`) must give back every attribute and body exactly;
-* the library's own reader check (:func:`envelock.readers.reader_problems`) and
+  :mod:`envelock.envelope.lxml_readers`) must give back every attribute and body exactly;
+* the library's own reader check (:func:`envelock.envelope.lxml_readers.reader_problems`) and
   ``verify_preface`` with the entries as ``expected`` must be clean.
 
 At ``reserved`` no HTML/XML reader is claimed; the same bodies must still

@@ -26,7 +26,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from conftest import skip_unless_required
+from helpers.data import skip_unless_required
 
 from envelock import Finding, defang, scan_text
 
