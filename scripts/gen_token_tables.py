@@ -752,6 +752,95 @@ def _lit(s: str) -> str:
     return "".join(c if c.isprintable() or c in "\n" else f"\\u{ord(c):04x}" for c in r)
 
 
+#: Debian's word list (package ``wamerican`` 2020.12.07-2, a generator-only input): an ordinary word
+#: is one of its lower-case entries.
+WORDS_FILE = Path(os.environ.get("ENVELOCK_WORDS", "/usr/share/dict/american-english"))
+
+
+def ordinary_names() -> frozenset[str]:
+    """What benign text writes between ``<>`` or ``[]``: ordinary English words (lower-case entries of
+    :data:`WORDS_FILE`), HTML element names (``lxml.html.defs.tags``) and the names of Python's
+    ``typing`` module (``List[Dict]``)."""
+    import typing
+
+    import lxml.html.defs
+
+    if not WORDS_FILE.is_file():
+        raise SystemExit(f"{WORDS_FILE}: missing (apt-get install wamerican)")
+    words = {w.strip() for w in WORDS_FILE.read_text(encoding="utf-8").splitlines() if w.strip() == w.strip().lower()}
+    return frozenset(words | {t.lower() for t in lxml.html.defs.tags} | {n.lower() for n in typing.__all__})
+
+
+def reader_tables(t: Tables, rows: list[Entry]) -> dict[str, tuple[str, ...]]:
+    """The ``reader`` rule: which names the model's eye reads (any case, any disguise), and which
+    tokens are escaped only as a tokenizer matches them (exactly).
+
+    * Read by the eye: the names of :mod:`envelock.eye.tokens` (``CURATED_*``, measured on real text
+      before this generator), and every other ``<NAME>`` / ``[NAME]`` name that is not ordinary
+      (:func:`ordinary_names`): ``unk``, ``end_of_utterance``, ``用户``, ``AI``; the placeholder
+      families as patterns (``SPECIAL_#``); namespace tokens (``<dsml:``).
+    * Escaped exactly: the tokens of a tokenizer file whose name is ordinary (``<NAME>``, ``[IMG]``,
+      ``<pad>``), and the tokens with no opener the eye reads (``>>TITLE<<``, ``]~b]``, ``｜DSML｜``).
+    * A name only a chat template writes that is ordinary (``<tools>``, ``<name>``) is left out: text
+      writes it everywhere, and no tokenizer maps it to a control id.
+    """
+    curated = _curated()
+    ordinary = ordinary_names()
+
+    def plain(name: str) -> bool:
+        base = name.rstrip("|")
+        return base.isascii() and base.isalpha() and base.lower() in ordinary
+
+    angle: set[str] = set(curated["CURATED_ANGLE_TOKEN_NAMES"])
+    bracket: set[str] = set(curated["CURATED_BRACKET_TOKEN_NAMES"])
+    exact: set[str] = set()
+    namespaces: set[str] = set()
+    for e in rows:
+        shape, name = classify(e.token)
+        tokenizer = e.evidence in ("control", "added")
+        if shape in ("angle", "bracket"):
+            if not plain(name):
+                (angle if shape == "angle" else bracket).add(name)
+            elif tokenizer:
+                exact.add(e.token)
+        elif shape == "literal":
+            m = re.fullmatch(r"</?([A-Za-z][A-Za-z0-9_]*):", e.token)
+            if m:
+                namespaces.add(m.group(1))
+            elif e.evidence != "template":
+                exact.add(e.token)
+    angle_patterns: set[str] = set()
+    bracket_patterns: set[str] = set()
+    for _pat, prefix, suffix, *_ in t.patterns:
+        if prefix.startswith("<") and prefix[1:2] not in ("|", "\uff5c") and suffix == ">":
+            angle_patterns.add(prefix.lstrip("</"))
+        elif prefix.startswith("[") and prefix[1:2] not in ("|", "\uff5c") and suffix == "]":
+            bracket_patterns.add(prefix.lstrip("[/"))
+    # An exact token the eye already reads (``<think>``, ``<turn|>``) needs no second rule.
+    exact = {x for x in exact if not (classify(x)[0] == "angle" and classify(x)[1] in angle)}
+    exact = {x for x in exact if not (classify(x)[0] == "bracket" and classify(x)[1] in bracket)}
+    return {
+        "EYE_ANGLE_NAMES": tuple(sorted(angle)),
+        "EYE_BRACKET_NAMES": tuple(sorted(bracket)),
+        "EYE_ANGLE_PATTERNS": tuple(sorted(angle_patterns)),
+        "EYE_BRACKET_PATTERNS": tuple(sorted(bracket_patterns)),
+        "NAMESPACE_TOKEN_NAMES": tuple(sorted(namespaces)),
+        "EXACT_TOKENS": tuple(sorted(exact)),
+    }
+
+
+def _curated() -> dict[str, tuple[str, ...]]:
+    """The ``CURATED_*`` tuples of ``envelock/eye/tokens.py``, read without importing it (it imports
+    the module this generator writes)."""
+    tree = ast.parse((ROOT / "src" / "envelock" / "eye" / "tokens.py").read_text(encoding="utf-8"))
+    out: dict[str, tuple[str, ...]] = {}
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id.startswith("CURATED_"):
+            assert node.value is not None
+            out[node.target.id] = tuple(ast.literal_eval(node.value))
+    return out
+
+
 def render_module(t: Tables) -> str:
     src_ids = sorted(t.sources)
     idx = {s: i for i, s in enumerate(src_ids)}
@@ -811,6 +900,16 @@ def render_module(t: Tables) -> str:
           (tok for tok, _ in by_shape["literal"]))
     names("TOKENIZER_TOKENS", "Every named token a tokenizer file read here maps to one id (placeholder members: the patterns).",
           tokenizer_tokens)
+    docs = {
+        "EYE_ANGLE_NAMES": "The reader: ``<NAME>`` names the model's eye reads (reader rule, :func:`reader_tables`).",
+        "EYE_BRACKET_NAMES": "The reader: ``[NAME]`` names the model's eye reads.",
+        "EYE_ANGLE_PATTERNS": "The reader: ``<NAME#>`` placeholder prefixes (``#``: any decimal number).",
+        "EYE_BRACKET_PATTERNS": "The reader: ``[NAME#]`` placeholder prefixes.",
+        "NAMESPACE_TOKEN_NAMES": "The reader: namespaces that are tokens by themselves (``<dsml:``).",
+        "EXACT_TOKENS": "Escaped exactly as a tokenizer matches them (ordinary names, tokens with no opener).",
+    }
+    for key, values in reader_tables(t, rows).items():
+        names(key, docs[key], values)
     lines += [
         "",
         "#: mistral-common's built-in tekken special tokens for files of version v7 and before, which carry",

@@ -51,7 +51,18 @@ RUST_OUT = ROOT / "rust" / "envelock-core" / "src" / "tables.rs"
 
 #: The rules, as regexes over Unicode character names (and the categories they apply to).
 RULES = {
-    # Skipped like whitespace: every character of these general categories.
+    # What the eye reads past (SKIP_RANGES): by exclusion, so that a character with no rule keeps a
+    # reading alive instead of ending it (fail closed). Applied by skip_set().
+    "skip_by_exclusion": (
+        "ASCII: whitespace, controls and - _ . \\ only. Every other code point (assigned or not, private"
+        " use, surrogates) except the structural sets (openers, closers, slashes, bars, brackets, quotes,"
+        " !/? look-alikes) and letters/numbers (L* but Lm, N*): read past. One with a reading (READINGS)"
+        " keeps both: skipped or that letter. A letter in the narrow blank set, or whose UTS #39 prototype"
+        " is only skipped characters, is skipped too"
+    ),
+    # The narrow blank set (what renders as nothing, a space, a mark or a separator): what a reading
+    # strips, what the structural rules and the marker rules leave out. Every character of these
+    # general categories ...
     "skip_categories": "Zs Zl Zp Cc Cf Mn Mc Me Pd Pc",
     # ... and these names: blanks that are not Default_Ignorable, horizontal lines.
     "skip_names": (
@@ -98,13 +109,19 @@ RULES = {
     "letter_scripts": (
         r"LATIN|MATHEMATICAL|REGIONAL INDICATOR|DOUBLE-STRUCK|SCRIPT|BLACK-LETTER|FULLWIDTH|MODIFIER LETTER|CYRILLIC|GREEK"
     ),
-    # What datamarking treats as a blank between words: Python's whitespace, categories Zs Zl Zp, and
-    # the characters that render as a blank or as nothing between words (so that an attacker cannot
-    # space words with them and leave them unmarked). Not joiners, marks or variation selectors.
-    "blank_names": (
-        r"^(?:ZERO WIDTH SPACE|WORD JOINER|ZERO WIDTH NO-BREAK SPACE|MONGOLIAN VOWEL SEPARATOR"
-        r"|BRAILLE PATTERN BLANK|(?:HALFWIDTH )?HANGUL (?:CHOSEONG |JUNGSEONG )?FILLER|IDEOGRAPHIC HALF FILL SPACE"
-        r"|.* GAP FILLER(?:-\d)?|.* SPACE FILLER|EGYPTIAN HIEROGLYPH (?:FULL|HALF) BLANK)$"
+    # What datamarking treats as a blank between words: by the same exclusion, every character the
+    # eye reads past (so an attacker cannot join words with one and leave them unmarked), except what
+    # attaches to a neighbour (marks, joiners, variation selectors, modifier letters and symbols,
+    # emoji modifiers, TAG characters, bidi marks, the soft hyphen). The turn's marker is never one.
+    "blanks": (
+        "Python's whitespace, and every non-ASCII code point of SKIP_RANGES except categories L* N* Mn Mc Me"
+        " Sk Cs, U+00AD, U+061C, U+200C..U+200F and U+E0000..U+E007F"
+    ),
+    # Character references for openers and '&' layers (references(); html.unescape's WHATWG rules).
+    "references": (
+        "every HTML5 named reference (legacy names with or without ';', except where the text goes on"
+        " into a longer name) and numeric reference (Windows-1252 for 0x80..0x9F) whose value is one"
+        " opener followed only by skipped characters"
     ),
     # Letters of scripts written without spaces between words (UAX #14 classes ID and SA, from
     # names and widths): between two of them, interleaving may insert a marker.
@@ -115,7 +132,7 @@ RULES = {
     # What an explicit marker may be (spotlight.marker_problem decides with this table, so that every
     # interpreter accepts the same markers whatever its own Unicode version).
     "marker_allowed": (
-        "non-ASCII; categories P* S* Lm; not skipped, read as a letter, in a structural set or"
+        "non-ASCII; categories P* S* Lm; not in the narrow blank set, read as a letter, in a structural set or"
         " BANG_CHARACTERS, or an interleave letter; neither NFKC nor the UTS #39 prototype holds an ASCII"
         " letter, digit or one of <>&\"'\\/|[]!?:;#=`"
     ),
@@ -125,7 +142,7 @@ RULES = {
         "categories So Sm; U+00A1..U+27FF (the general symbol blocks, at most 3 UTF-8 bytes); bidi class ON;"
         " East_Asian_Width not W/F; not mirrored; no decomposition (NFD and NFKC are the character);"
         " not a source or a one-character prototype in confusables.txt; not the first code point of an"
-        " emoji sequence; not skipped, read as a letter, or in any structural set"
+        " emoji sequence; not in the narrow blank set, read as a letter, or in any structural set"
     ),
 }
 
@@ -234,6 +251,8 @@ class Tables:
         self.tags = parse_tag_sequences(udir / "emoji-sequences.txt")
         self.emoji_starts = parse_emoji_starts(udir / "emoji-sequences.txt")
         self.cps = list(assigned())
+        # What renders as nothing, a space, a mark or a separator (the narrow set the structural
+        # rules exclude, and what a reading strips); the eye's skip set is wider (see skip_set).
         self.skip = self._skip()
         self.readings = self._readings()
 
@@ -286,7 +305,7 @@ class Tables:
                 for y in {x, self.confuse(x), fold(self.confuse(x)), self.confuse(fold(x))}:
                     found.add(self.strip(fold(y)))
         name = ud.name(c, "")
-        if _LETTER_SCRIPT_RE.search(name) and not name.startswith(("TAG ", "COMBINING ")):
+        if _LETTER_SCRIPT_RE.search(name):  # also COMBINING and TAG letters: a reader may see the letter
             m = _LETTER_NAME_RE.search(name)
             if m:
                 found.add(m.group(1).lower())
@@ -304,8 +323,6 @@ class Tables:
         table: dict[int, list[str]] = {}
         for cp in self.cps:
             c = chr(cp)
-            if cp in self.skip:
-                continue
             rs = self.char_readings(c)
             if rs and rs != [c]:
                 table[cp] = rs
@@ -327,11 +344,16 @@ class Tables:
         return sorted(out)
 
 
-    def blanks(self, space: list[int]) -> list[int]:
-        """The ``blank_names`` rule (see :data:`RULES`), with Python's whitespace ``space``."""
-        pat = re.compile(RULES["blank_names"])
-        named = {cp for cp in self.cps if ud.category(chr(cp)) in ("Zs", "Zl", "Zp") or pat.match(ud.name(chr(cp), ""))}
-        return sorted(set(space) | named)
+    def blanks(self, space: list[int], eye_skip: set[int]) -> list[int]:
+        """The ``blanks`` rule (see :data:`RULES`), with Python's whitespace ``space``."""
+        attached = {0x00AD, 0x061C, *range(0x200C, 0x2010), *range(0xE0000, 0xE0080)}
+        cats = {"Mn", "Mc", "Me", "Sk", "Cs"}
+        read_past = {
+            cp
+            for cp in eye_skip
+            if cp >= 0x80 and cp not in attached and ud.category(chr(cp)) not in cats and ud.category(chr(cp))[0] not in "LN"
+        }
+        return sorted(set(space) | read_past)
 
     def interleave_letters(self) -> list[int]:
         """The ``interleave_letters`` rule (see :data:`RULES`)."""
@@ -362,6 +384,80 @@ class Tables:
                 continue
             out.append(cp)
         return out
+
+
+def skip_set(t: Tables, structural: set[int], readings: dict[int, list[str]]) -> tuple[set[int], dict[int, list[str]]]:
+    """The ``skip_by_exclusion`` rule: the eye's skip set and its readings (see :data:`RULES`).
+
+    ASCII keeps its explicit rules (whitespace, controls and ``- _ . \\`` are skipped; every other
+    ASCII character reads as itself or its letter). Every other code point, assigned or not, is
+    read past unless it is structural or a letter or number: a character the eye has no rule for
+    keeps a reading alive instead of ending it. A mark, symbol, punctuation, format character or
+    modifier letter with a reading keeps both: skipped, or read as that letter (``""`` among its
+    readings). A letter or number is read as its readings or as itself, except the blank letters of
+    the narrow set (``HANGUL FILLER``) and letters whose UTS #39 prototype is only skipped characters.
+    """
+    skip: set[int] = set()
+    out = dict(readings)
+    for cp in range(0x80):
+        if cp in t.skip:
+            skip.add(cp)
+    for cp in range(0x80, 0x110000):
+        if cp in structural:
+            continue
+        c = chr(cp)
+        cat = ud.category(c)
+        if cat[0] in "LN" and cat != "Lm":
+            proto = t.conf.get(cp, "")
+            if cp in t.skip or (cp not in out and proto and all(ord(x) in t.skip or ord(x) >= 0x80 and _skippable(x, structural) for x in proto)):
+                skip.add(cp)
+                out.pop(cp, None)
+            continue
+        if cp in out:
+            out[cp] = [*out[cp], ""]
+        else:
+            skip.add(cp)
+    return skip, out
+
+
+def references(chars: str, eye_skip: set[int]) -> tuple[list[tuple[str, bool, tuple[str, ...]]], list[int]]:
+    """The ``references`` rule: every character reference that decodes, as ``html.unescape`` (the
+    WHATWG rules) decodes it, to one of ``chars`` followed only by skipped characters.
+
+    Named: ``(name, legacy, exclusions)``, longest first. A legacy name (one the HTML5 table lists
+    without ``;``) is read with or without ``;``, except where the text goes on into a longer name
+    (``exclusions``: ``&ltimes;`` is U+22C9, not ``<`` + ``imes;``). Numeric: the code points, and
+    the numbers 0x80..0x9F that map through Windows-1252 onto one of ``chars`` (``&#139;`` is U+2039).
+    """
+    import html
+    import html.entities
+
+    html5 = html.entities.html5
+
+    def wanted(value: str) -> bool:
+        return bool(value) and value[0] in chars and all(ord(c) in eye_skip for c in value[1:])
+
+    named: list[tuple[str, bool, tuple[str, ...]]] = []
+    for key, value in html5.items():
+        if not wanted(value):
+            continue
+        if key.endswith(";"):
+            if key[:-1] not in html5:
+                named.append((key[:-1], False, ()))
+        else:
+            longer = {k[len(key) :] for k in html5 if k.startswith(key) and k not in (key, key + ";")}
+            # A longer legacy name wins as a prefix of any text; a longer name with ';' only when whole.
+            named.append((key, True, tuple(sorted(longer, key=lambda x: (-len(x), x)))))
+    named.sort(key=lambda r: (-len(r[0]), r[0]))
+    invalid = html._invalid_charrefs  # type: ignore[attr-defined]
+    numeric = sorted({ord(c) for c in chars} | {n for n, v in invalid.items() if 0x80 <= n <= 0x9F and wanted(v)})
+    return named, numeric
+
+
+def _skippable(c: str, structural: set[int]) -> bool:
+    """Is ``c`` (a non-ASCII prototype character) a mark, symbol, punctuation, separator or other
+    character the eye reads past? (Not a modifier letter: U+4E00's prototype is U+30FC.)"""
+    return ord(c) not in structural and ud.category(c)[0] in "MPSZC"
 
 
 def _bar_shaped(c: str) -> bool:
@@ -403,6 +499,7 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
     readings = {cp: rs for cp, rs in t.readings.items() if cp not in set(lt) | set(gt) | set(lbr) | set(rbr) | set(slash)}
     structural = {c for cps in sets.values() for c in cps} | set(quote) | set(bang)
     markers = t.marker_candidates(structural)
+    eye_skip, eye_readings = skip_set(t, structural, readings)
 
     # UTS #39 confusables whose prototype folds to printable ASCII (kept as data for tests).
     to_ascii: dict[int, str] = {}
@@ -437,9 +534,9 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
     alnum = [cp for cp, c in cats.items() if c[0] in "LN"]
     # Python's str.isspace: bidirectional class WS, B or S, or category Zs.
     space = [cp for cp, c in cats.items() if c == "Zs" or ud.bidirectional(chr(cp)) in ("WS", "B", "S")]
-    blank = t.blanks(space)
-    if set(blank) & (set(t.interleave_letters()) | set(allowed)):
-        raise SystemExit("a blank is also an interleave letter or an allowed marker")
+    blank = t.blanks(space, eye_skip)
+    if set(blank) & set(t.interleave_letters()):
+        raise SystemExit("a blank is also an interleave letter")
 
     rules_doc = "".join(f"* ``{k}``: ``{v}``\n" for k, v in RULES.items())
     lines = [
@@ -464,11 +561,11 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         fmt_ranges(t.ign),
         ")",
         "",
-        "#: Read past like whitespace (ranges, inclusive): Default_Ignorable_Code_Point, categories",
-        f"#: {RULES['skip_categories']}, the skip_names rule, separators ``-_.\\\\``, U+FFFD, and what",
-        "#: folds (NFKC) or looks (UTS #39) like those only.",
+        "#: What the eye reads past (ranges, inclusive; the skip_by_exclusion rule): in ASCII whitespace,",
+        "#: controls and ``-_.\\\\``; beyond ASCII every code point that is not structural, not a letter or",
+        "#: number and has no reading (a character with a reading keeps ``\"\"`` among its READINGS).",
         "SKIP_RANGES: tuple[tuple[int, int], ...] = (",
-        fmt_ranges(to_ranges(t.skip)),
+        fmt_ranges(to_ranges(eye_skip)),
         ")",
         "",
         "#: Letters (general category L*), as ranges: what starts markup after '<' (``str.isalpha`` of Unicode 17).",
@@ -488,9 +585,10 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         "",
         "#: What a reader may take a character for, as ASCII strings over ``[a-z0-9:]`` (first: the",
         "#: primary reading, NFKC + casefold + UTS #39; ``m`` reads ``rn``, ``0`` ``o``, ``1`` ``l``).",
-        "#: A character not listed (and not skipped) reads as itself.",
+        "#: A character not listed (and not skipped) reads as itself; ``\"\"`` among the readings: it may also be",
+        "#: read past (a mark, symbol or punctuation with a letter reading).",
         "READINGS: dict[int, tuple[str, ...]] = {",
-        "".join(f"    0x{cp:04X}: {tuple(rs)!r},\n" for cp, rs in sorted(readings.items())).rstrip("\n"),
+        "".join(f"    0x{cp:04X}: {tuple(rs)!r},\n" for cp, rs in sorted(eye_readings.items())).rstrip("\n"),
         "}",
         "",
         "#: UTS #39 confusables whose prototype folds (NFKC, casefold) to printable ASCII.",
@@ -569,6 +667,21 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         ")",
         "",
     ]
+    lt_chars = "<" + "".join(chr(c) for c in lt)
+    lbr_chars = "[" + "".join(chr(c) for c in lbr)
+    refs = {"LT": references(lt_chars, eye_skip), "LBRACKET": references(lbr_chars, eye_skip), "AMP": references("&", eye_skip)}
+    for key, (named, numeric) in refs.items():
+        lines += [
+            f"#: Named references that decode to {'an opener' if key != 'AMP' else chr(38)} ({key}; references rule):",
+            "#: (name, legacy: also without ';', exclusions: continuations that make a longer name).",
+            f"{key}_REFERENCES: tuple[tuple[str, bool, tuple[str, ...]], ...] = (",
+            "".join(f"    {r!r},\n" for r in named).rstrip("\n"),
+            ")",
+            "",
+            f"#: Numbers whose numeric reference decodes to one ({key}).",
+            f"{key}_NUMERIC: tuple[int, ...] = ({', '.join(f'0x{n:X}' for n in numeric)},)",
+            "",
+        ]
     python = "\n".join(lines)
     if write_python_first and (not OUT.exists() or OUT.read_text(encoding="utf-8") != python):
         # The Rust module reads bounds and names from the envelock package, which imports the
@@ -576,7 +689,7 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         OUT.write_text(python, encoding="utf-8")
     sets_rs = {"LT": lt, "GT": gt, "SLASH": slash, "PIPE": bar, "LBRACKET": lbr, "RBRACKET": rbr}
     cats_rs = {"ALPHA": alpha, "ALNUM": alnum, "SPACE": space, "INTERLEAVE": t.interleave_letters(), "BLANK": blank}
-    rust = rust_module(t, sets_rs, readings, cats_rs, bang)
+    rust = rust_module(t, sets_rs, eye_readings, cats_rs, bang, eye_skip, refs)
     return {OUT: python, RUST_OUT: rust}
 
 
@@ -609,7 +722,13 @@ def _rs_strs(name: str, doc: str, items: Iterable[str]) -> list[str]:
 
 
 def rust_module(
-    t: Tables, sets: dict[str, list[int]], readings: dict[int, list[str]], cats: dict[str, list[int]], bang: list[int]
+    t: Tables,
+    sets: dict[str, list[int]],
+    readings: dict[int, list[str]],
+    cats: dict[str, list[int]],
+    bang: list[int],
+    eye_skip: set[int],
+    refs: dict[str, tuple[list[tuple[str, bool, tuple[str, ...]]], list[int]]],
 ) -> str:
     """``rust/envelock-core/src/tables.rs``: the same tables as ``unicode_tables.py``, plus the data the
     Python reader takes from the interpreter (``html.entities.html5``, ``html.unescape``'s invalid
@@ -625,10 +744,6 @@ def rust_module(
     html5 = html.entities.html5
     lt_chars = "<" + "".join(chr(c) for c in sets["LT"])
     lbr_chars = "[" + "".join(chr(c) for c in sets["LBRACKET"])
-
-    def ref_names(chars: str) -> list[str]:
-        # Exactly the names of modeleye._ref_pattern (``v in chars`` is a substring test there too).
-        return sorted({n.rstrip(";") for n, v in html5.items() if v in chars and n.endswith(";")} - {"lt", "LT"})
 
     out = [
         "//! Unicode and HTML tables of the model's eye. GENERATED by scripts/gen_unicode_tables.py: do not edit.",
@@ -648,7 +763,7 @@ def rust_module(
         "",
     ]
     out += _rs_ranges("DEFAULT_IGNORABLE_RANGES", "Default_Ignorable_Code_Point.", t.ign)
-    out += _rs_ranges("SKIP_RANGES", "Read past like whitespace (unicode_tables.SKIP_RANGES).", to_ranges(t.skip))
+    out += _rs_ranges("SKIP_RANGES", "Read past (unicode_tables.SKIP_RANGES).", to_ranges(eye_skip))
     for k, cps in cats.items():
         out += _rs_ranges(f"{k}_RANGES", f"unicode_tables.{k}_RANGES.", to_ranges(cps))
     for k, cps in sets.items():
@@ -675,8 +790,19 @@ def rust_module(
         "".join(f"    ({_rs_str(k)}, {_rs_str(v)}),\n" for k, v in ents) + "];",
         "",
     ]
-    out += _rs_strs("LT_REF_NAMES", "Entity names (without ';') of the '<' opener references besides lt/LT.", ref_names(lt_chars))
-    out += _rs_strs("LBRACKET_REF_NAMES", "Entity names (without ';') of the '[' opener references.", ref_names(lbr_chars))
+    for key, (named, numeric) in refs.items():
+        body = "".join(
+            f"    ({_rs_str(n)}, {'true' if legacy else 'false'}, &[{', '.join(_rs_str(x) for x in excl)}]),\n"
+            for n, legacy, excl in named
+        )
+        out += [
+            f"/// unicode_tables.{key}_REFERENCES: (name, legacy, exclusions), longest first.",
+            f"pub static {key}_REFERENCES: &[(&str, bool, &[&str])] = &[\n{body}];",
+            "",
+            f"/// unicode_tables.{key}_NUMERIC, sorted.",
+            f"pub static {key}_NUMERIC: &[u32] = &[{', '.join(f'0x{n:X}' for n in numeric)}];",
+            "",
+        ]
     inv = html._invalid_charrefs  # type: ignore[attr-defined]
     out += [
         "/// html._invalid_charrefs: numeric references html.unescape maps to another character.",

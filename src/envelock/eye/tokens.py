@@ -62,6 +62,8 @@ table, the rejected names and the known gaps are in ``docs/chat-tokens.md``):
 
 from __future__ import annotations
 
+from . import token_tables as _generated
+
 #: Envelope names reserved by default: a body may not open or close these.
 #: A name is dangerous when its skeleton *starts with* one of these skeletons.
 RESERVED_NAMES: tuple[str, ...] = (
@@ -70,9 +72,10 @@ RESERVED_NAMES: tuple[str, ...] = (
     "external_content",
 )
 
-#: ``<NAME>`` / ``</NAME>`` tokens: dangerous when the skeleton of the name is
-#: exactly one of these and a ``>`` (or look-alike) follows.
-ANGLE_TOKEN_NAMES: tuple[str, ...] = (
+#: ``<NAME>`` / ``</NAME>`` tokens measured on real text before the token generator existed; the
+#: generator (``scripts/gen_token_tables.py``) adds the names of real tokenizers and templates to
+#: them (:data:`ANGLE_TOKEN_NAMES`).
+CURATED_ANGLE_TOKEN_NAMES: tuple[str, ...] = (
     "s",
     "sys",
     "bos",
@@ -115,11 +118,10 @@ ANGLE_TOKEN_NAMES: tuple[str, ...] = (
     "cot_budget_reflect",
 )
 
-#: ``[NAME]`` / ``[/NAME]`` tokens, written as the model family writes them. The defang reads
-#: them through the model's eye (any case, look-alikes, blanks; :func:`envelock.modeleye.read_bracket`)
-#: and escapes them as ``[\\NAME]``; the scanner reports the exact spelling as an error and
-#: ASCII case variants as warnings.
-BRACKET_TOKEN_NAMES: tuple[str, ...] = (
+#: ``[NAME]`` / ``[/NAME]`` tokens measured on real text before the token generator existed,
+#: written as the model family writes them (the scanner reports the exact spelling as an error
+#: and ASCII case variants as warnings).
+CURATED_BRACKET_TOKEN_NAMES: tuple[str, ...] = (
     "INST",
     "SYSTEM_PROMPT",
     "TOOL_RESULTS",
@@ -161,3 +163,20 @@ PROSE_TURN_MARKERS: tuple[str, ...] = (
 #: writes them in, here followed by the JSON arguments (Mistral v11+: ``[TOOL_CALLS]name[ARGS]{...}``,
 #: mistral-common ``SpecialTokens``); elsewhere a warning. The defang escapes them everywhere.
 BRACKET_TOKEN_CONTEXT: dict[str, str] = {"ARGS": "{"}
+
+
+#: ``<NAME>`` / ``</NAME>`` tokens the model's eye reads (any case, any disguise; dangerous when the
+#: skeleton of the name is exactly one of these and a ``>`` or look-alike follows): the curated
+#: names and the names of real tokenizers and chat templates (``scripts/gen_token_tables.py``,
+#: its ``reader`` rule; sources in ``docs/chat-tokens.md``).
+ANGLE_TOKEN_NAMES: tuple[str, ...] = _generated.EYE_ANGLE_NAMES
+#: ``[NAME]`` / ``[/NAME]`` tokens the eye reads (``[INST]`` -> ``[\\INST]``).
+BRACKET_TOKEN_NAMES: tuple[str, ...] = _generated.EYE_BRACKET_NAMES
+#: Placeholder families: a name prefix followed by any decimal number (``<SPECIAL_123>``, ``[control_8]``).
+ANGLE_TOKEN_PATTERNS: tuple[str, ...] = _generated.EYE_ANGLE_PATTERNS
+BRACKET_TOKEN_PATTERNS: tuple[str, ...] = _generated.EYE_BRACKET_PATTERNS
+#: Namespaces that are control tokens by themselves (DeepSeek V4 ``<dsml:``).
+NAMESPACE_TOKEN_NAMES: tuple[str, ...] = _generated.NAMESPACE_TOKEN_NAMES
+#: Tokens escaped exactly as a tokenizer matches them: tokenizer tokens whose name is an ordinary word
+#: (``<NAME>``, ``[IMG]``) and tokens with no opener the eye knows (``>>TITLE<<``, ``]~b]``, ``｜DSML｜``).
+EXACT_TOKENS: tuple[str, ...] = _generated.EXACT_TOKENS
