@@ -20,7 +20,7 @@ import anthropic
 from anthropic.types import MessageParam, TextBlockParam, ToolResultBlockParam
 from anthropic.types.message_create_params import MessageCreateParamsNonStreaming
 
-from envelock import HYGIENE_RULE, EnvelopeBreach, Envelock, PrefaceEntry, compose_preface, parse_preface, stamp, verify_preface
+from envelock import HYGIENE_RULE, Envelock, EnvelopeBreach, PrefaceEntry, compose_preface, parse_preface, stamp, verify_preface
 from envelock.integrations.anthropic import preface_messages, system_blocks, tool_result, tool_result_from_text, turn_request
 
 NOW = datetime(2026, 11, 29, 21, 29, 3, tzinfo=timezone.utc)

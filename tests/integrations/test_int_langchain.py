@@ -19,19 +19,26 @@ need("langchain_core", "langchain")
 from langchain_core.documents import Document
 from langchain_core.language_models.fake_chat_models import ParrotFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langchain_core.runnables import RunnableLambda, RunnablePassthrough
+from langchain_core.runnables import Runnable, RunnableLambda, RunnablePassthrough
 
 from envelock import (
     HYGIENE_RULE,
+    Envelock,
     EnvelockError,
     EnvelopeBreach,
-    Envelock,
     InvalidEntry,
     PrefaceEntry,
     parse_preface,
     verify_preface,
 )
-from envelock.integrations.common import FINDINGS_KEY, FindingsRefused, InvalidDocument, InvalidMetadata, MetadataMap, MissingMetadata
+from envelock.integrations.common import (
+    FINDINGS_KEY,
+    FindingsRefused,
+    InvalidDocument,
+    InvalidMetadata,
+    MetadataMap,
+    MissingMetadata,
+)
 from envelock.integrations.langchain import LANGCHAIN_MAP, DocumentsToPreface, ScanDocuments, documents_to_entries, preface_prompt
 
 NOW = datetime(2026, 11, 29, 21, 29, 3, tzinfo=timezone.utc)
@@ -88,9 +95,17 @@ def test_corpus_origins_the_composer_refuses_name_their_document() -> None:
         assert (e.value.index, e.value.field) == (1, "origin"), pid
 
 
+def fixed(items: list[Document]) -> Runnable[Any, list[Document]]:
+    """A retriever stand-in: whatever the query, these documents."""
+
+    def get(_query: Any) -> list[Document]:
+        return items
+
+    return RunnableLambda(get)
+
+
 def question_chain(**prompt_kwargs: Any) -> Any:
-    retriever = RunnableLambda(lambda _q: docs())
-    return {"preface": retriever | ScanDocuments() | DocumentsToPreface(clock=lambda: NOW), "question": RunnablePassthrough()} | preface_prompt(
+    return {"preface": fixed(docs()) | ScanDocuments() | DocumentsToPreface(clock=lambda: NOW), "question": RunnablePassthrough()} | preface_prompt(
         "You answer in {one} sentence.", **prompt_kwargs
     )
 
@@ -112,7 +127,7 @@ def test_lcel_chain_puts_rule_preface_ack_and_question_where_the_pattern_says() 
 def test_history_goes_after_the_synthetic_turn_and_holds_no_preface() -> None:
     history = [HumanMessage("Hi"), AIMessage("Hello!")]
     chain = {
-        "preface": RunnableLambda(lambda x: docs()) | DocumentsToPreface(),
+        "preface": fixed(docs()) | DocumentsToPreface(),
         "question": lambda x: x["question"],
         "history": lambda x: x["history"],
     } | preface_prompt(history=True, acknowledgement=None)
@@ -124,7 +139,7 @@ def test_history_goes_after_the_synthetic_turn_and_holds_no_preface() -> None:
 
 def test_spotlight_and_nonce_reach_the_system_prompt() -> None:
     policy = Envelock(spotlight="datamark", marker="\u02c6", use_nonce=True, strict_provenance=True)
-    chain = {"preface": RunnableLambda(lambda _: docs()) | DocumentsToPreface(policy=policy), "question": RunnablePassthrough()}
+    chain = {"preface": fixed(docs()) | DocumentsToPreface(policy=policy), "question": RunnablePassthrough()}
     messages = (chain | preface_prompt(policy=policy)).invoke("q").to_messages()
     system, preface = str(messages[0].content), str(messages[1].content)
     (nonce,) = {e.nonce for e in parse_preface(preface)}
@@ -233,7 +248,7 @@ def test_scan_fail_names_the_document() -> None:
 
 
 def test_scan_in_a_chain_and_bad_options() -> None:
-    chain = RunnableLambda(lambda _: hostile_documents() + benign_documents()[:1]) | ScanDocuments("drop") | DocumentsToPreface()
+    chain = fixed(hostile_documents() + benign_documents()[:1]) | ScanDocuments("drop") | DocumentsToPreface()
     assert len(parse_preface(chain.invoke(None))) == 1
     assert asyncio.run(ScanDocuments().atransform_documents(hostile_documents()))[0].metadata[FINDINGS_KEY]
     with pytest.raises(ValueError, match="on_finding"):

@@ -29,7 +29,6 @@ from envelock import HYGIENE_RULE, EnvelopeBreach, InvalidEntry, PrefaceEntry, p
 from envelock.integrations.common import FINDINGS_KEY, FindingsRefused, InvalidDocument, MissingMetadata, UnsupportedContent
 from envelock.integrations.llamaindex import (
     LLAMAINDEX_MAP,
-    PREFACE_QA_TEMPLATE,
     PrefaceSynthesizer,
     ScanNodes,
     nodes_to_entries,

@@ -133,7 +133,7 @@ def test_hostile_names_are_quoted_into_a_sound_injective_origin(name: str) -> No
     assert origin == r.origin == f"mcp:{quote_name(name)}/{quote_name(name + '-tool')}"
     assert origin.isascii() and origin.isprintable() and origin.count("/") == 1
     assert not r.preface.transformations and verify_preface(r.preface, expected=list(r.entries)).ok
-    server_part, tool_part = origin.removeprefix("mcp:").split("/")
+    server_part, _tool_part = origin.removeprefix("mcp:").split("/")
     assert urllib.parse.unquote(server_part, errors="surrogatepass") == name  # injective: the name comes back exactly
 
 

@@ -22,7 +22,7 @@ from openai.types.responses import ResponseInputItemParam
 from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming
 from openai.types.responses.response_input_param import FunctionCallOutput
 
-from envelock import HYGIENE_RULE, EnvelopeBreach, Envelock, PrefaceEntry, compose_preface, parse_preface, stamp, verify_preface
+from envelock import HYGIENE_RULE, Envelock, EnvelopeBreach, PrefaceEntry, compose_preface, parse_preface, stamp, verify_preface
 from envelock.integrations.openai import (
     chat_request,
     function_call_output,
@@ -83,7 +83,7 @@ def test_chat_request_shape_and_what_is_sent() -> None:
     assert ack == {"role": "assistant", "content": ACK}
     assert rest == [*HISTORY, {"role": "user", "content": "Summarise."}]
     dev = chat_request(model="o-test", preface=compose_preface(entries()), history=[], user="q", role="developer")
-    assert list(dev["messages"])[0] == {"role": "developer", "content": HYGIENE_RULE}
+    assert next(iter(dev["messages"])) == {"role": "developer", "content": HYGIENE_RULE}
 
 
 def test_tool_message_and_what_is_sent() -> None:
@@ -133,7 +133,7 @@ def test_nonce_reaches_the_system_prompt() -> None:
     policy = Envelock(use_nonce=True)
     preface = policy.compose(entries(), verify=True)
     request = chat_request(model="m", preface=preface, history=[], user="q", policy=policy)
-    system = list(request["messages"])[0]
+    system = next(iter(request["messages"]))
     assert f'nonce="{preface.nonce}"' in str(system["content"])
     assert responses_request(model="m", preface=preface, history=[], user="q")["instructions"] == preface.hygiene_rule()
 
