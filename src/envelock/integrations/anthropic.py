@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Literal
 
-from envelock import HYGIENE_RULE, Envelock, PrefaceEntry
+from envelock import HYGIENE_RULE, Envelock, Preface, PrefaceEntry
 
 from .common import ACKNOWLEDGEMENT, STRICT_POLICY, checked_preface, missing_extra
 
@@ -62,7 +62,10 @@ def preface_messages(
     """The synthetic first turn: a user message holding the verified preface, then ``acknowledgement``
     as the assistant's reply (``None``: no assistant message; the API then merges the preface with
     the next user message). An empty preface gives no message at all."""
-    checked = checked_preface(preface, policy)
+    return _synthetic(checked_preface(preface, policy), acknowledgement)
+
+
+def _synthetic(checked: Preface, acknowledgement: str | None) -> list[MessageParam]:
     if not checked:
         return []
     out: list[MessageParam] = [{"role": "user", "content": [TextBlockParam(type="text", text=str(checked))]}]
@@ -91,7 +94,7 @@ def turn_request(
         model=model,
         max_tokens=max_tokens,
         system=system_blocks(instructions, rule=checked.hygiene_rule(), cache_ttl=cache_ttl),
-        messages=[*preface_messages(checked, acknowledgement=acknowledgement, policy=policy), *history, last],
+        messages=[*_synthetic(checked, acknowledgement), *history, last],
     )
 
 

@@ -168,6 +168,7 @@ class ScanNodes(BaseNodePostprocessor):
     key: str = Field(default=FINDINGS_KEY)
 
     def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
         check_on_finding(self.on_finding, self.threshold)
 
     @classmethod

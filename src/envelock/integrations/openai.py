@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from envelock import HYGIENE_RULE, Envelock
+from envelock import HYGIENE_RULE, Envelock, Preface
 
 from .common import ACKNOWLEDGEMENT, STRICT_POLICY, checked_preface, missing_extra
 
@@ -78,7 +78,10 @@ def preface_messages(
 ) -> list[ChatCompletionMessageParam]:
     """The synthetic first turn: a user message holding the verified preface, then the assistant's
     ``acknowledgement`` (``None``: none). An empty preface gives no message."""
-    checked = checked_preface(preface, policy)
+    return _synthetic(checked_preface(preface, policy), acknowledgement)
+
+
+def _synthetic(checked: Preface, acknowledgement: str | None) -> list[ChatCompletionMessageParam]:
     if not checked:
         return []
     out: list[ChatCompletionMessageParam] = [ChatCompletionUserMessageParam(role="user", content=str(checked))]
@@ -103,7 +106,7 @@ def chat_request(
     checked = checked_preface(preface, policy)
     messages: list[ChatCompletionMessageParam] = [
         system_message(instructions, rule=checked.hygiene_rule(), role=role),
-        *preface_messages(checked, acknowledgement=acknowledgement, policy=policy),
+        *_synthetic(checked, acknowledgement),
         *history,
         ChatCompletionUserMessageParam(role="user", content=user),
     ]
@@ -126,7 +129,12 @@ def responses_input(
     policy: Envelock = STRICT_POLICY,
 ) -> list[ResponseInputItemParam]:
     """The ``input`` items of one Responses turn: the synthetic preface pair, ``history``, ``user``."""
-    checked = checked_preface(preface, policy)
+    return _input_items(checked_preface(preface, policy), history, user, acknowledgement)
+
+
+def _input_items(
+    checked: Preface, history: Sequence[ResponseInputItemParam], user: str, acknowledgement: str | None
+) -> list[ResponseInputItemParam]:
     items: list[ResponseInputItemParam] = []
     if checked:
         items.append(EasyInputMessageParam(type="message", role="user", content=str(checked)))
@@ -153,7 +161,7 @@ def responses_request(
     return ResponseCreateParamsNonStreaming(
         model=model,
         instructions=_system_text(checked.hygiene_rule(), instructions),
-        input=responses_input(checked, history, user, acknowledgement=acknowledgement, policy=policy),
+        input=_input_items(checked, history, user, acknowledgement),
         store=False,
     )
 
