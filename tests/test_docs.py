@@ -52,11 +52,26 @@ ROOT = Path(__file__).resolve().parent.parent
 # (a) doctests of every module
 
 
-def envelock_modules() -> list[types.ModuleType]:
+def envelock_modules(missing: dict[str, str] | None = None, package: types.ModuleType = envelock) -> list[types.ModuleType]:
     """``envelock`` and every module under it, imported (``import_module`` gives the module even
-    where a package attribute of the same name is a function, as ``envelock.defang`` was)."""
-    names = sorted(m.name for m in pkgutil.walk_packages(envelock.__path__, "envelock."))
-    return [envelock, *(importlib.import_module(n) for n in names)]
+    where a package attribute of the same name is a function, as ``envelock.defang`` was).
+
+    A module of ``<package>.integrations`` whose third-party package is absent raises an
+    ``ImportError`` naming its extra (``pip install 'envelock[...]'``): it is left out and
+    recorded in ``missing`` (name -> message), and ``test_integration_modules_import`` skips
+    for it, or fails under ``ENVELOCK_REQUIRE_INTEGRATIONS=1``. Any other ``ImportError`` raises.
+    """
+    names = sorted(m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + "."))
+    out = [package]
+    for name in names:
+        try:
+            out.append(importlib.import_module(name))
+        except ImportError as exc:
+            if not name.startswith(package.__name__ + ".integrations.") or "pip install 'envelock[" not in str(exc):
+                raise
+            if missing is not None:
+                missing[name] = str(exc)
+    return out
 
 
 def collect_doctests(modules: Iterable[types.ModuleType]) -> list[doctest.DocTest]:
@@ -85,8 +100,40 @@ def missing_doctests(tests: Iterable[doctest.DocTest], required: Iterable[str] =
     return set(required) - have
 
 
-MODULES = envelock_modules()
+MISSING_EXTRAS: dict[str, str] = {}
+MODULES = envelock_modules(MISSING_EXTRAS)
 DOCTESTS = collect_doctests(MODULES)
+
+
+def test_integration_modules_import() -> None:
+    """Every integration module imported (its doctests run above), or its extra is absent here."""
+    from conftest import skip_unless_required
+
+    if MISSING_EXTRAS:
+        detail = "; ".join(f"{name}: {msg.split(';')[0]}" for name, msg in sorted(MISSING_EXTRAS.items()))
+        skip_unless_required(f"integration modules not imported ({detail})", "ENVELOCK_REQUIRE_INTEGRATIONS")
+
+
+def test_negative_control_module_walk_refuses_a_broken_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = tmp_path / "fake_docs_pkg"
+    (pkg / "integrations").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "integrations" / "__init__.py").write_text("", encoding="utf-8")
+    (pkg / "integrations" / "needs_x.py").write_text(
+        "raise ImportError(\"needs x: pip install 'envelock[x]'\")\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    fake = importlib.import_module("fake_docs_pkg")
+    missing: dict[str, str] = {}
+    assert [m.__name__ for m in envelock_modules(missing, fake)] == ["fake_docs_pkg", "fake_docs_pkg.integrations"]
+    assert list(missing) == ["fake_docs_pkg.integrations.needs_x"]
+    (pkg / "broken.py").write_text("raise ImportError('a real bug, no extra')\n", encoding="utf-8")
+    with pytest.raises(ImportError, match="a real bug"):
+        envelock_modules({}, fake)
+    (pkg / "broken.py").unlink()
+    (pkg / "integrations" / "needs_y.py").write_text("raise ImportError('a real bug in an integration')\n", encoding="utf-8")
+    with pytest.raises(ImportError, match="a real bug in an integration"):
+        envelock_modules({}, fake)
 
 
 @pytest.mark.parametrize("test", DOCTESTS, ids=[t.name for t in DOCTESTS])
