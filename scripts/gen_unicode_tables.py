@@ -819,6 +819,10 @@ def rust_module(
     out += _rs_strs("RESERVED_NAMES", "envelock.eye.tokens.RESERVED_NAMES.", tokens.RESERVED_NAMES)
     out += _rs_strs("ANGLE_TOKEN_NAMES", "envelock.eye.tokens.ANGLE_TOKEN_NAMES.", tokens.ANGLE_TOKEN_NAMES)
     out += _rs_strs("BRACKET_TOKEN_NAMES", "envelock.eye.tokens.BRACKET_TOKEN_NAMES.", tokens.BRACKET_TOKEN_NAMES)
+    out += _rs_strs("ANGLE_TOKEN_PATTERNS", "envelock.eye.tokens.ANGLE_TOKEN_PATTERNS (a name prefix + any number).", tokens.ANGLE_TOKEN_PATTERNS)
+    out += _rs_strs("BRACKET_TOKEN_PATTERNS", "envelock.eye.tokens.BRACKET_TOKEN_PATTERNS.", tokens.BRACKET_TOKEN_PATTERNS)
+    out += _rs_strs("NAMESPACE_TOKEN_NAMES", "envelock.eye.tokens.NAMESPACE_TOKEN_NAMES.", tokens.NAMESPACE_TOKEN_NAMES)
+    out += _rs_strs("EXACT_TOKENS", "envelock.eye.tokens.EXACT_TOKENS (matched exactly).", tokens.EXACT_TOKENS)
     return "\n".join(out)
 
 

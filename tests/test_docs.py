@@ -107,7 +107,7 @@ DOCTESTS = collect_doctests(MODULES)
 
 def test_integration_modules_import() -> None:
     """Every integration module imported (its doctests run above), or its extra is absent here."""
-    from conftest import skip_unless_required
+    from helpers.data import skip_unless_required
 
     if MISSING_EXTRAS:
         detail = "; ".join(f"{name}: {msg.split(';')[0]}" for name, msg in sorted(MISSING_EXTRAS.items()))

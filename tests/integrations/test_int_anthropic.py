@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
-from int_support import ESCAPE, naive_preface, need, recording_client, typed_problems
+from helpers.integrations import ESCAPE, naive_preface, need, recording_client, typed_problems
 
 need("anthropic", "anthropic")
 

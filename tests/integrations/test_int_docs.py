@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from int_support import need
+from helpers.integrations import need
 from test_docs import Block, fenced_blocks
 
 ROOT = Path(__file__).resolve().parents[2]

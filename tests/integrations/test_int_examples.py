@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from int_support import need
+from helpers.integrations import need
 
 from envelock import HYGIENE_RULE, parse_preface, verify_preface
 

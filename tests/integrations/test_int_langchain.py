@@ -12,7 +12,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
-from int_support import ESCAPE, corpus_bodies, corpus_origins, naive_preface, need
+from helpers.integrations import ESCAPE, corpus_bodies, corpus_origins, naive_preface, need
 
 need("langchain_core", "langchain")
 
@@ -209,7 +209,7 @@ def test_fetched_at_of_a_whole_turn_is_one_timestamp() -> None:
 
 
 def benign_documents() -> list[Document]:
-    from conftest import ROOT
+    from helpers.data import ROOT
 
     files = sorted((ROOT / "tests" / "data" / "benign").iterdir())
     return [Document(p.read_text(encoding="utf-8"), metadata={"source": p.name}) for p in files if p.is_file()]

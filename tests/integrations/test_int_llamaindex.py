@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import Sequence
 
 import pytest
-from int_support import ESCAPE, corpus_bodies, naive_preface, need
+from helpers.integrations import ESCAPE, corpus_bodies, naive_preface, need
 
 need("llama_index.core", "llamaindex")
 

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
-from int_support import ESCAPE, naive_preface, need
+from helpers.integrations import ESCAPE, naive_preface, need
 
 need("mcp", "mcp")
 

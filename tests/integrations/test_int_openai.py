@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
-from int_support import ESCAPE, Recorder, naive_preface, need, recording_client, typed_problems
+from helpers.integrations import ESCAPE, Recorder, naive_preface, need, recording_client, typed_problems
 
 need("openai", "openai")
 

@@ -14,15 +14,16 @@ from dataclasses import replace
 
 from ..errors import EnvelopeBreach, InvalidEntry, NestingError
 from ..eye.escape import Level, check_level, defang
+from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
-from ..types import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, LineIndex, Problem, Spotlight, SpotlightMode, Transformation
+from ..types import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, Spotlight, SpotlightMode, Transformation
 from . import render
 from .entry import PrefaceEntry, check_entry, normalize_fetched_at
 from .invisible import XML_IMPOSSIBLE_RE, ControlsPolicy, InvisiblePolicy, check_policies, handle_invisible, sanitize
 from .nesting import NESTING_POLICIES, NestingPolicy, Preface, _make, _shared, check_nested, is_preface
 from .provenance import is_known_source, unknown_source_message
 from .spotlight import MARKED_MODES, check_nonce, check_options, choose_marker, encode_body, new_seed
-from .verify import verify_preface
+from .verify import _Expected, check_preface
 
 
 def _attribute(value: str, *, index: int, field: str, invisible: str) -> tuple[str, list[Transformation]]:
@@ -52,6 +53,7 @@ def compose_preface(
     marker: str | None = None,
     nonce: str | None = None,
     seed: str | None = None,
+    tokens: Tokens | None = None,
 ) -> Preface:
     """Compose entries into ``<retrieved_content>`` envelopes.
 
@@ -74,6 +76,9 @@ def compose_preface(
     (default: fresh); ``nonce`` (e.g. :func:`~envelock.new_nonce`) is written on every
     envelope. The returned ``Preface`` records them; ``preface.hygiene_rule()`` is the
     matching system-prompt text. A bad option raises :class:`InvalidOption`.
+
+    ``tokens``: a team's own control tokens (:func:`~envelock.load_tokens`, from the tokenizer of the
+    model that serves the prompt), escaped, verified and scanned like the built-in tables.
 
     Raises :class:`InvalidEntry` or :class:`NestingError` naming the entry
     index and field, and :class:`InvalidEntry` naming the argument for an
@@ -118,7 +123,10 @@ def compose_preface(
         content: str | Preface
         if is_preface(body) and body:
             depth = max(
-                depth, check_nested(body, index=index, level=lvl, reserved=reserved, nesting=nesting, max_depth=max_depth)
+                depth,
+                check_nested(
+                    body, index=index, level=lvl, reserved=reserved, nesting=nesting, max_depth=max_depth, tokens=tokens
+                ),
             )
             if nonce is not None and body.nonce != nonce:
                 raise NestingError("a Preface body composed without this turn's nonce cannot nest here", index=index)
@@ -136,30 +144,17 @@ def compose_preface(
         if is_preface(content):
             parts.append(render.envelope(render.open_tag(source, origin, fetched_at, turn), str(content)))
         else:
-            text = encode_body(content, spot, level=lvl, reserved=reserved)
+            text = encode_body(content, spot, level=lvl, reserved=reserved, tokens=tokens)
             parts.append(render.envelope(render.open_tag(source, origin, fetched_at, turn + spot.attributes()), text))
     text = render.join(parts)
-    out = _make(text, lvl, reserved, depth, tuple(changes), nonce=nonce, spotlight=spot)
+    out = _make(text, lvl, reserved, depth, tuple(changes), nonce=nonce, spotlight=spot, tokens=tokens)
     if verify:
-        result = verify_preface(
-            out,
-            expected=entry_list,
-            level=lvl,
-            reserved=reserved,
-            invisible=invisible,
-            controls=controls,
-            max_depth=max_depth,
-            nonce=nonce,
-        )
-        problems = list(result.problems)
-        # This turn's text bodies carry this turn's transform (a nested Preface keeps its own).
-        lines = LineIndex(out)
-        for k, env in enumerate(result.envelopes):
-            if env.body is not None and env.spotlight != spot:
-                message = f"body transform is {env.spotlight!r}, expected {spot!r}"
-                problems.append(Problem("spotlight-mismatch", message, env.offset, *lines.locate(env.offset), k, (k,)))
-        if problems:
-            raise EnvelopeBreach("composed preface failed verification", problems)
+        # Every attribute of this turn's own envelopes is expected exactly (a nested Preface keeps
+        # its own transforms, so the transform is not asked of every body at every depth).
+        want = _Expected(lvl, reserved, tokens, invisible, controls, max_depth, nonce, spot)
+        result = check_preface(out, expected=entry_list, want=want, every_body_mode=None)
+        if result.problems:
+            raise EnvelopeBreach("composed preface failed verification", result.problems)
     return out
 
 

@@ -55,6 +55,8 @@ from collections.abc import Sequence
 from lxml import etree
 
 from ..eye.escape import Level, check_level, undefang_body, xml_escape_text, xml_unescape_text
+from ..eye.load_tokens import Tokens
+from ..eye.tokens import RESERVED_NAMES
 from ..types import Envelope, LineIndex, Problem
 from .render import CLOSE_TAG, OPEN_TAG_RE, TAG, attributes_of
 from .spotlight import decode_body
@@ -116,8 +118,18 @@ def html_parser() -> etree.HTMLParser:
 class _Check:
     """Compare one reader's tree with the grammar's envelopes."""
 
-    def __init__(self, text: str, envelopes: Sequence[Envelope], code: str, exact: bool) -> None:
+    def __init__(
+        self,
+        text: str,
+        envelopes: Sequence[Envelope],
+        code: str,
+        exact: bool,
+        reserved: tuple[str, ...] = RESERVED_NAMES,
+        tokens: Tokens | None = None,
+    ) -> None:
         self.text = text
+        self.reserved = reserved
+        self.tokens = tokens
         self.envelopes = envelopes
         self.code = code
         self.exact = exact
@@ -206,7 +218,7 @@ class _Check:
             self.problem("envelope offsets do not match the text", env.offset, path)
             return
         want = "\n" + xml_unescape_text(raw) + "\n"
-        if got != want or _decoded(got[1:-1], env) != env.body:
+        if got != want or _decoded(got[1:-1], env, self.reserved, self.tokens) != env.body:
             i = next((k for k, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want)))
             self.problem(
                 f"round trip differs at body offset {max(i - 1, 0)}: "
@@ -216,7 +228,7 @@ class _Check:
             )
 
 
-def _decoded(text: str, env: Envelope) -> str | None:
+def _decoded(text: str, env: Envelope, reserved: tuple[str, ...], tokens: Tokens | None) -> str | None:
     """The body as the strict XML reader's text gives it back; ``None`` when it does not decode.
 
     Without a transform, the reader has resolved the ``xml`` level's references, so what is left
@@ -227,8 +239,8 @@ def _decoded(text: str, env: Envelope) -> str | None:
     """
     try:
         if env.spotlight.mode == "none":
-            return undefang_body(text, level="markup")
-        return decode_body(xml_escape_text(text), env.spotlight, level="xml")
+            return undefang_body(text, level="markup", reserved=reserved, tokens=tokens)
+        return decode_body(xml_escape_text(text), env.spotlight, level="xml", reserved=reserved, tokens=tokens)
     except ValueError:
         return None
 
@@ -296,8 +308,8 @@ def _html(text: str, envelopes: Sequence[Envelope]) -> list[Problem]:
     return check.problems
 
 
-def _xml(text: str, envelopes: Sequence[Envelope]) -> list[Problem]:
-    check = _Check(text, envelopes, "reader-xml", exact=True)
+def _xml(text: str, envelopes: Sequence[Envelope], reserved: tuple[str, ...], tokens: Tokens | None) -> list[Problem]:
+    check = _Check(text, envelopes, "reader-xml", exact=True, reserved=reserved, tokens=tokens)
     body = _encode(check, text)
     if body is None:
         return check.problems
@@ -336,7 +348,14 @@ def _xml(text: str, envelopes: Sequence[Envelope]) -> list[Problem]:
     return check.problems
 
 
-def reader_problems(text: str, envelopes: Sequence[Envelope], *, level: Level) -> list[Problem]:
+def reader_problems(
+    text: str,
+    envelopes: Sequence[Envelope],
+    *,
+    level: Level,
+    reserved: tuple[str, ...] = RESERVED_NAMES,
+    tokens: Tokens | None = None,
+) -> list[Problem]:
     """Problems the readers of ``level`` find in ``text`` against the grammar's ``envelopes``.
 
     ``[]`` at level ``reserved`` (no parser is claimed there). Never raises on
@@ -348,7 +367,7 @@ def reader_problems(text: str, envelopes: Sequence[Envelope], *, level: Level) -
     if lvl == "reserved" or (not envelopes and not text.strip()):
         return []
     try:
-        return _html(text, envelopes) if lvl == "markup" else _xml(text, envelopes)
+        return _html(text, envelopes) if lvl == "markup" else _xml(text, envelopes, tuple(reserved), tokens)
     except Exception as exc:  # defensive: a reader check must report, never raise
         code = "reader-html" if lvl == "markup" else "reader-xml"
         return [Problem(code, f"reader check failed: {type(exc).__name__}: {str(exc)[:200]}", 0, 1, 1, None, ())]

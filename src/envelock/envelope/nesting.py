@@ -14,6 +14,7 @@ from typing import Literal, TypeGuard
 
 from ..errors import EnvelopeBreach, NestingError
 from ..eye.escape import Level, check_level
+from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
 from ..types import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, Spotlight, Transformation
 from .hygiene import hygiene_rule
@@ -41,6 +42,7 @@ class Preface(str):
     transformations: tuple[Transformation, ...]
     nonce: str | None
     spotlight: Spotlight
+    tokens: Tokens | None
 
     def __new__(
         cls,
@@ -49,11 +51,12 @@ class Preface(str):
         level: Level = "reserved",
         reserved: tuple[str, ...] = RESERVED_NAMES,
         max_depth: int = 2,
+        tokens: Tokens | None = None,
     ) -> Preface:
         check_level(level)
         if not isinstance(text, str):
             raise TypeError(f"Preface text must be str, got {type(text).__name__}")
-        envelopes, problems, depth = scan_preface(text, level=level, reserved=tuple(reserved), max_depth=max_depth)
+        envelopes, problems, depth = scan_preface(text, level=level, reserved=tuple(reserved), max_depth=max_depth, tokens=tokens)
         if problems:
             if all(p.code == "nesting-depth" for p in problems):
                 raise NestingError(str(problems[0]))
@@ -61,7 +64,7 @@ class Preface(str):
         nonces, spots = _shared(envelopes)
         nonce = nonces.pop() if len(nonces) == 1 else None
         spot = spots.pop() if len(spots) == 1 else NO_SPOTLIGHT
-        return _make(str.__str__(text), level, tuple(reserved), depth, (), nonce=nonce, spotlight=spot)
+        return _make(str.__str__(text), level, tuple(reserved), depth, (), nonce=nonce, spotlight=spot, tokens=tokens)
 
     def hygiene_rule(self) -> str:
         """The system-prompt text for this preface's transform and nonce (:func:`~envelock.hygiene_rule`)."""
@@ -71,7 +74,7 @@ class Preface(str):
         return f"Preface({str.__repr__(self)}, level={self.level!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild, (str(self), self.level, self.reserved))
+        return (_rebuild, (str(self), self.level, self.reserved, self.tokens))
 
 
 def _shared(envelopes: list[Envelope]) -> tuple[set[str | None], set[Spotlight]]:
@@ -89,8 +92,8 @@ def _shared(envelopes: list[Envelope]) -> tuple[set[str | None], set[Spotlight]]
     return nonces, spots
 
 
-def _rebuild(text: str, level: Level, reserved: tuple[str, ...]) -> Preface:
-    return Preface(text, level=level, reserved=reserved, max_depth=DEPTH_CEILING)
+def _rebuild(text: str, level: Level, reserved: tuple[str, ...], tokens: Tokens | None = None) -> Preface:
+    return Preface(text, level=level, reserved=reserved, max_depth=DEPTH_CEILING, tokens=tokens)
 
 
 def _make(
@@ -102,6 +105,7 @@ def _make(
     *,
     nonce: str | None = None,
     spotlight: Spotlight = NO_SPOTLIGHT,
+    tokens: Tokens | None = None,
 ) -> Preface:
     """Build a ``Preface`` without re-validating (for the composer's own output)."""
     p = str.__new__(Preface, text)
@@ -111,6 +115,7 @@ def _make(
     p.transformations = transformations
     p.nonce = nonce
     p.spotlight = spotlight
+    p.tokens = tokens
     return p
 
 
@@ -120,7 +125,14 @@ def is_preface(body: object) -> TypeGuard[Preface]:
 
 
 def check_nested(
-    body: Preface, *, index: int, level: Level, reserved: tuple[str, ...], nesting: NestingPolicy, max_depth: int
+    body: Preface,
+    *,
+    index: int,
+    level: Level,
+    reserved: tuple[str, ...],
+    nesting: NestingPolicy,
+    max_depth: int,
+    tokens: Tokens | None = None,
 ) -> int:
     """Check a ``Preface`` body against the nesting rules; return the depth it creates."""
     if nesting == "forbid":
@@ -129,6 +141,8 @@ def check_nested(
         raise NestingError(f"Preface composed at level {body.level!r} cannot nest in level {level!r}", index=index)
     if tuple(body.reserved) != tuple(reserved):
         raise NestingError("Preface composed with other reserved names cannot nest here", index=index)
+    if body.tokens != tokens:
+        raise NestingError("Preface composed with other control tokens cannot nest here", index=index)
     depth = body.depth + 1
     if depth > max_depth:
         raise NestingError(f"nesting depth {depth} exceeds max_depth={max_depth}", index=index)

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 
 from ..errors import EnvelopeBreach
 from ..eye.escape import BODY_CONTEXT, Level, check_level, defang, defang_body, opener_readings, undefang, undefang_body
-from ..eye.reader import visible
+from ..eye.load_tokens import Tokens
+from ..eye.reader import Names, exact_after, names_for, visible
 from ..eye.tokens import RESERVED_NAMES
 from ..types import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, LineIndex, Problem, Spotlight
 from . import spotlight
@@ -44,6 +45,7 @@ class _Scan:
     reserved: tuple[str, ...]
     max_depth: int
     invisible: str
+    tokens: Tokens | None = None
     problems: list[Problem] = field(default_factory=list)
     depth_seen: int = 0
     lines: LineIndex = field(init=False, repr=False)
@@ -83,8 +85,8 @@ def _body(scan: _Scan, start: int, end: int, path: tuple[int, ...], spot: Spotli
         # No backslash: undefang(raw) is raw itself, so skip that pass (same verdict).
         plain = raw
     else:
-        plain = undefang_body(raw, level=scan.level)
-    if defang_body(plain, level=scan.level, reserved=scan.reserved) == raw:
+        plain = undefang_body(raw, level=scan.level, reserved=scan.reserved, tokens=scan.tokens)
+    if defang_body(plain, level=scan.level, reserved=scan.reserved, tokens=scan.tokens) == raw:
         return plain
     _not_canonical(scan, raw, start, path, plain)
     return plain
@@ -92,15 +94,19 @@ def _body(scan: _Scan, start: int, end: int, path: tuple[int, ...], spot: Spotli
 
 def _spotlit_body(scan: _Scan, raw: str, start: int, path: tuple[int, ...], spot: Spotlight) -> str:
     """A transformed body: undone (spotlight.decode_body) and redone to the same text, and no opener
-    in what the model reads (the transformed text) that a reader takes for a tag."""
+    in what the model reads (the transformed text) that a reader takes for a tag.
+
+    The model's eye reads past the turn's marker (a symbol with no letter reading), so the transformed
+    text is read with the marker taken out: the defanged body with blanks joined, which can hold no
+    reading the canonical defanged body does not."""
     try:
-        plain = spotlight.decode_body(raw, spot, level=scan.level)
+        plain = spotlight.decode_body(raw, spot, level=scan.level, reserved=scan.reserved, tokens=scan.tokens)
     except ValueError as exc:
         scan.problem("body-not-canonical", f"{spot.mode} body does not decode: {exc}", start, path)
         return raw
-    if _unescaped_tags(scan, raw, start, path):
+    if _unescaped_tags(scan, raw, start, path, spot.marker):
         return plain
-    canon = spotlight.encode_body(plain, spot, level=scan.level, reserved=scan.reserved)
+    canon = spotlight.encode_body(plain, spot, level=scan.level, reserved=scan.reserved, tokens=scan.tokens)
     if canon != raw:
         _first_difference(scan, raw, canon, start, path, f"{spot.mode} form")
     return plain
@@ -109,30 +115,41 @@ def _spotlit_body(scan: _Scan, raw: str, start: int, path: tuple[int, ...], spot
 def _not_canonical(scan: _Scan, raw: str, start: int, path: tuple[int, ...], plain: str) -> None:
     """Not canonical: say where a reader would see a tag, else where the form differs."""
     if not _unescaped_tags(scan, raw, start, path):
-        canon = defang_body(plain, level=scan.level, reserved=scan.reserved)
+        canon = defang_body(plain, level=scan.level, reserved=scan.reserved, tokens=scan.tokens)
         _first_difference(scan, raw, canon, start, path, "defanged form")
 
 
-def _unescaped_tags(scan: _Scan, raw: str, start: int, path: tuple[int, ...]) -> int:
-    """Report (up to 20) openers a reader of the whole preface takes for a tag or token and that are
-    not escaped (followed by ``\\``); return how many. One pass of the one reader
-    (:func:`~envelock.escape.opener_readings`, natively with the native implementation)."""
-    seen = raw + BODY_CONTEXT  # as a reader of the whole preface sees the body's end
-    n = len(raw)
-    hits = sorted(
+def _unescaped_tags(scan: _Scan, raw: str, start: int, path: tuple[int, ...], marker: str | None = None) -> int:
+    """Report (up to 20) openers a reader of the whole preface takes for a tag or token, and exact
+    tokens, that are not escaped (followed by ``\\``); return how many. One pass of the one reader
+    (:func:`~envelock.escape.opener_readings`, natively with the native implementation). ``marker``
+    (a transformed body's) is read past: the text is read without it."""
+    text = raw if marker is None or marker not in raw else raw.replace(marker, "")
+    to_raw = None if text is raw else [k for k, c in enumerate(raw) if c != marker]
+    seen = text + BODY_CONTEXT  # as a reader of the whole preface sees the body's end
+    n = len(text)
+    found = {
         s
         for family in ("angle", "bracket")
-        for s, e, reading in opener_readings(seen, scan.reserved, family)
-        if s < n and reading and (e >= n or raw[e] != "\\")
-    )
+        for s, e, reading in opener_readings(seen, scan.reserved, family, scan.tokens)
+        if s < n and reading and (e >= n or text[e] != "\\")
+    }
+    names = names_for(scan.reserved, scan.tokens)
+    found.update(m.start() for m in names.exact_finder().finditer(text) if _exact_unescaped(text, m.start(), names))
+    hits = sorted(found)
     for s in hits[:20]:
+        at = s if to_raw is None else to_raw[s]
         scan.problem(
             "undefanged-tag",
-            f"a reader sees an envelope tag or control token here: {_snippet(raw, s)!r}",
-            start + s,
+            f"a reader sees an envelope tag or control token here: {_snippet(raw, at)!r}",
+            start + at,
             path,
         )
     return len(hits)
+
+
+def _exact_unescaped(text: str, k: int, names: Names) -> bool:
+    return (k + 1 >= len(text) or text[k + 1] != "\\") and exact_after(text, k, names) >= 0
 
 
 def _first_difference(scan: _Scan, raw: str, canon: str, start: int, path: tuple[int, ...], form: str) -> None:
@@ -235,6 +252,7 @@ def scan_preface(
     reserved: tuple[str, ...] = RESERVED_NAMES,
     max_depth: int = 2,
     invisible: str = "strip",
+    tokens: Tokens | None = None,
 ) -> tuple[list[Envelope], list[Problem], int]:
     """Parse ``text``; return the envelopes, every problem found, and the depth seen."""
     check_level(level)
@@ -242,7 +260,7 @@ def scan_preface(
         raise TypeError(f"text must be str, got {type(text).__name__}")
     if not 1 <= max_depth <= DEPTH_CEILING:
         raise ValueError(f"max_depth must be between 1 and {DEPTH_CEILING}; got {max_depth}")
-    scan = _Scan(text, level, tuple(reserved), max_depth, invisible)
+    scan = _Scan(text, level, tuple(reserved), max_depth, invisible, tokens=tokens)
     if text == "":
         return [], [], 0
     envelopes, end = _sequence(scan, 0, 0, ())
@@ -272,6 +290,7 @@ def parse_preface(
     level: Level = "reserved",
     reserved: tuple[str, ...] = RESERVED_NAMES,
     max_depth: int = 2,
+    tokens: Tokens | None = None,
 ) -> list[Envelope]:
     """The exact inverse of ``compose_preface``: envelopes with undefanged bodies.
 
@@ -288,7 +307,9 @@ def parse_preface(
     ...
     envelock.errors.EnvelopeBreach: not a sound preface: ...
     """
-    envelopes, problems, _ = scan_preface(text, level=level, reserved=reserved, max_depth=max_depth, invisible="keep")
+    envelopes, problems, _ = scan_preface(
+        text, level=level, reserved=reserved, max_depth=max_depth, invisible="keep", tokens=tokens
+    )
     if problems:
         raise EnvelopeBreach("not a sound preface", problems)
     return envelopes

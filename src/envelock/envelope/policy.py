@@ -25,7 +25,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..errors import InvalidOption
 from ..eye.escape import Level, check_level, defang, undefang
+from ..eye.load_tokens import Tokens
 from ..eye.reader import names_for
 from ..eye.tokens import RESERVED_NAMES
 from ..scan import scan_text
@@ -54,7 +56,8 @@ class Envelock:
     outside the trust tiers (``InvalidEntry``). Spotlighting: ``spotlight`` (``none``,
     ``datamark``, ``interleave``, ``base64``) and a fixed ``marker`` (``None``: one per
     turn); ``use_nonce=True`` gives every ``compose`` a fresh nonce from :mod:`secrets`
-    unless one is passed. A ``Preface`` records its marker and nonce:
+    unless one is passed. ``tokens``: a team's own control tokens (:func:`~envelock.load_tokens`),
+    escaped, verified and scanned like the built-in tables. A ``Preface`` records its marker and nonce:
     ``preface.hygiene_rule()`` is the system-prompt text for it.
 
     >>> marked = Envelock(spotlight="datamark", marker="\u02c6", use_nonce=True)
@@ -76,6 +79,7 @@ class Envelock:
     spotlight: SpotlightMode = "none"
     marker: str | None = None
     use_nonce: bool = False
+    tokens: Tokens | None = None
 
     def __post_init__(self) -> None:
         check_level(self.level)
@@ -97,6 +101,8 @@ class Envelock:
         check_options(self.spotlight, self.marker, None)
         if not isinstance(self.use_nonce, bool):
             raise ValueError(f"use_nonce must be a bool; got {self.use_nonce!r}")
+        if self.tokens is not None and not isinstance(self.tokens, Tokens):
+            raise InvalidOption(f"expected the result of load_tokens(), got {type(self.tokens).__name__}", option="tokens")
 
     def compose(self, entries: Iterable[PrefaceEntry], *, verify: bool = False, nonce: str | None = None) -> Preface:
         """:func:`~envelock.compose_preface` with this policy (``nonce``: this turn's, else a fresh one under ``use_nonce``)."""
@@ -107,6 +113,7 @@ class Envelock:
             level=self.level,
             verify=verify,
             reserved=self.reserved,
+            tokens=self.tokens,
             invisible=self.invisible,
             controls=self.controls,
             nesting=self.nesting,
@@ -119,7 +126,7 @@ class Envelock:
 
     def parse(self, text: str) -> list[Envelope]:
         """:func:`~envelock.parse_preface` with this policy."""
-        return parse_preface(text, level=self.level, reserved=self.reserved, max_depth=self.max_depth)
+        return parse_preface(text, level=self.level, reserved=self.reserved, max_depth=self.max_depth, tokens=self.tokens)
 
     def verify(self, text: str, *, expected: Iterable[PrefaceEntry] | None = None, nonce: str | None = None) -> Verification:
         """:func:`~envelock.verify_preface` with this policy: every text body in its transform, and ``nonce`` if given."""
@@ -128,6 +135,7 @@ class Envelock:
             expected=expected,
             level=self.level,
             reserved=self.reserved,
+            tokens=self.tokens,
             invisible=self.invisible,
             controls=self.controls,
             max_depth=self.max_depth,
@@ -137,12 +145,12 @@ class Envelock:
 
     def scan(self, text: str) -> list[Finding]:
         """:func:`~envelock.scan_text` with this policy's reserved names and disabled rules."""
-        return scan_text(text, reserved=self.reserved, disable=self.disable)
+        return scan_text(text, reserved=self.reserved, disable=self.disable, tokens=self.tokens)
 
     def defang(self, text: str) -> str:
         """:func:`~envelock.defang` at this policy's level and names."""
-        return defang(text, level=self.level, reserved=self.reserved)
+        return defang(text, level=self.level, reserved=self.reserved, tokens=self.tokens)
 
     def undefang(self, text: str) -> str:
         """:func:`~envelock.undefang` at this policy's level."""
-        return undefang(text, level=self.level)
+        return undefang(text, level=self.level, reserved=self.reserved, tokens=self.tokens)

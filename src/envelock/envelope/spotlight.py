@@ -57,6 +57,8 @@ from ..errors import InvalidOption
 from ..eye import backend
 from ..eye.charsets import char_class
 from ..eye.escape import Level, defang_body, undefang_body
+from ..eye.load_tokens import Tokens
+from ..eye.tokens import RESERVED_NAMES
 from ..eye.unicode_tables import (
     BANG_CHARACTERS,
     BLANK_RANGES,
@@ -72,7 +74,6 @@ from ..eye.unicode_tables import (
     QUOTE_LOOKALIKES,
     RBRACKET_LOOKALIKES,
     READINGS,
-    SKIP_RANGES,
     SLASH_LOOKALIKES,
 )
 from ..types import Spotlight, SpotlightMode
@@ -89,14 +90,13 @@ NONCE_RE = re.compile(r"[A-Za-z0-9_-]{8,128}")
 #: An interleave seed: 16 lowercase hex digits (``new_seed()``).
 SEED_RE = re.compile(r"[0-9a-f]{16}")
 
-#: Blanks between words (generated ``BLANK_RANGES``: whitespace, Zs/Zl/Zp, and what renders as a
-#: blank or as nothing between words, such as U+200B, U+2800 BRAILLE PATTERN BLANK, U+3164 HANGUL FILLER).
-_SPACE = char_class(BLANK_RANGES)
-_SPACE_RUN_RE = re.compile(f"[{_SPACE}]+")
+#: Blanks between words (generated ``BLANK_RANGES``, the ``blanks`` rule): whitespace, and every
+#: character the model's eye reads past that does not attach to a neighbour (U+2581, U+2423, middle
+#: dots, bullets, word dividers, U+200B...). The turn's marker is never one: :func:`_blank_class`.
+_BLANK_RANGES = tuple(BLANK_RANGES)
 _INTERLEAVE_RUN_RE = re.compile(f"[{char_class(INTERLEAVE_RANGES)}]{{2,}}")
 _INTERLEAVE_CLASS_RE = re.compile(f"[{char_class(INTERLEAVE_RANGES)}]")
 _MARKER_ALLOWED_RE = re.compile(f"[{char_class(MARKER_ALLOWED_RANGES)}]")
-_SKIP_CLASS_RE = re.compile(f"[{char_class(SKIP_RANGES)}]")
 _EYE_ASCII = frozenset(MARKER_REFUSED_ASCII)
 _STRUCTURAL = frozenset(
     chr(cp)
@@ -141,8 +141,8 @@ def _why_not_a_marker(marker: str) -> str:
     cp = ord(marker)
     if marker.isascii():
         return f"{marker!r} is ASCII: a marker is a non-ASCII symbol (ASCII punctuation is everywhere in text and code)"
-    if _SKIP_CLASS_RE.match(marker):
-        return f"U+{cp:04X} is read past like whitespace by the model's eye, so it cannot mark anything"
+    if unicodedata.category(marker)[0] in "ZCM" or unicodedata.category(marker) in ("Pd", "Pc"):
+        return f"U+{cp:04X} renders as nothing, a blank, a mark or a separator: a marker must be a visible symbol"
     if marker in _STRUCTURAL:
         return f"U+{cp:04X} {marker!r} is (or looks like) a structural character of the format"
     if cp in READINGS:
@@ -248,29 +248,43 @@ def choose_marker(bodies: list[str]) -> str:
 # -- the transforms ----------------------------------------------------------------------
 
 
+def _blank_class(marker: str) -> str:
+    """The body of a regex class for the blanks of a turn marked with ``marker`` (every blank but it)."""
+    cp = ord(marker)
+    ranges: list[tuple[int, int]] = []
+    for lo, hi in _BLANK_RANGES:
+        if lo <= cp <= hi:
+            ranges += [r for r in ((lo, cp - 1), (cp + 1, hi)) if r[0] <= r[1]]
+        else:
+            ranges.append((lo, hi))
+    return char_class(tuple(ranges))
+
+
 @lru_cache(maxsize=64)
-def _marker_res(marker: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+def _marker_res(marker: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     m = re.escape(marker)
-    single = re.compile(f"(?<![{_SPACE}]) (?![{_SPACE}]|{m})")  # a lone space, not before a literal marker
-    before_space = re.compile(f"{m}(?=[{_SPACE}])")
-    return single, before_space
+    blank = _blank_class(marker)
+    single = re.compile(f"(?<![{blank}]) (?![{blank}]|{m})")  # a lone space, not before a literal marker
+    before_space = re.compile(f"{m}(?=[{blank}])")
+    run = re.compile(f"[{blank}]+")
+    return single, before_space, run
 
 
 def datamark(text: str, marker: str) -> str:
     """Mark ``text`` (see the module docstring): a single space -> ``M``, a run ``W`` -> ``M`` + ``W``, ``M`` -> ``MM``."""
     if not text:
         return text
-    single, _ = _marker_res(marker)
+    single, _, run = _marker_res(marker)
     # A marker is never a backslash (check_marker), so it is a literal replacement template.
     out = single.sub(marker, text.replace(marker, marker + marker))
-    return _SPACE_RUN_RE.sub(marker + r"\g<0>", out)
+    return run.sub(marker + r"\g<0>", out)
 
 
 def undatamark(text: str, marker: str) -> str:
     """The inverse of :func:`datamark` on its image (any text decodes; compose checks canonical form)."""
     if marker not in text:
         return text
-    _, before_space = _marker_res(marker)
+    _, before_space, _ = _marker_res(marker)
     parts = text.split(marker + marker)  # left to right, as a reader pairs them
     return marker.join(before_space.sub("", p).replace(marker, " ") for p in parts)
 
@@ -279,7 +293,7 @@ def interleave(text: str, marker: str, seed: str) -> str:
     """Mark whitespace (``M`` + ``W``), double ``M``, and insert ``M`` between no-space-script letters."""
     if not text:
         return text
-    out = _SPACE_RUN_RE.sub(marker + r"\g<0>", text.replace(marker, marker + marker))
+    out = _marker_res(marker)[2].sub(marker + r"\g<0>", text.replace(marker, marker + marker))
     rng = random.Random(int(seed, 16))  # noqa: S311 -- placement, not a secret; reproducible by design
     pieces: list[str] = []
     last = 0
@@ -354,11 +368,13 @@ def untransform(text: str, spot: Spotlight) -> str:
     return backend.native_or("uninterleave", uninterleave, text, spot.marker)
 
 
-def encode_body(text: str, spot: Spotlight, *, level: Level, reserved: tuple[str, ...]) -> str:
+def encode_body(text: str, spot: Spotlight, *, level: Level, reserved: tuple[str, ...], tokens: Tokens | None = None) -> str:
     """The rendered content of a text body: ``transform(defang_body(text))`` (the layers above)."""
-    return transform(defang_body(text, level=level, reserved=reserved), spot)
+    return transform(defang_body(text, level=level, reserved=reserved, tokens=tokens), spot)
 
 
-def decode_body(raw: str, spot: Spotlight, *, level: Level) -> str:
+def decode_body(
+    raw: str, spot: Spotlight, *, level: Level, reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None
+) -> str:
     """The inverse of :func:`encode_body` on its image; ``ValueError`` when the transform cannot be undone."""
-    return undefang_body(untransform(raw, spot), level=level)
+    return undefang_body(untransform(raw, spot), level=level, reserved=reserved, tokens=tokens)

@@ -18,13 +18,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..eye.escape import Level
+from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
-from ..types import Envelope, LineIndex, Problem, SpotlightMode
+from ..types import Envelope, LineIndex, Problem, Spotlight, SpotlightMode
 from .entry import PrefaceEntry, check_entry, normalize_fetched_at
 from .invisible import ControlsPolicy, InvisiblePolicy, sanitize
+from .lxml_readers import reader_problems
 from .nesting import is_preface
 from .parse import parse_preface, scan_preface
-from .spotlight import check_mode, check_nonce
+from .spotlight import check_mode, check_nonce, check_options
 
 
 @dataclass(frozen=True)
@@ -42,18 +44,29 @@ class Verification:
         return self.ok
 
 
+@dataclass(frozen=True)
+class _Expected:
+    """What the composer would have written besides the entries: the turn's nonce and transform."""
+
+    level: Level
+    reserved: tuple[str, ...]
+    tokens: Tokens | None
+    invisible: str
+    controls: str
+    max_depth: int
+    nonce: str | None
+    #: A ``Spotlight`` compares mode, marker and seed; a mode alone (a per-turn marker the caller did
+    #: not keep) compares the mode and accepts any valid marker and seed.
+    spotlight: Spotlight | SpotlightMode
+
+
 def _expect(
     problems: list[Problem],
     env: Envelope,
     entry: PrefaceEntry,
     index: int,
     path: tuple[int, ...],
-    *,
-    level: Level,
-    reserved: tuple[str, ...],
-    invisible: str,
-    controls: str,
-    max_depth: int,
+    want: _Expected,
     lines: LineIndex,
 ) -> None:
     def mismatch(what: str) -> None:
@@ -61,17 +74,20 @@ def _expect(
         problems.append(Problem("expected-mismatch", what, env.offset, line, col, path[0], path))
 
     entry = check_entry(entry, index)
-    src, _ = sanitize(entry.source, invisible=invisible, controls="reject", index=index, field="source")
-    org, _ = sanitize(entry.origin, invisible=invisible, controls="reject", index=index, field="origin")
+    src, _ = sanitize(entry.source, invisible=want.invisible, controls="reject", index=index, field="source")
+    org, _ = sanitize(entry.origin, invisible=want.invisible, controls="reject", index=index, field="origin")
     if env.source != src:
         mismatch(f"provenance is {env.source[:60]!r}, expected {src[:60]!r}")
     if env.origin != org:
         mismatch(f"origin is {env.origin[:60]!r}, expected {org[:60]!r}")
     if env.fetched_at != normalize_fetched_at(entry.fetched_at, index=index):
         mismatch(f"fetched_at is {env.fetched_at!r}, expected {entry.fetched_at!r}")
+    if env.nonce != want.nonce:
+        # Every attribute is compared: an added, dropped or changed nonce is a change.
+        mismatch(f"nonce attribute is {_shown(env.nonce)}, expected {_shown(want.nonce)}")
     body = entry.body
     if is_preface(body) and body:
-        children = parse_preface(body, level=level, reserved=reserved, max_depth=max_depth)
+        children = parse_preface(body, level=want.level, reserved=want.reserved, max_depth=want.max_depth, tokens=want.tokens)
         if env.body is not None or len(env.children) != len(children):
             mismatch(f"expected {len(children)} nested envelopes, found {len(env.children)}")
             return
@@ -79,14 +95,29 @@ def _expect(
             if child != wanted:
                 mismatch(f"nested envelope {k} differs from the expected Preface body")
         return
-    want, _ = sanitize(str.__str__(body), invisible=invisible, controls=controls, index=index, field="body")
-    if env.body != want:
+    spot = env.spotlight
+    expected_spot = want.spotlight
+    if isinstance(expected_spot, Spotlight):
+        if spot != expected_spot:
+            mismatch(f"transform attributes are {_spot(spot)}, expected {_spot(expected_spot)}")
+    elif spot.mode != expected_spot:
+        mismatch(f"transform is {spot.mode!r}, expected {expected_spot!r}")
+    text_body, _ = sanitize(str.__str__(body), invisible=want.invisible, controls=want.controls, index=index, field="body")
+    if env.body != text_body:
         got = env.body
         if got is None:
             mismatch("expected a text body, found nested envelopes")
         else:
-            i = next((k for k, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want)))
+            i = next((k for k, (a, b) in enumerate(zip(got, text_body, strict=False)) if a != b), min(len(got), len(text_body)))
             mismatch(f"body differs from the expected entry at body offset {i}")
+
+
+def _shown(value: str | None) -> str:
+    return "absent" if value is None else repr(value[:40])
+
+
+def _spot(spot: Spotlight) -> str:
+    return " ".join(f"{k}={v!r}" for k, v in spot.attributes()) or "absent"
 
 
 def _turn_problems(text: str, envelopes: Sequence[Envelope], nonce: str | None, mode: SpotlightMode | None) -> list[Problem]:
@@ -124,14 +155,21 @@ def verify_preface(
     controls: ControlsPolicy = "replace",
     max_depth: int = 2,
     nonce: str | None = None,
-    spotlight: SpotlightMode | None = None,
+    spotlight: SpotlightMode | Spotlight | None = None,
+    tokens: Tokens | None = None,
 ) -> Verification:
     """Verify a composed preface; return every problem with its position and entry index.
 
     With ``nonce``, every envelope at every depth must carry exactly that nonce
     (``nonce-missing``, ``nonce-mismatch``); with ``spotlight``, every text body
     must use that transform (``spotlight-mismatch``). Whatever the options, every
-    transformed body must be in its transform's canonical form.
+    transformed body must be in its transform's canonical form. ``tokens``: a team's
+    own control tokens (:func:`~envelock.load_tokens`), as composed.
+
+    With ``expected``, the text must be exactly the composition of those entries,
+    every attribute included: the nonce is ``nonce`` (absent without it) and each text
+    body's transform is ``spotlight`` (none without it; a :class:`~envelock.Spotlight`,
+    such as ``preface.spotlight``, also fixes the marker and the seed).
 
     Raises only ``TypeError`` (``text`` not a ``str``), ``ValueError`` for a
     bad option (:class:`InvalidOption` for ``nonce``/``spotlight``), and
@@ -148,43 +186,36 @@ def verify_preface(
     """
     if nonce is not None:
         nonce = check_nonce(nonce)
-    mode = None if spotlight is None else check_mode(spotlight)
-    envelopes, problems, _ = scan_preface(text, level=level, reserved=tuple(reserved), max_depth=max_depth, invisible=invisible)
-    if nonce is not None or mode is not None:
-        problems.extend(_turn_problems(text, envelopes, nonce, mode))
-    if level != "reserved" and not problems:
-        from .lxml_readers import reader_problems
+    spot: Spotlight | SpotlightMode | None
+    if isinstance(spotlight, Spotlight):
+        spot = check_options(spotlight.mode, spotlight.marker, spotlight.seed)
+        mode: SpotlightMode | None = spot.mode
+    else:
+        mode = spot = None if spotlight is None else check_mode(spotlight)
+    want = _Expected(level, tuple(reserved), tokens, invisible, controls, max_depth, nonce, "none" if spot is None else spot)
+    return check_preface(text, expected=expected, want=want, every_body_mode=mode)
 
-        problems.extend(reader_problems(text, envelopes, level=level))
+
+def check_preface(
+    text: str, *, expected: Iterable[PrefaceEntry] | None, want: _Expected, every_body_mode: SpotlightMode | None
+) -> Verification:
+    """:func:`verify_preface` once its options are checked (also compose's own check, which asks for
+    this turn's transform on its own text bodies only: ``every_body_mode`` ``None``)."""
+    envelopes, problems, _ = scan_preface(
+        text, level=want.level, reserved=want.reserved, max_depth=want.max_depth, invisible=want.invisible, tokens=want.tokens
+    )
+    if want.nonce is not None or every_body_mode is not None:
+        problems.extend(_turn_problems(text, envelopes, want.nonce, every_body_mode))
+    if want.level != "reserved" and not problems:
+        problems.extend(reader_problems(text, envelopes, level=want.level, reserved=want.reserved, tokens=want.tokens))
     if expected is not None:
-        want: Sequence[PrefaceEntry] = list(expected)
+        wanted: Sequence[PrefaceEntry] = list(expected)
         if not problems:
-            if len(want) != len(envelopes):
-                problems.append(
-                    Problem(
-                        "expected-mismatch",
-                        f"found {len(envelopes)} envelopes, expected {len(want)}",
-                        0,
-                        1,
-                        1,
-                        None,
-                        (),
-                    )
-                )
+            if len(wanted) != len(envelopes):
+                message = f"found {len(envelopes)} envelopes, expected {len(wanted)}"
+                problems.append(Problem("expected-mismatch", message, 0, 1, 1, None, ()))
             else:
                 lines = LineIndex(text)
-                for i, (env, entry) in enumerate(zip(envelopes, want, strict=True)):
-                    _expect(
-                        problems,
-                        env,
-                        entry,
-                        i,
-                        (i,),
-                        level=level,
-                        reserved=tuple(reserved),
-                        invisible=invisible,
-                        controls=controls,
-                        max_depth=max_depth,
-                        lines=lines,
-                    )
+                for i, (env, entry) in enumerate(zip(envelopes, wanted, strict=True)):
+                    _expect(problems, env, entry, i, (i,), want, lines)
     return Verification(tuple(problems), tuple(envelopes))

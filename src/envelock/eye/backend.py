@@ -27,11 +27,12 @@ from typing import Protocol
 
 from . import fastpath, reference
 from .levels import Level
+from .load_tokens import Tokens
 
 try:
     from .. import _native
 except ImportError:  # pragma: no cover - depends on the build
-    _native = None  # type: ignore[assignment]
+    _native = None  # type: ignore[assignment]  # pragma: no cover
 
 #: Is the native core built into this install?
 NATIVE_AVAILABLE = _native is not None
@@ -46,45 +47,53 @@ SurrogateError: type[ValueError] = _native.SurrogateError if _native is not None
 
 
 class Implementation(Protocol):
-    """What every implementation provides (a module or a namespace)."""
+    """What every implementation provides (a module or a namespace). ``tokens``: a team's own control
+    tokens (:func:`envelock.eye.load_tokens.load_tokens`), read like the built-in tables."""
 
     NAME: str
 
-    def defang(self, text: str, level: Level, reserved: tuple[str, ...]) -> str: ...
+    def defang(self, text: str, level: Level, reserved: tuple[str, ...], tokens: Tokens | None = None) -> str: ...
 
-    def undefang(self, text: str, level: Level) -> str: ...
+    def undefang(self, text: str, level: Level, reserved: tuple[str, ...], tokens: Tokens | None = None) -> str: ...
 
-    def defang_body(self, text: str, level: Level, reserved: tuple[str, ...]) -> str: ...
+    def defang_body(self, text: str, level: Level, reserved: tuple[str, ...], tokens: Tokens | None = None) -> str: ...
 
 
 class _Native:
-    """The Rust core as an implementation, with the reference for texts holding a lone surrogate."""
+    """The Rust core as an implementation, with the reference for a text holding a lone surrogate
+    and for a team's own tokens (the core knows the built-in tables only)."""
 
     NAME = "native"
 
     @staticmethod
-    def defang(text: str, level: Level, reserved: tuple[str, ...]) -> str:
+    def defang(text: str, level: Level, reserved: tuple[str, ...], tokens: Tokens | None = None) -> str:
         assert _native is not None
-        try:
-            return str(_native.defang(text, level, reserved))
-        except SurrogateError:
-            return reference.defang(text, level, reserved)
+        if tokens is None:
+            try:
+                return str(_native.defang(text, level, reserved))
+            except SurrogateError:
+                pass
+        return reference.defang(text, level, reserved, tokens)
 
     @staticmethod
-    def undefang(text: str, level: Level) -> str:
+    def undefang(text: str, level: Level, reserved: tuple[str, ...], tokens: Tokens | None = None) -> str:
         assert _native is not None
-        try:
-            return str(_native.undefang(text, level))
-        except SurrogateError:
-            return reference.undefang(text, level)
+        if tokens is None:
+            try:
+                return str(_native.undefang(text, level, reserved))
+            except SurrogateError:
+                pass
+        return reference.undefang(text, level, reserved, tokens)
 
     @staticmethod
-    def defang_body(text: str, level: Level, reserved: tuple[str, ...]) -> str:
+    def defang_body(text: str, level: Level, reserved: tuple[str, ...], tokens: Tokens | None = None) -> str:
         assert _native is not None
-        try:
-            return str(_native.defang_body(text, level, reserved))
-        except SurrogateError:
-            return reference.defang_body(text, level, reserved)
+        if tokens is None:
+            try:
+                return str(_native.defang_body(text, level, reserved))
+            except SurrogateError:
+                pass
+        return reference.defang_body(text, level, reserved, tokens)
 
 
 _CANDIDATES: tuple[tuple[Implementation, bool], ...] = (
@@ -149,10 +158,10 @@ def native_or(native_name: str, python: Callable[..., str], *args: object) -> st
 NativeOpener = tuple[int, int, str, str, bool, int, str]
 
 
-def native_openers(text: str, reserved: tuple[str, ...]) -> list[NativeOpener] | None:
+def native_openers(text: str, reserved: tuple[str, ...], tokens: Tokens | None = None) -> list[NativeOpener] | None:
     """Every opener's reading in one native pass (both families), or ``None`` when the native core is
-    not in use or cannot take ``text``: the caller then reads with the Python reader."""
-    if _native is None or not is_native():
+    not in use or cannot take ``text`` (or ``tokens``): the caller then reads with the Python reader."""
+    if _native is None or not is_native() or tokens is not None:
         return None
     try:
         return _openers(text, reserved)

@@ -12,6 +12,7 @@ from typing import cast
 from . import backend
 from .backend import IMPLEMENTATIONS, implementation
 from .levels import BODY_CONTEXT, LEVELS, Level, check_level, xml_escape_text, xml_unescape_text
+from .load_tokens import Tokens
 from .reader import BRACKET_OPENER_RE, OPENER_RE, Kind, Reading, names_for, read_after, read_bracket
 from .tokens import RESERVED_NAMES
 
@@ -32,7 +33,9 @@ __all__ = [
 ]
 
 
-def defang(text: str, *, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+def defang(
+    text: str, *, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None
+) -> str:
     """Escape ``text`` so that no reader of ``level`` sees a tag or control token in it.
 
     Inserts one ``\\`` after each dangerous opener and never deletes anything;
@@ -43,15 +46,20 @@ def defang(text: str, *, level: Level = "reserved", reserved: tuple[str, ...] = 
     >>> undefang(defang("<\\\\/x>")) == "<\\\\/x>"
     True
     """
-    return backend.chosen().defang(text, check_level(level), tuple(reserved))
+    return backend.chosen().defang(text, check_level(level), tuple(reserved), tokens)
 
 
-def undefang(text: str, *, level: Level = "reserved") -> str:
-    """Invert :func:`defang` exactly (``undefang(defang(s, level=L), level=L) == s``)."""
-    return backend.chosen().undefang(text, check_level(level))
+def undefang(
+    text: str, *, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None
+) -> str:
+    """Invert :func:`defang` exactly (``undefang(defang(s, level=L), level=L) == s``; the same
+    ``reserved`` names and ``tokens``, which decide where the escapes are)."""
+    return backend.chosen().undefang(text, check_level(level), tuple(reserved), tokens)
 
 
-def defang_body(text: str, *, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+def defang_body(
+    text: str, *, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None
+) -> str:
     """:func:`defang` for a body, judged in the context it is rendered in.
 
     In a preface a body is always followed by ``\\n</retrieved_content>``. The
@@ -60,10 +68,12 @@ def defang_body(text: str, *, level: Level = "reserved", reserved: tuple[str, ..
     name), exactly as a reader of the whole preface does; :func:`defang` alone
     judges the end of its text as the end of input. ``undefang`` inverts both.
     """
-    return backend.chosen().defang_body(text, check_level(level), tuple(reserved))
+    return backend.chosen().defang_body(text, check_level(level), tuple(reserved), tokens)
 
 
-def undefang_body(text: str, *, level: Level = "reserved") -> str:
+def undefang_body(
+    text: str, *, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None
+) -> str:
     """Invert :func:`defang_body` exactly: the bracket readings are judged in the same context.
 
     A bracket opener's escape depends on its reading, and in a preface the reading
@@ -75,26 +85,28 @@ def undefang_body(text: str, *, level: Level = "reserved") -> str:
     if lvl == "xml":
         text = xml_unescape_text(text)
     inner: Level = "markup" if lvl == "xml" else lvl
-    out = undefang(text + BODY_CONTEXT, level=inner)
+    out = undefang(text + BODY_CONTEXT, level=inner, reserved=reserved, tokens=tokens)
     if not out.endswith(BODY_CONTEXT):  # pragma: no cover - undefang never touches a final '\\n<'
         raise AssertionError("body context was changed")
     return out[: -len(BODY_CONTEXT)]
 
 
-def opener_readings(text: str, reserved: tuple[str, ...], family: str) -> Iterator[tuple[int, int, Reading]]:
+def opener_readings(
+    text: str, reserved: tuple[str, ...], family: str, tokens: Tokens | None = None
+) -> Iterator[tuple[int, int, Reading]]:
     """(start, end, reading) of every ``family`` opener (``"angle"`` or ``"bracket"``) whose reading is
     not none or that is followed by ``\\``: what the defang escapes, as the one reader sees it.
 
     In one native pass when the native core is in use (:func:`envelock.eye.backend.native_openers`),
     else ``read_after`` / ``read_bracket`` per opener.
     """
-    found = backend.native_openers(text, reserved)
+    found = backend.native_openers(text, reserved, tokens)
     if found is not None:
         for start, end, kind, name, slash, rend, fam in found:
             if fam == family:
                 yield start, end, Reading(cast(Kind, kind), name, slash, rend)
         return
-    names = names_for(reserved)
+    names = names_for(reserved, tokens)
     n = len(text)
     angle = family == "angle"
     for m in (OPENER_RE if angle else BRACKET_OPENER_RE).finditer(text):

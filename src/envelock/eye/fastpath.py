@@ -28,10 +28,12 @@ from . import reader as _me
 from . import reference as _reference
 from .charsets import char_class, ranges_of, regex_class
 from .levels import Level, xml_escape_text
+from .load_tokens import Tokens
 from .reader import (
     BRACKET_OPENER_PATTERN,
     MAX_LOOKAHEAD,
     MAX_RUN,
+    NUMBER,
     OPENER_PATTERN,
     Names,
     atomic_opener,
@@ -132,6 +134,9 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
             return memo[s]
         alts: list[str] = [] if want_d else [point_u]
         starts: set[str] = set() if want_d else set(point_first)
+        if not want_d and names.viable(s + NUMBER):
+            alts.append("[0-9]")  # a placeholder family's number: the reference reads it
+            starts |= set("0123456789")
         for p, chars in letters:
             new = s + p
             if names.reserved_match(new):
@@ -165,14 +170,27 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
     first = state("") or "(?!)"
     if want_d:
         start = f"{pipe}|{first}" if names.pipes else first
-        after = f"\\\\|{p1}{{{MAX_RUN}}}|{p1}{{0,{MAX_RUN - 1}}}+(?:{start})"
+        exact = _exact_after_lt(names)
+        after = f"{exact}{p1}{{{MAX_RUN}}}|{p1}{{0,{MAX_RUN - 1}}}+(?:{start})"
         alpha = regex_class(c for c in known if not (is_space(c) or _me.is_ignorable(c)) and (is_alpha(c) or c in "/!?"))
-        mk = f"{wi}{{0,{MAX_RUN - 1}}}+{alpha}|{wi}{{{MAX_RUN}}}[\\s\\S]"
+        mk = f"\\\\*+(?:{wi}{{0,{MAX_RUN - 1}}}+{alpha}|{wi}{{{MAX_RUN}}}[\\s\\S])"
     else:
         no_pipe = f"(?!{pipe})" if names.pipes else ""
-        after = f"(?!\\\\)(?!{p1}{{{MAX_RUN}}}){p1}{{0,{MAX_RUN - 1}}}+{no_pipe}{first}"
-        mk = f"(?!{wi}{{{MAX_RUN}}}){wi}{{0,{MAX_RUN - 1}}}+{nonascii}"
+        after = f"(?!{p1}{{{MAX_RUN}}}){p1}{{0,{MAX_RUN - 1}}}+{no_pipe}{first}"
+        mk = f"\\\\*+(?!{wi}{{{MAX_RUN}}}){wi}{{0,{MAX_RUN - 1}}}+{nonascii}"
     return after, mk
+
+
+def _exact_alternatives(names: Names, first: str) -> str:
+    """The exact tokens that start with ``first``, as the rest of the token after any backslashes."""
+    rests = names._exact.get(first, ())
+    return "|".join(re.escape(r) for r in rests)
+
+
+def _exact_after_lt(names: Names) -> str:
+    """A danger alternative: the opener was a plain ``<`` that starts an exact token (``<NAME>``)."""
+    alts = _exact_alternatives(names, "<")
+    return f"(?<=<)\\\\*+(?:{alts})|" if alts else ""
 
 
 @lru_cache(maxsize=32)
@@ -222,28 +240,36 @@ def _bracket_prefilter(names: Names) -> re.Pattern[str]:  # pragma: no mutate bl
             for part, chars in sorted(by_part.items())
             if prefix + part in names._blive
         ]
+        if names.viable_bracket(prefix + NUMBER):
+            alts.append("[0-9]")  # a placeholder family's number
+        if not prefix:
+            alts.append(r"\|")  # ``[|NAME|]``
         body = "|".join([unsure, *alts])
         return f"(?:{gap}{{{MAX_RUN}}}|{gap}{{0,{MAX_RUN - 1}}}+(?:{body}))"
 
     first = state("", _PREFILTER_DEPTH).replace(gap, lead, 2)  # the run before the name may hold slashes
-    return re.compile(f"{_me.atomic_opener(BRACKET_OPENER_PATTERN)}(?={first})")
+    exact = _exact_alternatives(names, "[")
+    guard = f"(?<=\\[)\\\\*+(?:{exact})|" if exact else ""
+    return re.compile(f"{_me.atomic_opener(BRACKET_OPENER_PATTERN)}(?={guard}{first})")
 
 
 #: Letters of a bracket token name the prefilter follows before asking the reader.
 _PREFILTER_DEPTH = 3
 
 
-def defang_brackets(text: str) -> str:
+def defang_brackets(text: str, names: Names) -> str:
     """:func:`envelock.eye.reference.defang_brackets` reading only the openers the prefilter finds."""
-    return _reference.defang_brackets(text, _bracket_prefilter(names_for()))
+    return _reference.defang_brackets(text, names, _bracket_prefilter(names))
 
 
-def defang(text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
-    """:func:`envelock._reference.defang` through the generated regexes; equal on every input."""
+def defang(
+    text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None
+) -> str:
+    """:func:`envelock.eye.reference.defang` through the generated regexes; equal on every input."""
+    names = names_for(reserved, tokens)
     if not may_hold_opener(text):
-        text = defang_brackets(text)
+        text = _reference.defang_exact(defang_brackets(text, names), names)
         return xml_escape_text(text) if level == "xml" else text
-    names = names_for(reserved)
     markup = level != "reserved"
     ends = [
         m.end()
@@ -251,12 +277,14 @@ def defang(text: str, level: Level = "reserved", reserved: tuple[str, ...] = RES
         if m.lastgroup is None or _reference.opener_needs_escape(text, m, names, markup)
     ]
     text = insert_after(text, ends)
-    text = defang_brackets(text)
+    text = _reference.defang_exact(defang_brackets(text, names), names)
     if level == "xml":
         text = xml_escape_text(text)
     return text
 
 
-def defang_body(text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+def defang_body(
+    text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None
+) -> str:
     """:func:`defang` of a body in its rendered context (``escape.defang_body``)."""
-    return _reference.body_context(defang, text, level, reserved)
+    return _reference.body_context(defang, text, level, reserved, tokens)

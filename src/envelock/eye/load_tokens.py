@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from envelock import EnvelockError
+from ..errors import EnvelockError
 
 Shape = Literal["angle", "bracket", "bar", "literal"]
 

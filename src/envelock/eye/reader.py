@@ -2,30 +2,34 @@
 
 An LLM does not tokenise markup. It will take ``</ retrieved-content>``,
 ``\uff1c/RETRI\u0395VED_CONTENT\uff1e``, ``externaI_content`` with a capital I, a
-strike-through mark on every letter, an em dash for the underscore or a braille
-blank between ``<`` and ``/`` for a close tag. This module decides, for the text
-right after an *opener*, what a reader sees there: nothing, an envelope tag, a
-chat-template control token, or padding too long to follow.
+strike-through mark on every letter, an em dash or a SentencePiece ``▁`` for the underscore,
+or a braille blank between ``<`` and ``/`` for a close tag. This module decides, for the text
+right after an *opener*, what a reader sees there: nothing, an envelope tag, a chat-template
+control token, or padding too long to follow.
 
 Every character table comes from Unicode data through the committed generator
-(:mod:`envelock.unicode_tables`, ``scripts/gen_unicode_tables.py``):
+(:mod:`envelock.eye.unicode_tables`, ``scripts/gen_unicode_tables.py``), and it fails closed by
+construction: the eye reads past every character it has no rule for.
 
-* a character is **skipped** (``SKIP_RANGES``) when it renders as nothing, as a
-  space, as a mark on its base, or as a separator (``- _ . \\`` and what folds
-  or looks like them);
-* otherwise it has a set of **readings** (``READINGS``): every ASCII string a
-  reader may take it for. The name is followed as a set of live skeletons (a
-  small NFA over the reserved names and tokens), so ``р`` (looks like ``p``,
-  sounds like ``r``) and ``I``/``l``/``|`` (one shape) match either way;
-* openers, closers, slashes, bars, brackets and quotes are sets derived from
-  names, NFKC and UTS #39.
+* In ASCII, whitespace, controls and ``- _ . \\`` are read past; every other character reads as
+  itself (``"<%s>" % tag`` is not ``<s>``).
+* Beyond ASCII, every code point is read past (``SKIP_RANGES``: marks, symbols, punctuation,
+  separators, format characters, unassigned and private-use code points) except the letters and
+  numbers and the structural look-alikes (openers, closers, slashes, bars, brackets, quotes);
+  a mark or symbol with a letter reading keeps both readings, skipped or that letter
+  (``READINGS`` holds ``""`` for it: the Telugu anusvara reads as ``o`` or as nothing).
+* A letter has a set of **readings** (``READINGS``): every ASCII string a reader may take it
+  for, or else itself. The name is followed as a set of live skeletons (a small NFA over the
+  reserved names and tokens), so ``р`` (looks like ``p``, sounds like ``r``) and ``I``/``l``/``|``
+  (one shape) match either way.
+* Character references are decoded as ``html.unescape`` decodes them (the WHATWG rules), and the
+  references that open a tag are the generated ``LT_REFERENCES``/``LT_NUMERIC``.
 
-The check is a bounded lookahead: at most :data:`MAX_RUN` skipped characters in
-a row and at most :data:`MAX_LOOKAHEAD` characters in all. When a bound is
-reached while the text could still turn into a reserved name, the answer is
-"dangerous" (fail closed). A reading also ends at the next opener (which is read
-on its own), so the work per opener is bounded by the distance to the next one
-and every scan is linear in the input.
+The check is a bounded lookahead: at most :data:`MAX_RUN` skipped characters in a row and at
+most :data:`MAX_LOOKAHEAD` characters in all. When a bound is reached while the text could still
+turn into a reserved name, the answer is "dangerous" (fail closed). A reading also ends at the
+next opener (which is read on its own), so the work per opener is bounded by the distance to
+the next one and every scan is linear in the input.
 """
 
 from __future__ import annotations
@@ -41,15 +45,30 @@ from itertools import product
 from typing import Literal
 
 from .charsets import char_class, regex_class
-from .tokens import ANGLE_TOKEN_NAMES, BRACKET_TOKEN_NAMES, RESERVED_NAMES
+from .load_tokens import Tokens
+from .tokens import (
+    ANGLE_TOKEN_NAMES,
+    ANGLE_TOKEN_PATTERNS,
+    BRACKET_TOKEN_NAMES,
+    BRACKET_TOKEN_PATTERNS,
+    EXACT_TOKENS,
+    NAMESPACE_TOKEN_NAMES,
+    RESERVED_NAMES,
+)
 from .unicode_tables import (
     ALNUM_RANGES,
     ALPHA_RANGES,
+    AMP_NUMERIC,
+    AMP_REFERENCES,
     BANG_CHARACTERS,
     DEFAULT_IGNORABLE_RANGES,
     GT_LOOKALIKES,
     LBRACKET_LOOKALIKES,
+    LBRACKET_NUMERIC,
+    LBRACKET_REFERENCES,
     LT_LOOKALIKES,
+    LT_NUMERIC,
+    LT_REFERENCES,
     PIPE_LOOKALIKES,
     RBRACKET_LOOKALIKES,
     READINGS,
@@ -75,8 +94,9 @@ LBRACKET_CHARS = "[" + "".join(chr(c) for c in LBRACKET_LOOKALIKES)
 RBRACKET_CHARS = "]" + "".join(chr(c) for c in RBRACKET_LOOKALIKES)
 
 _IGNORABLE = frozenset(chr(cp) for lo, hi in DEFAULT_IGNORABLE_RANGES for cp in range(lo, hi + 1))
-_SKIP = frozenset(chr(cp) for lo, hi in SKIP_RANGES for cp in range(lo, hi + 1))
 _READ: dict[str, tuple[str, ...]] = {chr(cp): rs for cp, rs in READINGS.items()}
+#: Characters with a letter reading that may also be read past (``""`` among their readings).
+_EITHER = frozenset(c for c, rs in _READ.items() if "" in rs)
 _GT = frozenset(GT_CHARS)
 _SLASH = frozenset(SLASH_CHARS)
 _PIPE = frozenset(PIPE_CHARS)
@@ -98,32 +118,38 @@ MAX_OPENER_LEN = 2 + (MAX_AMP_LAYERS + 1) * (MAX_ZEROS + 12) + 32
 _HTML5 = html.entities.html5
 
 
-def _ref_pattern(chars: str) -> str:
-    """A character reference for one of ``chars``, with any ``&`` layers in front.
+RefTable = tuple[tuple[str, bool, tuple[str, ...]], ...]
 
-    Numeric (decimal or hex, up to :data:`MAX_ZEROS` leading zeros, optional ``;``)
-    for every code point in ``chars``; named for every HTML5 entity whose value is
-    one of them (``&lt``, ``&LT``, ``&lang;``, ``&lsqb;``...; ``lt`` in any case);
-    and up to :data:`MAX_AMP_LAYERS` layers of ``&`` written as ``amp;``, ``amp``,
-    ``AMP``, ``&#38;`` or ``&#x26;`` in front (``&amp;lt;``, ``&#38;lt;``, ``&amplt;``).
-    """
-    codes = sorted(ord(c) for c in chars)
-    dec = "|".join(str(c) for c in codes)
-    hexa = "|".join(f"{c:x}" for c in codes)
-    names = sorted(
-        {n.rstrip(";") for n, v in _HTML5.items() if v in chars and n.endswith(";")} - {"lt", "LT"},
-        key=len,
-        reverse=True,
-    )
-    lt = "[lL][tT];?|" if "<" in chars else ""
-    amp = rf"(?:[aA][mM][pP];?|#0{{0,{MAX_ZEROS}}}38(?![0-9]);?|#[xX]0{{0,{MAX_ZEROS}}}26(?![0-9a-fA-F]);?)"
-    return (
-        rf"&{amp}{{0,{MAX_AMP_LAYERS}}}(?:"
-        + lt
-        + "|".join(f"{re.escape(n)};" for n in names)
-        + rf"|#0{{0,{MAX_ZEROS}}}(?:{dec})(?![0-9]);?"
-        + rf"|#[xX]0{{0,{MAX_ZEROS}}}(?i:{hexa})(?![0-9a-fA-F]);?)"
-    )
+
+def _numeric(codes: tuple[int, ...], hexa: bool) -> str:
+    """A numeric reference body (after ``&#``) for one of ``codes``: up to :data:`MAX_ZEROS` leading
+    zeros, the number, no further digit, an optional ``;``."""
+    if hexa:
+        alts = "|".join(f"{c:x}" for c in codes)
+        return rf"[xX]0{{0,{MAX_ZEROS}}}(?i:{alts})(?![0-9a-fA-F]);?"
+    alts = "|".join(str(c) for c in codes)
+    return rf"0{{0,{MAX_ZEROS}}}(?:{alts})(?![0-9]);?"
+
+
+def _named(refs: RefTable) -> str:
+    """The named references of a generated table (longest first): ``name;``, or for a legacy name
+    also ``name`` without ``;`` unless the text goes on into a longer name (its exclusions)."""
+    alts = []
+    for name, legacy, exclusions in refs:
+        if not legacy:
+            alts.append(f"{re.escape(name)};")
+        elif exclusions:
+            alts.append(f"{re.escape(name)}(?:;|(?!{'|'.join(re.escape(x) for x in exclusions)}))")
+        else:
+            alts.append(f"{re.escape(name)};?")
+    return "|".join(alts)
+
+
+def _ref_pattern(refs: RefTable, numeric: tuple[int, ...]) -> str:
+    """A character reference that ``html.unescape`` decodes to a character of the family, with any
+    ``&`` layers in front (``&amp;lt;``, ``&#38;lt;``, ``&amplt;``: up to :data:`MAX_AMP_LAYERS`)."""
+    amp = f"(?:{_named(AMP_REFERENCES)}|#{_numeric(AMP_NUMERIC, False)}|#{_numeric(AMP_NUMERIC, True)})"
+    return rf"&{amp}{{0,{MAX_AMP_LAYERS}}}(?:{_named(refs)}|#{_numeric(numeric, False)}|#{_numeric(numeric, True)})"
 
 
 def _opener_pattern(chars: str, ref: str) -> str:
@@ -149,12 +175,12 @@ def atomic_opener(pattern: str) -> str:
     return pattern.replace("(?:(?<=&)", "(?>(?<=&)", 1)
 
 
-LT_REF_PATTERN = _ref_pattern(LT_CHARS)
+LT_REF_PATTERN = _ref_pattern(LT_REFERENCES, LT_NUMERIC)
 #: Any opener: ``<``, a look-alike, or a character reference for one.
 OPENER_PATTERN = _opener_pattern(LT_CHARS, LT_REF_PATTERN)
 OPENER_RE = re.compile(OPENER_PATTERN)
 #: Any bracket opener: ``[``, a look-alike (``［``, ``⟦``...), or a reference for one (``&#91;``, ``&lsqb;``).
-BRACKET_OPENER_PATTERN = _opener_pattern(LBRACKET_CHARS, _ref_pattern(LBRACKET_CHARS))
+BRACKET_OPENER_PATTERN = _opener_pattern(LBRACKET_CHARS, _ref_pattern(LBRACKET_REFERENCES, LBRACKET_NUMERIC))
 BRACKET_OPENER_RE = re.compile(BRACKET_OPENER_PATTERN)
 
 #: A character reference as ``html.unescape`` finds one (numeric with up to
@@ -202,9 +228,31 @@ def is_ignorable(ch: str) -> bool:
     return ch in _IGNORABLE
 
 
+class _Skip:
+    """Membership in ``SKIP_RANGES`` (almost every code point: the table is ranges, not a set)."""
+
+    def __init__(self) -> None:
+        self._ranges = _RangeSet(SKIP_RANGES)
+        self._ascii = frozenset(chr(c) for c in range(0x80) if chr(c) in self._ranges)
+
+    def __contains__(self, ch: str) -> bool:
+        if ch < "\x80":
+            return ch in self._ascii
+        return ch in self._ranges
+
+
+_SKIP = _Skip()
+
+
 def is_skip(ch: str) -> bool:
-    """Does the model's eye read past ``ch`` like whitespace (generated ``SKIP_RANGES``)?"""
+    """Does the model's eye read past ``ch`` (generated ``SKIP_RANGES``: no letter reading at all)?"""
     return ch in _SKIP
+
+
+def can_skip(ch: str) -> bool:
+    """May the eye read past ``ch``: always (:func:`is_skip`), or as one of its readings (a mark or
+    symbol with a letter reading, such as U+0C02 TELUGU SIGN ANUSVARA, read as ``o`` or as nothing)."""
+    return ch in _SKIP or ch in _EITHER
 
 
 _is_skip = is_skip
@@ -229,11 +277,15 @@ def may_hold_bracket(text: str) -> bool:
 
 
 def readings(ch: str) -> tuple[str, ...]:
-    """Every string a reader may take ``ch`` for: ``("",)`` when skipped, else the
-    generated readings (primary first), else ``ch`` itself."""
+    """Every string a reader may take ``ch`` for: ``("",)`` when skipped, else the generated
+    readings (primary first; ``""`` last for a character that may also be read past), else ``ch``
+    itself."""
+    found = _READ.get(ch)
+    if found is not None:
+        return found
     if ch in _SKIP:
         return ("",)
-    return _READ.get(ch, (ch,))
+    return (ch,)
 
 
 def char_skeleton(ch: str) -> str:
@@ -257,24 +309,51 @@ def _prefixes(names: Iterable[str]) -> frozenset[str]:
     return frozenset(n[:k] for n in names for k in range(len(n) + 1))
 
 
+#: What a digit reads as in a skeleton (``0`` is ``o``, ``1`` is ``l``): a placeholder number.
+_DIGIT_READINGS = frozenset("ol23456789")
+#: A placeholder family's number in a stored skeleton (``special#``: ``<SPECIAL_123>``).
+NUMBER = "#"
+
+
 @dataclass(frozen=True)
 class Names:
-    """Skeletons of the names the lookahead looks for."""
+    """What the lookahead looks for, as skeletons: reserved names (a prefix match), ``<NAME>`` tokens
+    (whole, then ``>``; a skeleton ending in ``#`` is a placeholder family, any number), namespace
+    tokens (``dsml:``, dangerous at the colon), ``[NAME]`` tokens, and the tokens escaped exactly as a
+    tokenizer matches them (``exact``: not skeletons)."""
 
     reserved: tuple[str, ...]
     tokens: tuple[str, ...]
     pipes: bool = True
     brackets: tuple[str, ...] = ()
+    namespaces: tuple[str, ...] = ()
+    exact: tuple[str, ...] = ()
     _live: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _blive: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
+    _tokens: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
+    _brackets: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
+    _namespaces: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
+    _exact: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_live", _prefixes((*self.reserved, *self.tokens)))
+        object.__setattr__(self, "_live", _prefixes((*self.reserved, *self.tokens, *self.namespaces)))
         object.__setattr__(self, "_blive", _prefixes(self.brackets))
+        object.__setattr__(self, "_tokens", frozenset(self.tokens))
+        object.__setattr__(self, "_brackets", frozenset(self.brackets))
+        object.__setattr__(self, "_namespaces", frozenset(self.namespaces))
+        by_first: dict[str, list[str]] = {}
+        for tok in self.exact:
+            by_first.setdefault(tok[0], []).append(tok[1:])
+        exact = {c: tuple(sorted(set(rests), key=lambda r: (-len(r), r))) for c, rests in by_first.items()}
+        object.__setattr__(self, "_exact", exact)
 
     def viable(self, skel: str) -> bool:
         """Could ``skel`` still grow into a reserved name or a token?"""
         return skel in self._live
+
+    def viable_bracket(self, skel: str) -> bool:
+        """Could ``skel`` still grow into a ``[NAME]`` token?"""
+        return skel in self._blive
 
     def reserved_match(self, skel: str) -> str | None:
         """The reserved skeleton ``skel`` starts with, if any."""
@@ -283,16 +362,44 @@ class Names:
                 return r
         return None
 
+    def exact_starts(self) -> str:
+        """The first characters of the exact tokens (the escape points of :func:`exact_after`)."""
+        return "".join(sorted(self._exact))
+
+    def exact_finder(self) -> re.Pattern[str]:
+        """A regex finding every first character of an exact token (matches nothing without any)."""
+        return _exact_finder(self.exact_starts())
+
 
 @lru_cache(maxsize=64)
-def names_for(reserved: tuple[str, ...] = RESERVED_NAMES) -> Names:
-    """Skeleton tables for a set of reserved names (the chat tokens are fixed)."""
+def _exact_finder(starts: str) -> re.Pattern[str]:
+    return re.compile(regex_class(starts))
+
+
+def name_skeleton(name: str) -> str:
+    """The stored skeleton of a token name (``SPECIAL_#`` -> ``special#``)."""
+    head, hash_, tail = name.partition(NUMBER)
+    return skeleton(head) + (NUMBER + skeleton(tail) if hash_ else "")
+
+
+@lru_cache(maxsize=64)
+def names_for(reserved: tuple[str, ...] = RESERVED_NAMES, extra: Tokens | None = None) -> Names:
+    """Skeleton tables for a set of reserved names, with the built-in chat tokens and ``extra`` ones
+    (a team's own tokenizer, :func:`envelock.eye.load_tokens.load_tokens`)."""
     if any(not skeleton(n) for n in reserved):
         raise ValueError("a reserved name has an empty skeleton")
+    angle = [*ANGLE_TOKEN_NAMES, *(p + NUMBER for p in ANGLE_TOKEN_PATTERNS)]
+    bracket = [*BRACKET_TOKEN_NAMES, *(p + NUMBER for p in BRACKET_TOKEN_PATTERNS)]
+    exact = list(EXACT_TOKENS)
+    if extra is not None:
+        angle += extra.angle
+        bracket += extra.bracket
+        exact += extra.literal
     skels = tuple(sorted({skeleton(n) for n in reserved}))
-    tokens = tuple(sorted({skeleton(t) for t in ANGLE_TOKEN_NAMES}))
-    brackets = tuple(sorted({skeleton(t) for t in BRACKET_TOKEN_NAMES}))
-    return Names(skels, tokens, True, brackets)
+    tokens = tuple(sorted({name_skeleton(t) for t in angle} - {""}))
+    brackets = tuple(sorted({name_skeleton(t) for t in bracket} - {""}))
+    namespaces = tuple(sorted({skeleton(n) + ":" for n in NAMESPACE_TOKEN_NAMES}))
+    return Names(skels, tokens, True, brackets, namespaces, tuple(sorted(set(exact))))
 
 
 #: The longest legacy (no ``;``) entity name.
@@ -375,81 +482,114 @@ class Reading:
 _NONE = Reading("none")
 
 
-def _lead(text: str, pos: int, end: int, bang: bool) -> tuple[int, int, bool]:
-    """Phase 1: read past skipped characters, slashes (and ``!``/``?``); (index, run, slash seen)."""
-    i, run, slash = pos, 0, False
-    while i < end:
+Accept = Callable[[str, int], "Reading | None"]
+
+
+def _lead_piece(piece: str, bang: bool) -> bool:
+    """May the lead (before the name) read past ``piece``: every character skippable, a slash, or
+    (after an angle opener) ``!``/``?``? A reference decoding to nothing is skipped too."""
+    return all(can_skip(c) or c in _SLASH or (bang and c in _BANG) for c in piece)
+
+
+def _lead(
+    text: str, pos: int, end: int, bang: bool, accept: Accept, live: frozenset[str], slash_box: list[bool]
+) -> tuple[int, int, dict[str, None], Reading | None, str, int]:
+    """Phase 1: read past skipped characters, slashes (and ``!``/``?``).
+
+    A character that may also be read as a letter (a mark or symbol with a reading) both continues
+    the lead and starts a name: those name states are kept in ``pending``. Returns (index of the
+    first piece the lead does not read past, run, pending states, a reading already decided, that
+    piece, the index after it); the slash seen is written into ``slash_box``.
+    """
+    i, run = pos, 0
+    pending: dict[str, None] = {}
+    n = len(text)
+    while True:
+        if i >= end:
+            done = _NONE if i >= n else Reading("padding", "", slash_box[0], i)
+            return i, run, pending, done, "", i
         piece, nxt = _decode_at(text, i)
-        if not all(c in _SKIP or c in _SLASH or (bang and c in _BANG) for c in piece):
-            break
-        slash = slash or any(c in _SLASH for c in piece)
+        if not _lead_piece(piece, bang):
+            return i, run, pending, None, piece, nxt
+        slash_box[0] = slash_box[0] or any(c in _SLASH for c in piece)
+        parts = _piece_readings(piece) if piece else ("",)
+        advanced = False
+        if pending or any(parts):
+            hit, new, advanced = _step({"": None, **pending}, parts, nxt, accept, live)
+            if hit is not None:
+                return nxt, run, pending, hit, piece, nxt
+            new.pop("", None)
+            pending = new
         i = nxt
-        run += 1
+        run = 0 if advanced else run + 1
         if run >= MAX_RUN:
-            break
-    return i, run, slash
+            return i, run, pending, Reading("padding", "", slash_box[0], i), "", i
 
 
 def read_after(text: str, pos: int, names: Names) -> Reading:
     """The model's-eye reading of the text at ``pos`` (just after an ``<``-opener).
 
-    Reads past whitespace, skipped characters (blanks, marks, ignorables,
-    separators, controls), ``!``, ``?`` and slashes (also written as character
-    references); then a bar or look-alike bar opens a chat-template token, and a
-    name whose readings reach a reserved name, or equal a ``<NAME>`` token followed
-    by ``>``, is dangerous. Namespace prefixes (``ns:retrieved_content``) are read
-    past; the next opener ends the reading.
+    Reads past everything skippable (whitespace, marks, symbols, punctuation, separators, controls,
+    unassigned code points), ``!``, ``?`` and slashes (also written as character references); then a
+    bar or look-alike bar opens a chat-template token, and a name whose readings reach a reserved
+    name, or equal a ``<NAME>`` token followed by ``>``, or a namespace token (``<dsml:``), is
+    dangerous. Namespace prefixes (``ns:retrieved_content``) are read past; the next opener ends
+    the reading.
     """
     n = len(text)
     end = min(n, pos + MAX_LOOKAHEAD)
-    i, run, slash = _lead(text, pos, end, True)
-    if run >= MAX_RUN:
-        return Reading("padding", "", slash, i)
-    if i >= n:
-        return _NONE
-    if i >= end:
-        return Reading("padding", "", slash, i)
-    first, nxt = _decode_at(text, i)
-    if names.pipes and first and first[0] in _PIPE:
-        return Reading("bar", "", slash, nxt)
+    slash_box = [False]
 
     def accept(t: str, i: int) -> Reading | None:
         r = names.reserved_match(t)
         if r is not None:
-            return Reading("reserved", r, slash, i)
-        if t in names.tokens:
+            return Reading("reserved", r, slash_box[0], i)
+        if t in names._namespaces:
+            return Reading("token", t, slash_box[0], i)
+        if t in names._tokens:
             gt = closer_after(text, i, end, _GT)
             if gt >= 0:
-                return Reading("token", t, slash, gt)
+                return Reading("token", t, slash_box[0], gt)
         return None
 
-    states: dict[str, None] = {"": None}  # live skeletons, in insertion order (deterministic)
+    live = names._live
+    i, run, pending, done, piece, nxt = _lead(text, pos, end, True, accept, live, slash_box)
+    if done is not None:
+        return done
+    slash = slash_box[0]
+    if names.pipes and piece and piece[0] in _PIPE:
+        return Reading("bar", "", slash, nxt)
+    states: dict[str, None] = {"": None, **pending}  # live skeletons, in insertion order (deterministic)
     run = 0
-    while i < end:
-        piece, i = _decode_at(text, i)
+    while True:
+        i = nxt
         parts = _piece_readings(piece) if piece else ("",)
         if not any(parts):
             run += 1
             if run >= MAX_RUN:
                 return Reading("padding", "", slash, i)
-            continue
-        run = 0
-        hit, new = _step(states, parts, i, accept, names._live)
-        if hit is not None:
-            return hit
-        if new:
-            states = new
-            continue
-        # The name died. A namespace prefix (``ns:retrieved_content``) is read past, once per colon.
-        if any(p.endswith(":") for p in parts):
-            states = {"": None}
-            continue
-        if _stops_reading(piece):
-            return _NONE
-        after = _after_namespace(text, i, end)
-        if after < 0:
-            return _NONE
-        states, i = {"": None}, after
+        else:
+            hit, new, advanced = _step(states, parts, i, accept, live)
+            if hit is not None:
+                return hit
+            if new:
+                states = new
+                run = 0 if advanced else run + 1
+                if run >= MAX_RUN:
+                    return Reading("padding", "", slash, i)
+            elif any(p.endswith(":") for p in parts):
+                # The name died. A namespace prefix (``ns:retrieved_content``) is read past, once per colon.
+                states, run = {"": None}, 0
+            elif _stops_reading(piece):
+                return _NONE
+            else:
+                after = _after_namespace(text, i, end)
+                if after < 0:
+                    return _NONE
+                states, run, i = {"": None}, 0, after
+        if i >= end:
+            break
+        piece, nxt = _decode_at(text, i)
     # The lookahead budget ran out (or the text ended) while a name was forming.
     return Reading("padding", "", slash, i) if i < n else _NONE
 
@@ -460,96 +600,168 @@ def dangerous_after(text: str, pos: int, names: Names) -> bool:
 
 
 def read_bracket(text: str, pos: int, names: Names) -> Reading:
-    """The reading after a bracket opener (``[``, ``［``, ``⟦``, ``&lsqb;``...): a ``[NAME]`` token or none.
+    """The reading after a bracket opener (``[``, ``［``, ``⟦``, ``&lsqb;``...): a ``[NAME]`` token, a
+    ``[|NAME|]`` bar token, or none.
 
-    The same eye as :func:`read_after`: skipped characters and slashes first, then
-    the name through its readings, then a ``]`` or look-alike past skipped
-    characters. A run of :data:`MAX_RUN` skipped characters fails closed unless it
-    is plain ASCII whitespace (layout: an indented JSON array or code block is not a token).
+    The same eye as :func:`read_after`: skipped characters and slashes first, then the name
+    through its readings, then a ``]`` or look-alike past skipped characters. A run of
+    :data:`MAX_RUN` skipped characters fails closed unless it is plain ASCII whitespace (layout:
+    an indented JSON array or code block is not a token).
     """
     n = len(text)
     end = min(n, pos + MAX_LOOKAHEAD)
-    i, run, slash = _lead(text, pos, end, False)
-    if run >= MAX_RUN or (i >= end and i < n):
-        blank = text[pos:i].isascii() and not text[pos:i].strip()
-        return _NONE if blank else Reading("padding", "", slash, i)
+    slash_box = [False]
 
     def accept(t: str, i: int) -> Reading | None:
-        if t in names.brackets:
+        if t in names._brackets:
             close = closer_after(text, i, end, _RBRACKET)
             if close >= 0:
-                return Reading("token", t, slash, close)
+                return Reading("token", t, slash_box[0], close)
         return None
 
-    states: dict[str, None] = {"": None}  # live skeletons, in insertion order (deterministic)
+    live = names._blive
+    i, run, pending, done, piece, nxt = _lead(text, pos, end, False, accept, live, slash_box)
+    if done is not None and done.kind != "none":
+        if done.kind == "padding":
+            blank = text[pos : done.end].isascii() and not text[pos : done.end].strip()
+            return _NONE if blank else done
+        return done
+    if done is not None:
+        return done
+    slash = slash_box[0]
+    if piece and piece[0] in _PIPE:
+        bar = _bracket_bar(text, nxt, end, slash)
+        if bar:
+            return bar
+        # Not ``[|NAME|]``: the bar-shaped character may still be a letter of a name (``[ߊRGS]``).
+    states: dict[str, None] = {"": None, **pending}
     run = 0
-    while i < end:
-        piece, i = _decode_at(text, i)
+    while True:
+        i = nxt
         parts = _piece_readings(piece) if piece else ("",)
         if not any(parts):
             run += 1
             if run >= MAX_RUN:
                 return Reading("padding", "", slash, i)
-            continue
-        run = 0
-        hit, new = _step(states, parts, i, accept, names._blive)
-        if hit is not None:
-            return hit
-        if not new:
-            return _NONE
-        states = new
+        else:
+            hit, new, advanced = _step(states, parts, i, accept, live)
+            if hit is not None:
+                return hit
+            if not new:
+                return _NONE
+            states = new
+            run = 0 if advanced else run + 1
+            if run >= MAX_RUN:
+                return Reading("padding", "", slash, i)
+        if i >= end:
+            break
+        piece, nxt = _decode_at(text, i)
     return Reading("padding", "", slash, i) if i < n and states else _NONE
+
+
+def _bracket_bar(text: str, i: int, end: int, slash: bool) -> Reading:
+    """After ``[`` and a bar: ``NAME|]`` (EXAONE ``[|endofturn|]``, BlueLM ``[|Human|]``): a name of
+    letters and digits (skipped characters allowed), a bar, then ``]``. ``[||]`` and ``[| 1; 2 |]``
+    (OCaml arrays) are not tokens."""
+    named = False
+    while i < end:
+        piece, nxt = _decode_at(text, i)
+        if piece and piece[0] in _PIPE:
+            if not named:
+                return _NONE
+            close = closer_after(text, nxt, end, _RBRACKET)
+            return Reading("bar", "", slash, close) if close >= 0 else _NONE
+        if piece and is_alnum(piece[0]) and piece[0] not in _OPENER_CHARS:
+            named = True
+        elif not all(can_skip(c) for c in piece):
+            return _NONE
+        i = nxt
+    return _NONE
 
 
 def _step(
     states: dict[str, None],
     parts: tuple[str, ...],
     i: int,
-    accept: Callable[[str, int], Reading | None],
+    accept: Accept,
     live: frozenset[str],
-) -> tuple[Reading | None, dict[str, None]]:
-    """One piece of a forming name, for both readers: extend every live skeleton by every
-    reading of the piece (in order); the first that ``accept`` takes is the reading, else the
-    extensions still in ``live`` are the new states."""
+) -> tuple[Reading | None, dict[str, None], bool]:
+    """One piece of a forming name, for both readers: extend every live skeleton by every reading of
+    the piece (in order); the first that ``accept`` takes is the reading, else the extensions still in
+    ``live`` are the new states, and whether one of them came from a non-empty reading (progress).
+
+    A reading made of digits also extends a placeholder family: ``s`` becomes ``s#`` when ``s#`` is
+    live (``special`` -> ``special#``), and ``s#`` stays ``s#`` (more digits)."""
     new: dict[str, None] = {}
+    advanced = False
     for s in states:
         for p in parts:
             t = s + p
             hit = accept(t, i)
             if hit is not None:
-                return hit, new
+                return hit, new, True
             if t in live:
                 new[t] = None
-    return None, new
+                advanced = advanced or bool(p)
+            if p and all(c in _DIGIT_READINGS for c in p):
+                d = s if s.endswith(NUMBER) else s + NUMBER
+                if d in live:
+                    hit = accept(d, i)
+                    if hit is not None:
+                        return hit, new, True
+                    new[d] = None
+                    advanced = True
+    return None, new, advanced
 
 
 def _stops_reading(piece: str) -> bool:
     """Does a piece that ends the name also end the reading? Anything but a letter or digit
-    does (punctuation, a symbol, the next opener, which is read on its own); so a reading
-    never runs past the next opener and the work per opener is bounded by the text up to it."""
+    does (a structural character, ASCII punctuation, the next opener, which is read on its own); so
+    a reading never runs past the next opener and the work per opener is bounded by the text up to it."""
     return not piece or piece[0] in _OPENER_CHARS or not is_alnum(piece[0])
 
 
 def _after_namespace(text: str, i: int, end: int) -> int:
-    """If a name prefix continues from ``i`` and ends in a colon, the index after the colon; else -1."""
+    """If a name prefix continues from ``i`` and ends in a colon, the index after the colon; else -1.
+    The prefix holds letters, digits, separators and skipped characters (at most :data:`MAX_RUN`)."""
     k = i
-    while k < end and k - i < MAX_RUN and ((is_alnum(text[k]) and text[k] not in _OPENER_CHARS) or text[k] in _SEPARATORS):
+    while k < end and k - i < MAX_RUN:
+        c = text[k]
+        if not ((is_alnum(c) and c not in _OPENER_CHARS) or c in _SEPARATORS or c in _SKIP):
+            break
         k += 1
     return k + 1 if k < end and ":" in readings(text[k]) else -1
 
 
 def closer_after(text: str, i: int, end: int, closers: frozenset[str] | str) -> int:
     """End of the closer (``>``/``]``, a look-alike or a reference to one) that follows ``i`` past
-    skipped characters and slashes; ``i`` itself when the run is too long to follow (fail closed); else -1."""
+    skippable characters and slashes; ``i`` itself when the run is too long to follow (fail closed); else -1."""
     run = 0
     while i < end and run < MAX_RUN:
         piece, nxt = _decode_at(text, i)
-        if all(c in _SKIP or c in _SLASH for c in piece):
+        if all(can_skip(c) or c in _SLASH for c in piece):
             run += 1
             i = nxt
             continue
         return nxt if piece[0] in closers else -1
     return i if i < len(text) and run >= MAX_RUN else -1
+
+
+def exact_after(text: str, i: int, names: Names) -> int:
+    """The end of an exact token (``<NAME>``, ``>>TITLE<<``, ``]~b]``...) whose first character is at
+    ``i``, past any backslashes after that character (so the escape ``\\`` does not change the
+    answer); -1 when none starts there. Tokenizers match these exactly, so the match is exact."""
+    rests = names._exact.get(text[i]) if i < len(text) else None
+    if not rests:
+        return -1
+    j = i + 1
+    n = len(text)
+    while j < n and text[j] == "\\":
+        j += 1
+    for rest in rests:
+        if text.startswith(rest, j):
+            return j + len(rest)
+    return -1
 
 
 def reserved_tag_count(text: str, names: Names | None = None) -> int:

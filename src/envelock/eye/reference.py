@@ -1,30 +1,37 @@
-"""The reference defang: one model's-eye reading per opener (the oracle of every faster implementation).
+"""The reference defang: one model's-eye reading per escape point (the oracle of every faster implementation).
 
-``defang`` never deletes or reorders a character; it only inserts ``\\``:
+``defang`` never deletes or reorders a character; it only inserts ``\\``, right after an escape
+point whose reading is dangerous:
 
-* after an *opener* (``<``, a look-alike, or a character reference for one)
-  that is already followed by ``\\`` (escaping the escape, so the mapping is
-  injective and ``undefang(defang(s)) == s`` for every string);
-* after an opener whose reading (:func:`envelock.modeleye.read_after`) is an
-  envelope name, a chat-template token or padding too long to follow;
-* at level ``markup`` and ``xml``, also after every ``<`` that starts markup
-  (followed, past whitespace and ignorables, by a letter, ``/``, ``!`` or ``?``);
-* after a bracket opener (``[``, a look-alike such as ``［`` or ``⟦``, or a
-  character reference such as ``&lsqb;``) whose reading
-  (:func:`envelock.modeleye.read_bracket`) is a ``[NAME]`` control token
-  (``[INST]`` -> ``[\\INST]``, ``[\\INST]`` -> ``[\\\\INST]``: the eye reads past
-  backslashes, so an escaped token gets one more and the map stays injective).
+* an *opener* (``<``, a look-alike, or a character reference for one) whose reading
+  (:func:`envelock.eye.reader.read_after`) is an envelope name, a chat-template token, a bar or
+  padding too long to follow; at level ``markup`` and ``xml`` also a ``<`` that starts markup
+  (followed, past whitespace and ignorables, by a letter, ``/``, ``!`` or ``?``); and a ``<``
+  that starts an exact token (``<NAME>``: :func:`envelock.eye.reader.exact_after`);
+* a bracket opener (``[``, ``［``, ``⟦``, ``&lsqb;``...) whose reading
+  (:func:`envelock.eye.reader.read_bracket`) is a ``[NAME]`` or ``[|NAME|]`` token, or that starts an
+  exact token (``[IMG]``);
+* the first character of an exact token that has no opener (``>>TITLE<<``, ``]~b]``, ``｜DSML｜``).
 
-Level ``xml`` then escapes the result as XML text (``&``, ``<``, ``>`` and CR
-as ``&#13;``), so a strict XML parser returns the defanged text exactly.
+Every one of these readings reads past the backslashes right after its escape point (the eye
+skips ``\\``; the markup and exact rules skip them first), so inserting one leaves the reading
+as it was: ``undefang`` drops the ``\\`` after an escape point exactly when the reading there is
+dangerous, and the map is injective (``undefang(defang(s)) == s`` for every string). An opener
+already followed by ``\\`` is escaped only when its reading is dangerous: ``<\\/retrieved_content>``
+becomes ``<\\\\/retrieved_content>``, while a roff ``«\\-`` or a regex ``<\\w+`` is left alone.
+
+Level ``xml`` then escapes the result as XML text (``&``, ``<``, ``>`` and CR as ``&#13;``), so a
+strict XML parser returns the defanged text exactly.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 
 from .levels import BODY_CONTEXT, Level, xml_escape_text, xml_unescape_text
+from .load_tokens import Tokens
 from .reader import (
     BRACKET_OPENER_RE,
     MAX_LOOKAHEAD,
@@ -33,6 +40,7 @@ from .reader import (
     OPENER_RE,
     Names,
     dangerous_after,
+    exact_after,
     is_alpha,
     is_ignorable,
     is_space,
@@ -47,8 +55,12 @@ NAME = "reference"
 
 
 def markup_after(text: str, pos: int) -> bool:
-    """Does the ``<`` ending at ``pos`` start markup (letter, ``/``, ``!``, ``?``)?"""
-    end = min(len(text), pos + MAX_RUN)
+    """Does the ``<`` ending at ``pos`` start markup (letter, ``/``, ``!``, ``?``), past the backslashes
+    right after it (so that an escape does not change the answer) and whitespace or ignorables?"""
+    n = len(text)
+    while pos < n and text[pos] == "\\":
+        pos += 1
+    end = min(n, pos + MAX_RUN)
     i = pos
     while i < end:
         ch = text[i]
@@ -56,42 +68,70 @@ def markup_after(text: str, pos: int) -> bool:
             i += 1
             continue
         return is_alpha(ch) or ch in "/!?"
-    return i < len(text)  # fail closed after MAX_RUN skipped characters
+    return i < n  # fail closed after MAX_RUN skipped characters
 
 
 def opener_needs_escape(text: str, m: re.Match[str], names: Names, markup: bool) -> bool:
-    """The per-opener check of the reference implementation."""
+    """The per-opener check of the reference implementation: is the reading after the opener
+    dangerous (read past the backslashes right after it)?"""
     end = m.end()
     return (
-        (end < len(text) and text[end] == "\\")
-        or dangerous_after(text, end, names)
+        dangerous_after(text, end, names)
         or (markup and m.group() == "<" and markup_after(text, end))
+        or (end - m.start() == 1 and exact_after(text, m.start(), names) >= 0)
     )
 
 
-def defang(text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
-    """The reference defang: one Python reading per opener."""
-    names = names_for(reserved)
+def bracket_needs_escape(text: str, m: re.Match[str], names: Names) -> bool:
+    """The per-bracket check: a ``[NAME]``/``[|NAME|]`` reading, or an exact token (``[IMG]``)."""
+    return bool(read_bracket(text, m.end(), names)) or (m.end() - m.start() == 1 and exact_after(text, m.start(), names) >= 0)
+
+
+@lru_cache(maxsize=64)
+def exact_start_re(names: Names) -> re.Pattern[str] | None:
+    """The first characters of the exact tokens that are not openers (``>``, ``]``, ``｜``)."""
+    starts = [c for c in names.exact_starts() if not OPENER_RE.fullmatch(c) and not BRACKET_OPENER_RE.fullmatch(c)]
+    return re.compile("[" + "".join(re.escape(c) for c in starts) + "]") if starts else None
+
+
+def defang(
+    text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None
+) -> str:
+    """The reference defang: one Python reading per escape point."""
+    names = names_for(reserved, tokens)
     markup = level != "reserved"
     ends = [m.end() for m in OPENER_RE.finditer(text) if opener_needs_escape(text, m, names, markup)]
     text = insert_after(text, ends)
-    text = defang_brackets(text)
+    text = defang_brackets(text, names)
+    text = defang_exact(text, names)
     if level == "xml":
         text = xml_escape_text(text)
     return text
 
 
-def undefang(text: str, level: Level = "reserved") -> str:
-    """Invert :func:`defang` exactly (``undefang(defang(s, L), L) == s``)."""
+def undefang(
+    text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None
+) -> str:
+    """Invert :func:`defang` exactly (``undefang(defang(s, L), L) == s``): drop the ``\\`` after every
+    escape point whose reading is dangerous (the backslash read past)."""
     if level == "xml":
         text = xml_unescape_text(text)
-    if "\\" in text:
-        # Openers exactly as the defang found them (``OPENER_RE.finditer``): a pattern that
-        # re-matched ``opener + \\`` could backtrack into a longer entity name (``&ltcc;\\``)
-        # and take a backslash the defang never inserted.
-        n = len(text)
-        text = drop_after(text, [m.end() for m in OPENER_RE.finditer(text) if m.end() < n and text[m.end()] == "\\"])
-    return undefang_brackets(text)
+    if "\\" not in text:
+        return text
+    names = names_for(reserved, tokens)
+    text = undefang_exact(text, names)
+    text = undefang_brackets(text, names)
+    n = len(text)
+    markup = level != "reserved"
+    # Openers exactly as the defang found them (``OPENER_RE.finditer``).
+    return drop_after(
+        text,
+        [
+            m.end()
+            for m in OPENER_RE.finditer(text)
+            if m.end() < n and text[m.end()] == "\\" and opener_needs_escape(text, m, names, markup)
+        ],
+    )
 
 
 def drop_after(text: str, ends: Iterable[int]) -> str:
@@ -107,18 +147,37 @@ def drop_after(text: str, ends: Iterable[int]) -> str:
     return "".join(out)
 
 
-def defang_brackets(text: str, finder: re.Pattern[str] = BRACKET_OPENER_RE) -> str:
-    """Insert ``\\`` after every bracket opener whose reading is a ``[NAME]`` token (or fails closed).
+def defang_brackets(text: str, names: Names, finder: re.Pattern[str] = BRACKET_OPENER_RE) -> str:
+    """Insert ``\\`` after every bracket opener whose reading is a token (or fails closed).
 
     ``finder`` finds the openers to read (the fast path passes a prefilter that skips the
     certainly-safe ones)."""
     if not may_hold_bracket(text):
         return text
-    names = names_for()
-    return insert_after(text, [m.end() for m in finder.finditer(text) if read_bracket(text, m.end(), names)])
+    return insert_after(text, [m.end() for m in finder.finditer(text) if bracket_needs_escape(text, m, names)])
 
 
-def undefang_brackets(text: str) -> str:
+def defang_exact(text: str, names: Names) -> str:
+    """Insert ``\\`` after the first character of every exact token that has no opener."""
+    finder = exact_start_re(names)
+    if finder is None:
+        return text
+    return insert_after(text, [m.end() for m in finder.finditer(text) if exact_after(text, m.start(), names) >= 0])
+
+
+def undefang_exact(text: str, names: Names) -> str:
+    """Invert :func:`defang_exact`."""
+    finder = exact_start_re(names)
+    if finder is None:
+        return text
+    n = len(text)
+    return drop_after(
+        text,
+        [m.end() for m in finder.finditer(text) if m.end() < n and text[m.end()] == "\\" and exact_after(text, m.start(), names) >= 0],
+    )
+
+
+def undefang_brackets(text: str, names: Names) -> str:
     """Invert :func:`defang_brackets`: drop the ``\\`` after a bracket opener whose reading is still dangerous.
 
     The eye reads past backslashes, and a reading stops at the next opener, so the
@@ -127,14 +186,13 @@ def undefang_brackets(text: str) -> str:
     """
     if "\\" not in text or not may_hold_bracket(text):
         return text
-    names = names_for()
     n = len(text)
     return drop_after(
         text,
         [
             m.end()
             for m in BRACKET_OPENER_RE.finditer(text)
-            if m.end() < n and text[m.end()] == "\\" and read_bracket(text, m.end(), names)
+            if m.end() < n and text[m.end()] == "\\" and bracket_needs_escape(text, m, names)
         ],
     )
 
@@ -152,13 +210,19 @@ def insert_after(text: str, ends: Iterable[int]) -> str:
     return "".join(out)
 
 
-def defang_body(text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+def defang_body(
+    text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None
+) -> str:
     """:func:`defang` of a body in the context it is rendered in (``escape.defang_body``)."""
-    return body_context(defang, text, level, reserved)
+    return body_context(defang, text, level, reserved, tokens)
 
 
 def body_context(
-    defang_fn: Callable[[str, Level, tuple[str, ...]], str], text: str, lvl: Level, reserved: tuple[str, ...]
+    defang_fn: Callable[[str, Level, tuple[str, ...], Tokens | None], str],
+    text: str,
+    lvl: Level,
+    reserved: tuple[str, ...],
+    tokens: Tokens | None = None,
 ) -> str:
     """``defang_fn`` of a body followed, as in a preface, by ``\\n</retrieved_content>``.
 
@@ -170,9 +234,9 @@ def body_context(
     tail = text[-(MAX_LOOKAHEAD + MAX_OPENER_LEN + 2) :]
     if not may_hold_opener(tail) and not may_hold_bracket(tail):
         # No opener (angle or bracket) ends close enough to the end for its lookahead to reach it.
-        out = defang_fn(text, inner, reserved)
+        out = defang_fn(text, inner, reserved, tokens)
     else:
-        out = defang_fn(text + BODY_CONTEXT, inner, reserved)
+        out = defang_fn(text + BODY_CONTEXT, inner, reserved, tokens)
         if not out.endswith(BODY_CONTEXT):  # pragma: no cover - a '<' at the end of input is never escaped
             raise AssertionError("body context was escaped")
         out = out[: -len(BODY_CONTEXT)]

@@ -43,10 +43,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
 from ..types import Finding, LineIndex, Severity
 from . import encoded, hidden, tags, text
-from ._base import _Raw, _snippet
+from ._base import Context, _Raw, _snippet
 from .rules import RULES, RULES_BY_ID, SEVERITY_RANK, Rule
 
 __all__ = ["FAMILIES", "RULES", "Family", "Finding", "Rule", "Severity", "scan_text"]
@@ -58,10 +59,10 @@ class Family:
 
     name: str
     rule_ids: frozenset[str]
-    run: Callable[[str, tuple[str, ...], list[_Raw]], None]
+    run: Callable[[str, Context, list[_Raw]], None]
 
 
-def _family(name: str, ids: str, run: Callable[[str, tuple[str, ...], list[_Raw]], None]) -> Family:
+def _family(name: str, ids: str, run: Callable[[str, Context, list[_Raw]], None]) -> Family:
     return Family(name, frozenset(ids.split()), run)
 
 
@@ -88,6 +89,7 @@ def scan_text(
     *,
     reserved: tuple[str, ...] = RESERVED_NAMES,
     disable: frozenset[str] | set[str] | tuple[str, ...] = (),
+    tokens: Tokens | None = None,
 ) -> list[Finding]:
     """Report hostile constructs in raw third-party ``text``, sorted by position.
 
@@ -109,12 +111,12 @@ def scan_text(
     unknown = set(disable) - _ALL_RULE_IDS
     if unknown:
         raise ValueError(f"unknown rule id(s): {', '.join(sorted(unknown))}")
-    reserved = tuple(reserved)
+    ctx = Context(tuple(reserved), tokens)
     off = frozenset(disable)
     raw: list[_Raw] = []
     for family in FAMILIES:
         if not family.rule_ids <= off:
-            family.run(text, reserved, raw)
+            family.run(text, ctx, raw)
     seen: set[tuple[str, int, int]] = set()
     lines = LineIndex(text)
     findings: list[Finding] = []

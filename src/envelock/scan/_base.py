@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from urllib.parse import unquote
 
 from ..eye import reader as modeleye
+from ..eye.load_tokens import Tokens
 from ..eye.reader import (
     GT_CHARS,
     LT_CHARS,
@@ -20,6 +21,14 @@ from ..types import Severity
 SNIPPET_MAX = 80
 #: Longest run of base64/hex decoded per candidate (bounds memory, not time).
 BLOB_MAX = 1 << 20
+
+
+@dataclass(frozen=True)
+class Context:
+    """What one scan looks for: the reserved envelope names and a team's own control tokens."""
+
+    reserved: tuple[str, ...]
+    tokens: Tokens | None = None
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from ..eye.reader import (
     read_after,
     visible,
 )
-from ._base import BLOB_MAX, SNIPPET_MAX, _decode_escapes, _Raw
+from ._base import BLOB_MAX, SNIPPET_MAX, Context, _decode_escapes, _Raw
 from .context import is_text
 from .tags import _first_danger, _hit, _name_maps
 
@@ -48,7 +48,7 @@ def _cipher_re(reserved: tuple[str, ...]) -> tuple[re.Pattern[str], dict[str, st
     return re.compile("|".join(alts), re.IGNORECASE), labels
 
 
-def _scan_encoded(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
+def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
     n = len(text)
     for m in _ENC_OPENER_RE.finditer(text):
         s = m.start()
@@ -57,7 +57,7 @@ def _scan_encoded(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None
         om = OPENER_RE.match(decoded)
         if not om:
             continue
-        hit = _hit(decoded, read_after(decoded, om.end(), _name_maps(reserved)[0]), reserved)
+        hit = _hit(decoded, read_after(decoded, om.end(), _name_maps(ctx)[0]), ctx)
         if hit is None:
             continue
         # Map the end back roughly: the raw text up to the first whitespace after the name.
@@ -67,7 +67,7 @@ def _scan_encoded(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None
             e += 1
         what = visible(decoded[: hit.end][:SNIPPET_MAX])
         out.append(_Raw("encoded-tag", "warning", f"encoded form of {what!r}", s, e))
-    cre, labels = _cipher_re(tuple(reserved))
+    cre, labels = _cipher_re(ctx.reserved)
     for m in cre.finditer(text):
         key = re.sub(r"[ \t_\-]", "", m.group()).lower()
         out.append(_Raw("encoded-tag", "warning", f"{labels.get(key, 'encoded reserved name')}", m.start(), m.end()))
@@ -96,20 +96,20 @@ def _b64_candidates(run: str) -> list[bytes]:
     return out
 
 
-def _blob_danger(data: bytes, reserved: tuple[str, ...]) -> str | None:
+def _blob_danger(data: bytes, ctx: Context) -> str | None:
     if b"<" not in data and b"[" not in data and b"&" not in data and b"\xef" not in data:
         return None
     if not is_text(data):
         return None  # random bytes (a hash, an identifier that happens to be base64) hold no message
-    return _first_danger(data.decode("utf-8", "replace"), reserved)
+    return _first_danger(data.decode("utf-8", "replace"), ctx)
 
 
-def _scan_blobs(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
+def _scan_blobs(text: str, ctx: Context, out: list[_Raw]) -> None:
     for m in _B64_RE.finditer(text):
         if m.group().isdigit():
             continue
         for data in _b64_candidates(m.group()):
-            danger = _blob_danger(data, reserved)
+            danger = _blob_danger(data, ctx)
             if danger:
                 out.append(_Raw("encoded-blob-tag", "warning", f"base64 run decodes to {danger!r}", m.start(), m.end()))
                 break
@@ -117,12 +117,12 @@ def _scan_blobs(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
         hexrun = m.group()
         if "3c" not in hexrun.lower() and "5b" not in hexrun.lower():
             continue
-        danger = _blob_danger(bytes.fromhex(hexrun[:BLOB_MAX]), reserved)
+        danger = _blob_danger(bytes.fromhex(hexrun[:BLOB_MAX]), ctx)
         if danger:
             out.append(_Raw("encoded-blob-tag", "warning", f"hex run decodes to {danger!r}", m.start(), m.end()))
     for m in _BIN_RE.finditer(text):
         groups = m.group().split()
         data = bytes(int(g, 2) for g in groups[: BLOB_MAX // 8])
-        danger = _blob_danger(data, reserved)
+        danger = _blob_danger(data, ctx)
         if danger:
             out.append(_Raw("encoded-blob-tag", "warning", f"binary groups decode to {danger!r}", m.start(), m.end()))

@@ -25,7 +25,7 @@ from ..eye.reader import (
     visible,
 )
 from ..eye.unicode_tables import DEFAULT_IGNORABLE_RANGES, RGI_EMOJI_TAG_SEQUENCES
-from ._base import _in, _Raw
+from ._base import Context, _in, _Raw
 from .tags import _first_danger
 
 _BIDI_CLASS = char_class(BIDI_EMBEDDING_CONTROLS)
@@ -79,7 +79,7 @@ def _decode_tag_chars(run: str) -> str:
     return "".join(out)
 
 
-def _scan_tags(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
+def _scan_tags(text: str, ctx: Context, out: list[_Raw]) -> None:
     for m in _TAG_RUN_RE.finditer(text):
         s, e = m.start(), m.end()
         if s > 0 and text[s - 1] == _BLACK_FLAG:
@@ -91,7 +91,7 @@ def _scan_tags(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
                 )
                 continue
         hidden = _decode_tag_chars(m.group())
-        danger = _first_danger(hidden, reserved)
+        danger = _first_danger(hidden, ctx)
         shown = visible(hidden[:160]) + ("…" if len(hidden) > 160 else "")
         if danger:
             out.append(_Raw("tag-smuggling", "error", f"TAG characters hide {danger!r}: {shown!r}", s, e))
@@ -124,7 +124,7 @@ def _decode_hidden(run: str) -> str | None:
     return None
 
 
-def _scan_hidden(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
+def _scan_hidden(text: str, ctx: Context, out: list[_Raw]) -> None:
     n = len(text)
     for m in _HIDDEN_RUN_RE.finditer(text):
         s, e = m.start(), m.end()
@@ -134,7 +134,7 @@ def _scan_hidden(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
         if len(run) >= 4:
             decoded = _decode_hidden(run)
             if decoded is not None:
-                danger = _first_danger(decoded, reserved)
+                danger = _first_danger(decoded, ctx)
                 shown = visible(decoded[:160])
                 if danger:
                     msg = f"{len(run)} invisible characters hide {danger!r}: {shown!r}"

@@ -29,7 +29,7 @@ from ..eye.reader import (
 from ..eye.tokens import ANGLE_TOKEN_NAMES, BRACKET_TOKEN_CONTEXT, BRACKET_TOKEN_NAMES
 from ..types import Severity
 from . import context
-from ._base import _GT, _LT, _PIPE, _SLASH, SNIPPET_MAX, _decode_escapes, _disguises, _Raw
+from ._base import _GT, _LT, _PIPE, _SLASH, SNIPPET_MAX, Context, _decode_escapes, _disguises, _Raw
 
 
 @dataclass(frozen=True)
@@ -42,9 +42,9 @@ class _Hit:
 
 
 @lru_cache(maxsize=64)
-def _name_maps(reserved: tuple[str, ...]) -> tuple[Names, dict[str, str], dict[str, str], dict[str, str]]:
-    names = names_for(reserved)
-    res = {modeleye.skeleton(n): n for n in reserved}
+def _name_maps(ctx: Context) -> tuple[Names, dict[str, str], dict[str, str], dict[str, str]]:
+    names = names_for(ctx.reserved, ctx.tokens)
+    res = {modeleye.skeleton(n): n for n in ctx.reserved}
     tok = {modeleye.skeleton(n): n for n in ANGLE_TOKEN_NAMES}
     brk = {modeleye.skeleton(n): n for n in BRACKET_TOKEN_NAMES}
     return names, res, tok, brk
@@ -89,9 +89,9 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
     return None
 
 
-def _hit(text: str, reading: Reading, reserved: tuple[str, ...]) -> _Hit | None:
+def _hit(text: str, reading: Reading, ctx: Context) -> _Hit | None:
     """The construct a reading found, with the span a finding shows (``None`` for padding)."""
-    _, res_map, tok_map, _ = _name_maps(reserved)
+    _, res_map, tok_map, _ = _name_maps(ctx)
     if reading.kind == "reserved":
         close, closed = _tag_end(text, reading.end)
         return _Hit("reserved", res_map.get(reading.name, reading.name), reading.slash, close if closed else reading.end, closed)
@@ -103,11 +103,11 @@ def _hit(text: str, reading: Reading, reserved: tuple[str, ...]) -> _Hit | None:
     return None
 
 
-def _padding_finding(text: str, start: int, end: int, reading_end: int, reserved: tuple[str, ...]) -> _Raw:
+def _padding_finding(text: str, start: int, end: int, reading_end: int, ctx: Context) -> _Raw:
     """A finding for an opener the lookahead gave up on: an envelope tag if a reserved name
     follows the padding (an ``error``), else the padding itself (a ``warning``; a ``note``
     when it is code layout, :func:`envelock.scan.context.layout_padding`)."""
-    names, res_map, _, _ = _name_maps(reserved)
+    names, res_map, _, _ = _name_maps(ctx)
     window = text[end : end + MAX_LOOKAHEAD]
     first_alnum = next((k for k, c in enumerate(window) if modeleye.is_alnum(c)), len(window))
     lead = next((k for k, c in enumerate(window) if not (modeleye.is_skip(c) or c in _SLASH or c in modeleye._BANG)), len(window))
@@ -170,14 +170,14 @@ def _describe_hit(text: str, start: int, hit: _Hit) -> tuple[str, str, Severity]
     return "chat-control-token", f"chat-template control token {token}{_disguises(snippet, token)}", "error"
 
 
-def _first_danger(text: str, reserved: tuple[str, ...]) -> str | None:
+def _first_danger(text: str, ctx: Context) -> str | None:
     """The first envelope tag or control token in (decoded) ``text``, described; else ``None``."""
-    names = _name_maps(reserved)[0]
+    names = _name_maps(ctx)[0]
     for m in OPENER_RE.finditer(text):
         end = m.end()
         if end < len(text) and text[end] == "\\":
             continue
-        hit = _hit(text, read_after(text, end, names), reserved)
+        hit = _hit(text, read_after(text, end, names), ctx)
         if hit is not None:
             return visible(text[m.start() : hit.end][:SNIPPET_MAX])
     for m in BRACKET_OPENER_RE.finditer(text):
@@ -187,17 +187,17 @@ def _first_danger(text: str, reserved: tuple[str, ...]) -> str | None:
     return None
 
 
-def _scan_openers(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
+def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
     """Every opener the model's eye reads as a tag or token (what the defang escapes) is a finding."""
-    names = _name_maps(reserved)[0]
+    names = _name_maps(ctx)[0]
     n = len(text)
-    for start, end, reading in opener_readings(text, reserved, "angle"):
+    for start, end, reading in opener_readings(text, ctx.reserved, "angle", ctx.tokens):
         escaped = end < n and text[end] == "\\"
         if escaped:
             k = end
             while k < n and k - end < MAX_RUN and text[k] == "\\":
                 k += 1
-            hit = _hit(text, reading, reserved)
+            hit = _hit(text, reading, ctx)
             if hit is None:
                 # A backslash-escaped slash: <\u002f...
                 window = _decode_escapes(text[end : k + 128])
@@ -210,16 +210,16 @@ def _scan_openers(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None
         if not reading:
             continue
         if reading.kind == "padding":
-            out.append(_padding_finding(text, start, end, reading.end, reserved))
+            out.append(_padding_finding(text, start, end, reading.end, ctx))
             continue
-        hit = _hit(text, reading, reserved)
+        hit = _hit(text, reading, ctx)
         if hit is None:
             continue  # a bare ``<|`` (see _hit)
         rule, message, severity = _describe_hit(text, start, hit)
         out.append(_Raw(rule, severity, message, start, max(hit.end, end)))
 
 
-def _scan_brackets(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> None:
+def _scan_brackets(text: str, ctx: Context, out: list[_Raw]) -> None:
     """``[NAME]`` control tokens through the same eye (:func:`envelock.modeleye.read_bracket`).
 
     Severity, for precision on code (``list[Mark]``, ``[args]``, ``[inst]``): an error
@@ -229,9 +229,9 @@ def _scan_brackets(text: str, reserved: tuple[str, ...], out: list[_Raw]) -> Non
     :data:`~envelock.tokens.BRACKET_TOKEN_CONTEXT` outside its context. An
     already-escaped one (``[\\INST]``) is a warning. The defang escapes all of them.
     """
-    names, _, _, brk = _name_maps(reserved)
+    names, _, _, brk = _name_maps(ctx)
     n = len(text)
-    for start, end, reading in opener_readings(text, reserved, "bracket"):
+    for start, end, reading in opener_readings(text, ctx.reserved, "bracket", ctx.tokens):
         if not reading:
             continue
         if reading.kind == "padding":

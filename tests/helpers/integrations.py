@@ -24,7 +24,7 @@ import typing
 from typing import Any
 
 import typing_extensions
-from conftest import load_corpus, optional_module
+from helpers.data import load_corpus, optional_module
 
 import envelock
 
