@@ -71,7 +71,9 @@ class Preface(str):
         return f"Preface({str.__repr__(self)}, level={self.level!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild, (str(self), self.level, self.reserved))
+        # The text is validated again on unpickling; what composition recorded travels with it.
+        meta = (self.transformations, self.nonce, self.spotlight)
+        return (_rebuild, (str.__str__(self), self.level, self.reserved, meta))
 
 
 def _shared(envelopes: list[Envelope]) -> tuple[set[str | None], set[Spotlight]]:
@@ -89,8 +91,21 @@ def _shared(envelopes: list[Envelope]) -> tuple[set[str | None], set[Spotlight]]
     return nonces, spots
 
 
-def _rebuild(text: str, level: Level, reserved: tuple[str, ...]) -> Preface:
-    return Preface(text, level=level, reserved=reserved, max_depth=DEPTH_CEILING)
+def _rebuild(
+    text: str,
+    level: Level,
+    reserved: tuple[str, ...],
+    meta: tuple[tuple[Transformation, ...], str | None, Spotlight] | None = None,
+) -> Preface:
+    """Unpickle: validate ``text`` again, then restore what composition recorded (``meta``: the
+    transformations, nonce and spotlight; absent from pickles made before it was kept)."""
+    p = Preface(text, level=level, reserved=reserved, max_depth=DEPTH_CEILING)
+    if meta is None:
+        return p
+    transformations, nonce, spotlight = meta
+    if not all(isinstance(t, Transformation) for t in transformations) or not isinstance(spotlight, Spotlight):
+        raise TypeError("a pickled Preface carries transformations and a spotlight of the wrong type")
+    return _make(str.__str__(p), p.level, p.reserved, p.depth, tuple(transformations), nonce=nonce, spotlight=spotlight)
 
 
 def _make(
