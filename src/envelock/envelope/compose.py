@@ -140,6 +140,7 @@ def compose_preface(
             parts.append(render.envelope(render.open_tag(source, origin, fetched_at, turn + spot.attributes()), text))
     text = render.join(parts)
     out = _make(text, lvl, reserved, depth, tuple(changes), nonce=nonce, spotlight=spot)
+    del parts, text, checked  # copies of the output: not held while it is verified
     if verify:
         result = verify_preface(
             out,
