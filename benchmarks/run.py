@@ -19,6 +19,7 @@ import argparse
 import html
 import importlib
 import json
+import os
 import platform
 import random
 import re
@@ -394,6 +395,10 @@ def main(argv: list[str] | None = None) -> int:
         "lxml": etree.__version__,
         "impl": DEFANG.implementation(),
         "quick": args.quick,
+        "repeat": repeat,
+        "sizes": sizes,
+        "machine": platform.machine(),
+        "cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     text = report(data)
