@@ -147,6 +147,25 @@ def test_an_unreadable_file_is_an_error_in_every_command(tmp_path: Path, monkeyp
     assert run("scan", "secret.txt", cwd=tmp_path).returncode == 1  # control: readable, the tag is found
 
 
+def test_an_unreadable_directory_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "x.txt").write_text(CLOSE, encoding="utf-8")
+    (tmp_path / "ok.txt").write_text("fine\n", encoding="utf-8")
+    real_scandir = os.scandir
+    locked = os.path.realpath(tmp_path / "locked")
+
+    def fake_scandir(path: Any = ".") -> Any:
+        if os.path.realpath(path) == locked:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", fake_scandir)
+    code, doc = report("scan", ".", cwd=tmp_path)
+    assert code == 2 and doc["errors"] == [{"path": "locked", "reason": "unreadable directory (Permission denied)"}]
+    monkeypatch.undo()
+    assert report("scan", ".", cwd=tmp_path)[0] == 1  # control: readable, the tag inside is found
+
+
 def test_an_unreadable_file_for_real(tmp_path: Path) -> None:
     """The same with the file's mode 000 and a process that cannot override it (root drops its
     DAC capabilities with setpriv)."""
