@@ -19,6 +19,7 @@ import argparse
 import html
 import importlib
 import json
+import os
 import platform
 import random
 import re
@@ -351,16 +352,37 @@ def chart(data: dict[str, Any], path: Path) -> bool:
     return True
 
 
+_SIZE_RE = re.compile(r"\s*(\d+)\s*(b|k|kb|kib|m|mb|mib)?\s*", re.IGNORECASE)
+_UNITS = {"": 1, "b": 1, "k": KB, "kb": KB, "kib": KB, "m": MB, "mb": MB, "mib": MB}
+
+
+def parse_sizes(text: str) -> list[int]:
+    """``--sizes``: comma-separated sizes, each bytes (``4194304``) or with a unit (``64KB``, ``4M``,
+    ``4MiB``; K and M are 1024 and 1024**2, as in the rest of this script)."""
+    sizes = []
+    for part in text.split(","):
+        m = _SIZE_RE.fullmatch(part)
+        if m is None or int(m.group(1)) == 0:
+            raise argparse.ArgumentTypeError(f"not a size: {part.strip()!r} (give bytes, or a number with KB or MB: 64KB,4MB)")
+        sizes.append(int(m.group(1)) * _UNITS[(m.group(2) or "").lower()])
+    return sorted(set(sizes))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer sizes and repeats (for development)")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
     ap.add_argument("--only", default="", help="comma-separated input classes")
-    ap.add_argument("--sizes", default="", help="comma-separated sizes in KB, instead of the default ones (for development)")
+    ap.add_argument(
+        "--sizes",
+        type=parse_sizes,
+        default=None,
+        help="comma-separated sizes (64KB, 4MB, 4M or bytes), instead of the default ones (for development)",
+    )
     args = ap.parse_args(argv)
     sizes = QUICK_SIZES if args.quick else FULL_SIZES
     if args.sizes:
-        sizes = [int(k) * KB for k in args.sizes.split(",")]
+        sizes = args.sizes
     repeat = 3 if args.quick else 5
     kinds = tuple(k for k in (*TEXT_CLASSES, *ADVERSARIAL, *PREFACES) if not args.only or k in args.only.split(","))
     args.out.mkdir(parents=True, exist_ok=True)
@@ -373,6 +395,10 @@ def main(argv: list[str] | None = None) -> int:
         "lxml": etree.__version__,
         "impl": DEFANG.implementation(),
         "quick": args.quick,
+        "repeat": repeat,
+        "sizes": sizes,
+        "machine": platform.machine(),
+        "cpus": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     text = report(data)

@@ -64,3 +64,21 @@ def test_action_prompt_prepends_a_verified_preface() -> None:
     assert verify_preface(preface).ok
     (env,) = parse_preface(preface)
     assert env.source == "external" and "</retrieved_content>" in (env.body or "")
+
+
+def test_benchmark_sizes_accept_units_and_bytes_and_refuse_the_rest_in_one_line() -> None:
+    """``benchmarks/run.py --sizes 4MB`` used to end in a ``ValueError`` traceback (it took KB only)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("envelock_benchmark_run", ROOT / "benchmarks" / "run.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    mb = 1024 * 1024
+    assert bench.parse_sizes("4MB") == bench.parse_sizes("4M") == bench.parse_sizes("4194304") == bench.parse_sizes("4mib") == [4 * mb]
+    assert bench.parse_sizes("64KB, 4MB") == [64 * 1024, 4 * mb]
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--sizes", "4GB"], capture_output=True, text=True, cwd=ROOT, timeout=120, check=False
+    )
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines()[-1] == "run.py: error: argument --sizes: not a size: '4GB' (give bytes, or a number with KB or MB: 64KB,4MB)"

@@ -175,3 +175,45 @@ def test_negative_control_cycle_upward_import_and_private_name_are_found(broken_
     assert any("eye imports envelope above it" in v for v in found), found
     assert any("private name _private imported from another area" in v for v in found), found
     assert not any(v.startswith("cli/main.py") for v in found), found
+
+
+# ---------------------------------------------------------------------------
+# Test modules share code through tests/helpers only
+
+
+def cross_test_imports(tests_dir: Path) -> list[str]:
+    """Imports of one test module (or conftest) by another: shared code belongs in tests/helpers."""
+    out = []
+    for path in sorted(tests_dir.rglob("*.py")):
+        if "helpers" in path.relative_to(tests_dir).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] if node.level == 0 else [f"{'.' * node.level}{node.module}"]
+            elif isinstance(node, ast.ImportFrom):
+                names = [a.name for a in node.names]
+            for name in names:
+                parts = name.lstrip(".").split(".")
+                if parts[0] == "tests" or any(p.startswith("test_") or p == "conftest" for p in parts):
+                    out.append(f"{path.relative_to(tests_dir)}:{node.lineno}: imports {name}")
+    return out
+
+
+def test_no_test_module_imports_another() -> None:
+    assert cross_test_imports(ROOT / "tests") == []
+
+
+def test_negative_control_a_test_module_importing_another_is_found(tmp_path: Path) -> None:
+    (tmp_path / "cli").mkdir()
+    (tmp_path / "helpers").mkdir()
+    (tmp_path / "cli" / "test_a.py").write_text("from helpers.cli import run\nfrom cli.test_b import fixture\n", encoding="utf-8")
+    (tmp_path / "test_c.py").write_text("import test_docs\nfrom . import conftest\n", encoding="utf-8")
+    (tmp_path / "helpers" / "x.py").write_text("import test_anything\n", encoding="utf-8")  # helpers are not checked
+    assert cross_test_imports(tmp_path) == [
+        "cli/test_a.py:2: imports cli.test_b",
+        "test_c.py:1: imports test_docs",
+        "test_c.py:2: imports conftest",
+    ]

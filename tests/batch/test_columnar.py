@@ -26,7 +26,7 @@ from envelock.errors import BatchInputError, EnvelockError
 from envelock.scan.fingerprints import fingerprints
 
 pa = require("pyarrow")
-columnar = require("envelock.columnar")
+columnar = require("envelock.batch.columnar")  # the module itself: tests patch its internals
 rows_mod = require("envelock.batch.rows")
 
 

@@ -100,8 +100,9 @@ def test_scan_stdin() -> None:
     assert run("scan", "-", stdin=b"plain text").returncode == 0
     r = run("scan", "-", "--stdin-filename", "page.html", "--format", "json", stdin=b"\xff\xfe\x00")
     assert r.returncode == 0
-    r = run("scan", "-", stdin=b"\x00\x01binary")
-    assert r.returncode == 0 and b"skipped" in r.stderr
+    r = run("scan", "-", stdin=b"\x00\x01binary")  # binary: skipped, so nothing was read
+    assert r.returncode == 2 and b"skipped" in r.stderr and b"nothing was read" in r.stderr
+    assert run("scan", "--allow-empty", "-", stdin=b"\x00\x01binary").returncode == 0
 
 
 def test_scan_sarif_validates_and_has_what_github_needs(tree: Path) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import socket
 import subprocess
 import sys
@@ -18,20 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.cli import ENVELOCK, run, run_on_tty
 from helpers.data import shared_dir
 
 from envelock import scan_text
-from envelock.cli.main import Decoded, declared_encoding, decode
+from envelock.cli.decode import Decoded, declared_encoding, decode
 from envelock.scan.suppress import inline_ignores
 
-ENVELOCK = Path(sys.executable).parent / "envelock"
 CLOSE = "</retrieved_content>"
-
-
-def run(*args: str, stdin: bytes | None = None, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [str(ENVELOCK), *args], input=stdin, capture_output=True, cwd=cwd, timeout=120, check=False, env=env
-    )
 
 
 def report(*args: str, cwd: Path, stdin: bytes | None = None) -> tuple[int, dict[str, Any]]:
@@ -167,12 +160,10 @@ def test_exclude_prunes_directories(repo: Path) -> None:
     assert "data/vendor/v.txt" in paths_of(doc)
 
 
-def test_without_pathspec_the_cli_says_gitignore_is_not_applied(repo: Path, tmp_path: Path) -> None:
-    fake = tmp_path / "nopathspec" / "pathspec"
-    fake.mkdir(parents=True)
-    (fake / "__init__.py").write_text("raise ImportError('pathspec is not installed (test)')\n", encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(fake.parent)}
-    r = run("scan", "--format", "json", ".", cwd=repo, env=env)
+def test_without_pathspec_the_cli_says_gitignore_is_not_applied(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "pathspec", None)  # import pathspec raises ImportError
+        r = run("scan", "--format", "json", ".", cwd=repo)
     assert b".gitignore is NOT applied" in r.stderr and b"envelock[gitignore]" in r.stderr
     assert "build/out.txt" in paths_of(json.loads(r.stdout))  # fails open towards scanning more, and says so
     r = run("scan", "--format", "json", ".", cwd=repo)  # control: with pathspec, nothing to say
@@ -253,33 +244,15 @@ def test_quiet_prints_findings_only(tmp_path: Path) -> None:
     assert quiet.returncode == 1 and quiet.stderr == b"" and quiet.stdout == loud.stdout
 
 
-def _run_on_tty(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, bytes]:
-    """Run with stderr on a pseudo-terminal; (exit code, what the terminal received)."""
-    master, slave = pty.openpty()
-    proc = subprocess.Popen([str(ENVELOCK), *args], cwd=cwd, stdout=subprocess.DEVNULL, stderr=slave, env=env)
-    os.close(slave)
-    chunks: list[bytes] = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    os.close(master)
-    return proc.wait(timeout=120), b"".join(chunks)
-
-
 def test_progress_by_bytes_on_a_terminal_only(tmp_path: Path) -> None:
     big = tmp_path / "big.txt"
     big.write_text(("ordinary prose, a < b and [x] and <div>\n" * 30000) * 4, encoding="utf-8")  # ~4.8 MB, one file
     env = {**os.environ, "ENVELOCK_PROGRESS_DELAY": "0"}
-    code, tty = _run_on_tty(["scan", "big.txt"], tmp_path, env)
+    code, tty = run_on_tty(["scan", "big.txt"], tmp_path, env)
     assert code == 0
     assert b"0 B of 4.8 MB (0%), 0/1 files" in tty and b"scanning big.txt (4.8 MB)" in tty  # the one file shows while it runs
     # Negative controls: not with --quiet, and never when stderr is not a terminal.
-    _, quiet = _run_on_tty(["scan", "--quiet", "big.txt"], tmp_path, env)
+    _, quiet = run_on_tty(["scan", "--quiet", "big.txt"], tmp_path, env)
     assert b"MB" not in quiet
     piped = run("scan", "big.txt", cwd=tmp_path, env=env)
     assert b"MB" not in piped.stderr and b"\r" not in piped.stderr

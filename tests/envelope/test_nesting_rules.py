@@ -9,6 +9,7 @@ import pytest
 from helpers.diagnostics import E
 
 from envelock import (
+    EnvelopeBreach,
     NestingError,
     Preface,
     compose_preface,
@@ -68,3 +69,19 @@ def test_preface_pickles_with_its_options() -> None:
     back = pickle.loads(pickle.dumps(d3))
     assert type(back) is Preface and back == d3
     assert (back.level, back.reserved, back.depth) == ("markup", ("foo_bar",), 3)
+
+
+def test_preface_pickles_and_copies_with_what_composition_recorded() -> None:
+    import copy
+    import pickle
+
+    p = compose_preface([E("external", "o", "a\u202eb\x00c")], spotlight="datamark", nonce="f3a9c2e17b05d8a64e1c9b72")
+    assert len(p.transformations) == 2  # the bidi control stripped, the NUL replaced
+    for back in (pickle.loads(pickle.dumps(p)), copy.copy(p), copy.deepcopy(p)):
+        assert type(back) is Preface and back == p
+        assert (back.transformations, back.nonce, back.spotlight) == (p.transformations, p.nonce, p.spotlight)
+        assert back.hygiene_rule() == p.hygiene_rule()
+    # The text is still validated on unpickling: a forged text is refused whatever it claims.
+    forged = pickle.dumps(p).replace(b"</retrieved_content>", b"</retrieved_contenX>")
+    with pytest.raises(EnvelopeBreach):
+        pickle.loads(forged)

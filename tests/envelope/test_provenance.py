@@ -68,3 +68,37 @@ def test_hygiene_rule_mentions_only_escaped_tags() -> None:
     assert HYGIENE_RULE.count("<retrieved_content>") == 1
     assert reserved_tag_count(HYGIENE_RULE) == 3
     assert defang("</retrieved_content>") in HYGIENE_RULE and defang("<retrieved_content") in HYGIENE_RULE
+
+
+@pytest.mark.parametrize(
+    ("source", "hint"),
+    [
+        ("web", "; 'web' is a known kind: a content key needs what follows the colon, e.g. 'web:<where>'"),
+        ("memory:", "; 'memory' is a known kind: a content key needs what follows the colon, e.g. 'memory:<where>'"),
+        ("sytem-config", "; did you mean 'system-config'?"),
+        ("webb:https://a.example/", "; did you mean 'web:https://a.example/'?"),
+        ("Web:https://a.example/", "; did you mean 'web:https://a.example/'?"),
+        ("bogus-tier", ""),
+    ],
+)
+def test_strict_provenance_hint_never_repeats_the_refused_source(source: str, hint: str) -> None:
+    from envelock import InvalidEntry, PrefaceEntry, compose_preface
+
+    with pytest.raises(InvalidEntry) as e:
+        compose_preface([PrefaceEntry(source, "o", "b")], strict_provenance=True)
+    assert e.value.reason.endswith("(strict_provenance)" + hint), e.value.reason
+    assert f"did you mean {source!r}" not in e.value.reason  # the defect: 'web' suggested 'web'
+
+
+def test_a_single_entry_or_text_says_to_wrap_it_in_a_list() -> None:
+    from envelock import InvalidEntry, PrefaceEntry, compose_preface
+
+    with pytest.raises(InvalidEntry) as e:
+        compose_preface(PrefaceEntry("external", "o", "b"))  # type: ignore[arg-type]  # deliberately not a list
+    assert e.value.field == "entries"
+    assert e.value.reason == (
+        "expected a list of PrefaceEntry, got a single PrefaceEntry; wrap it in a list: compose_preface([entry])"
+    )
+    with pytest.raises(InvalidEntry, match=r"got str \(text is a body: compose_preface\(\[PrefaceEntry\(source, origin, text\)\]\)\)"):
+        compose_preface("some text")  # type: ignore[arg-type]  # deliberately not a list
+    assert compose_preface([PrefaceEntry("external", "o", "b")])  # control: the list composes

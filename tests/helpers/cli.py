@@ -7,6 +7,7 @@ import contextlib
 import io
 import json
 import os
+import pty
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
@@ -69,6 +70,29 @@ def run(
             wrapper.detach()  # so that collecting the wrapper does not close the buffer
         sys.stdin, sys.stdout, sys.stderr = streams
     return subprocess.CompletedProcess(["envelock", *args], code, out.getvalue(), err.getvalue())
+
+
+def run_on_tty(
+    args: list[str], cwd: Path, env: Mapping[str, str] | None = None, *, stream: str = "stderr"
+) -> tuple[int, bytes]:
+    """The entry point with ``stream`` (``stderr`` or ``stdout``) on a pseudo-terminal, the other one
+    discarded; (exit code, what the terminal received)."""
+    master, slave = pty.openpty()
+    where = {"stdout": slave, "stderr": subprocess.DEVNULL} if stream == "stdout" else {"stdout": subprocess.DEVNULL, "stderr": slave}
+    full_env = None if env is None else {**os.environ, **env}
+    proc = subprocess.Popen([str(ENVELOCK), *args], cwd=cwd, env=full_env, **where)  # type: ignore[call-overload]
+    os.close(slave)
+    chunks: list[bytes] = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    return proc.wait(timeout=120), b"".join(chunks)
 
 
 def sarif_schema() -> dict[str, Any]:

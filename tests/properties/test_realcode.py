@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from envelock import defang, scan_text
-from envelock.cli.main import ScanOptions, Target, Walk, expand, scan_bytes
+from envelock.cli.scanning import ScanOptions, scan_bytes
+from envelock.cli.walk import Target, Walk, expand
 from envelock.scan import context
 from envelock.types import Finding
 
@@ -57,7 +58,7 @@ QUICK = stdlib_files()
 
 def scan_targets(targets: list[Target]) -> Iterator[tuple[str, Finding]]:
     for t in targets:
-        result = scan_bytes(t.path, Path(t.path).read_bytes(), ScanOptions(inline_ignore=False))
+        result = scan_bytes(Path(t.path).read_bytes(), ScanOptions(inline_ignore=False))
         for f in result.findings:
             yield t.path, f
 

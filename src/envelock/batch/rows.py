@@ -2,10 +2,10 @@
 
 Every row goes through :func:`envelock.scan_text` (or :func:`envelock.verify_preface`)
 itself, so a batch gives exactly what the per-row call gives; what this module adds is
-the row number, the content fingerprint of each finding (:func:`envelock.report.fingerprints`,
+the row number, the content fingerprint of each finding (:func:`envelock.scan.fingerprints.fingerprints`,
 for baselines) and the limits every batch input is held to. The Arrow layer
-(:mod:`envelock.columnar`) and the CLI's JSON Lines input (:mod:`envelock.cli_rows`)
-both call it; :mod:`envelock.pool` spreads the chunks over worker processes.
+(:mod:`envelock.batch.columnar`) and the CLI's JSON Lines input (:mod:`envelock.cli.rows`)
+both call it; :mod:`envelock.batch.pool` spreads the chunks over worker processes.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Reports of a scan or verify run: text lines, JSON (``envelock-report/1``) and SARIF 2.1.0.
 
-The CLI collects one :class:`FileResult` per input and hands them here; nothing in
-this module reads files or parses arguments. Also here: :class:`Baseline`, a previous JSON
-report whose findings are not reported again (keyed on :mod:`envelock.scan.fingerprints`).
+The CLI builds one :class:`FileResult` per input (whole: nothing patches it afterwards) and hands
+them here; nothing in this module reads files or parses arguments. Baselines are in
+:mod:`envelock.cli.baseline`.
 """
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import quote
@@ -21,6 +20,7 @@ from .._version import __version__
 from ..eye.reader import visible
 from ..scan.rules import RULE_TAGS, RULES, SECURITY_SEVERITY, SEVERITIES, VERIFY_SECURITY_SEVERITY
 from ..types import Finding, Problem
+from .walk import real
 
 INFORMATION_URI = "https://github.com/envelock/envelock"
 DOCS_URI = f"{INFORMATION_URI}/blob/main/docs/cli.md"
@@ -42,27 +42,31 @@ class Suppressed:
     how: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class FileResult:
-    """What happened to one input: findings, or the reason it was skipped."""
+    """What happened to one input, built whole once everything about it is known: its findings
+    (after suppression), the reason it was skipped, or the error that kept it from being read."""
 
     path: str  # as shown to people ("<stdin>" for stdin)
     uri: str  # for SARIF: relative to %SRCROOT%
-    findings: list[Finding] = field(default_factory=list)
+    findings: tuple[Finding, ...] = ()
     skipped: str | None = None
     #: Content-based fingerprints, one per finding (see :func:`envelock.scan.fingerprints.fingerprints`).
-    fingerprints: list[str] = field(default_factory=list)
-    suppressed: list[Suppressed] = field(default_factory=list)
+    fingerprints: tuple[str, ...] = ()
+    suppressed: tuple[Suppressed, ...] = ()
     #: How the bytes were decoded when they were not plain UTF-8 (``None``: they were).
     decoding: str | None = None
     #: Other things worth saying about this input (an unknown rule id in a suppression).
-    notices: list[str] = field(default_factory=list)
+    notices: tuple[str, ...] = ()
     size: int = 0
-    #: Columnar input (issue 13): the 0-based row whose text the findings are in (``None`` for a
-    #: whole file), that row's id (``--id-column``), and on a file's own result the rows it held.
+    #: Columnar input: the 0-based row whose text the findings are in (``None`` for a whole file),
+    #: that row's id (``--id-column``), and on a file's own result the rows it held.
     row: int | None = None
     row_id: str | None = None
     rows: int = 0
+    #: Why an input that should have been read was not (unreadable, a symbolic link loop, a named
+    #: pipe with no writer): the command exits 2.
+    error: str | None = None
 
     @property
     def where(self) -> str:
@@ -71,9 +75,14 @@ class FileResult:
             return self.path
         return f"{self.path}[row {self.row}" + (f", id {self.row_id!r}" if self.row_id is not None else "") + "]"
 
+    @property
+    def read(self) -> bool:
+        """Was this input read (a file, or the container of rows; not a row, a skip or an error)?"""
+        return self.skipped is None and self.error is None and self.row is None
+
 
 # ---------------------------------------------------------------------------
-# Fingerprints and baselines
+# Verification problems as findings
 
 
 def problem_finding(problem: Problem, text: str | None) -> Finding:
@@ -99,67 +108,6 @@ def problem_finding(problem: Problem, text: str | None) -> Finding:
     )
 
 
-def baseline_path(path: str) -> str:
-    """The path key of a baseline entry: normalised, relative to the working directory when inside it."""
-    if path.startswith("<"):
-        return path
-    p = Path(path)
-    try:
-        return p.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except (ValueError, OSError):
-        return Path(os.path.normpath(path)).as_posix()
-
-
-class Baseline:
-    """Findings of an earlier ``--format json`` report, to leave out of this one.
-
-    A finding matches when its path, rule and fingerprint equal a baseline entry's; each
-    entry matches once (three identical findings against a baseline of two report one).
-    """
-
-    def __init__(self, entries: Iterable[tuple[str, str, str]]) -> None:
-        self._left: Counter[tuple[str, str, str]] = Counter(entries)
-        self.total = sum(self._left.values())
-
-    @classmethod
-    def load(cls, path: str) -> Baseline:
-        """Read a baseline; raises ``ValueError`` (with the reason) when it is not an envelock JSON report."""
-        try:
-            doc = json.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as e:
-            raise ValueError(f"cannot read baseline {path}: {e.strerror or e}") from e
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ValueError(f"baseline {path} is not JSON: {e}") from e
-        if not isinstance(doc, dict) or doc.get("schema") != JSON_SCHEMA_ID or not isinstance(doc.get("findings"), list):
-            raise ValueError(f"baseline {path} is not an envelock JSON report (envelock scan --format json)")
-        entries: list[tuple[str, str, str]] = []
-        for item in [*doc["findings"], *doc.get("suppressed", [])]:
-            if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("path", "rule", "fingerprint")):
-                raise ValueError(f"baseline {path}: a finding without path, rule and fingerprint: {item!r}"[:300])
-            entries.append((baseline_path(item["path"]), item["rule"], item["fingerprint"]))
-        return cls(entries)
-
-    def take(self, path: str, rule: str, fp: str) -> bool:
-        """Does the baseline hold this finding (and one fewer from now on)?"""
-        key = (baseline_path(path), rule, fp)
-        if self._left[key] > 0:
-            self._left[key] -= 1
-            return True
-        return False
-
-    def apply(self, result: FileResult) -> None:
-        """Move the findings of ``result`` that the baseline holds to ``result.suppressed``."""
-        kept: list[Finding] = []
-        kept_fp: list[str] = []
-        for f, fp in zip(result.findings, result.fingerprints, strict=True):
-            if self.take(result.path, f.rule, fp):
-                result.suppressed.append(Suppressed(f, fp, "baseline"))
-            else:
-                kept.append(f)
-                kept_fp.append(fp)
-        result.findings, result.fingerprints = kept, kept_fp
-
-
 # ---------------------------------------------------------------------------
 # Summaries
 
@@ -171,7 +119,7 @@ def counts(results: Sequence[FileResult]) -> dict[str, int]:
         for f in r.findings:
             c[f.severity] += 1
     out = {
-        "files": sum(1 for r in results if not r.skipped and r.row is None),
+        "files": sum(1 for r in results if r.read),
         "skipped": sum(1 for r in results if r.skipped),
         **c,
         "suppressed": sum(len(r.suppressed) for r in results),
@@ -180,6 +128,9 @@ def counts(results: Sequence[FileResult]) -> dict[str, int]:
     rows = sum(r.rows for r in results)
     if rows:
         out["rows"] = rows
+    errors = sum(1 for r in results if r.error)
+    if errors:
+        out["errors"] = errors
     return out
 
 
@@ -194,6 +145,8 @@ def summary_line(command: str, results: Sequence[FileResult]) -> str:
         line += f", {c['suppressed']} suppressed"
     if c["decoded_with_replacement"]:
         line += f", {c['decoded_with_replacement']} not valid UTF-8 (decoded and scanned)"
+    if "errors" in c:
+        line += f", {c['errors']} not read (error)"
     return line
 
 
@@ -208,7 +161,8 @@ def _row_fields(r: FileResult) -> dict[str, Any]:
 
 def json_report(command: str, results: Sequence[FileResult], exit_code: int) -> dict[str, Any]:
     c = counts(results)
-    summary = {k: c[k] for k in ("files", "skipped", *SEVERITIES, "suppressed", "rows") if k in c}
+    summary = {k: c[k] for k in ("files", "skipped", *SEVERITIES, "suppressed", "rows", "errors") if k in c}
+    errors = [{"path": r.path, "reason": r.error} for r in results if r.error]
     return {
         "schema": JSON_SCHEMA_ID,
         "tool": {"name": "envelock", "version": __version__},
@@ -225,6 +179,7 @@ def json_report(command: str, results: Sequence[FileResult], exit_code: int) -> 
             for s in r.suppressed
         ],
         "decoded": [{"path": r.path, "how": r.decoding} for r in results if r.decoding],
+        **({"errors": errors} if errors else {}),
         "summary": summary,
         "exit_code": exit_code,
     }
@@ -251,8 +206,8 @@ def _sarif_rule(rule_id: str, short: str, help_text: str, level: str, security_s
 def srcroot_for(paths: Iterable[str], base: Path | None = None) -> Path:
     """%SRCROOT%: ``base`` (default: the working directory), or the nearest directory that
     holds it and every path in ``paths`` when some lie outside it (so every URI is relative)."""
-    root = (base or Path.cwd()).resolve()
-    resolved = [Path(p).resolve() for p in paths]
+    root = real(base or Path.cwd())
+    resolved = [real(p) for p in paths]
     outside = [str(p) for p in resolved if p != root and root not in p.parents]
     if outside:
         root = Path(os.path.commonpath([str(root), *outside]))
@@ -260,11 +215,15 @@ def srcroot_for(paths: Iterable[str], base: Path | None = None) -> Path:
 
 
 def relative_uri(path: str, srcroot: Path) -> str:
-    """The URI of ``path`` relative to ``srcroot`` (percent-encoded, ``/``-separated)."""
+    """The URI of ``path`` relative to ``srcroot`` (percent-encoded, ``/``-separated); ``stdin`` for
+    a name in angle brackets (``<stdin>``)."""
+    if path.startswith("<"):
+        return "stdin"
+    resolved = real(path)
     try:
-        rel = Path(path).resolve().relative_to(srcroot)
+        rel = resolved.relative_to(srcroot)
     except ValueError:
-        rel = Path(os.path.relpath(Path(path).resolve(), srcroot))
+        rel = Path(os.path.relpath(resolved, srcroot))
     return quote(rel.as_posix())
 
 
@@ -301,7 +260,7 @@ def _sarif_result(
 def sarif_report(command: str, results: Sequence[FileResult], srcroot: Path | None = None) -> dict[str, Any]:
     """A SARIF 2.1.0 log GitHub code scanning accepts (columns in Unicode code points, every
     URI relative to ``%SRCROOT%``, rules with ``security-severity`` and ``tags``)."""
-    root = srcroot or Path.cwd().resolve()
+    root = srcroot or real(Path.cwd())
     if command == "scan":
         rules = [_sarif_rule(r.id, r.short, r.help, r.severity, SECURITY_SEVERITY[r.id]) for r in RULES]
     else:
@@ -327,6 +286,8 @@ def sarif_report(command: str, results: Sequence[FileResult], srcroot: Path | No
     notifications: list[dict[str, Any]] = []
     for r in results:
         where = [{"physicalLocation": {"artifactLocation": {"uri": r.uri, "uriBaseId": "%SRCROOT%"}}}]
+        if r.error:
+            notifications.append({"level": "error", "message": {"text": f"not read: {r.error}"}, "locations": where})
         if r.skipped:
             notifications.append({"level": "warning", "message": {"text": f"skipped: {r.skipped}"}, "locations": where})
         if r.decoding:
@@ -346,7 +307,9 @@ def sarif_report(command: str, results: Sequence[FileResult], srcroot: Path | No
                         "rules": rules,
                     }
                 },
-                "invocations": [{"executionSuccessful": True, "toolExecutionNotifications": notifications}],
+                "invocations": [
+                    {"executionSuccessful": not any(r.error for r in results), "toolExecutionNotifications": notifications}
+                ],
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri().rstrip("/") + "/"}},
                 "columnKind": "unicodeCodePoints",
                 "results": sarif_results,
@@ -372,7 +335,8 @@ def emit(
     err: TextIO | None = None,
 ) -> None:
     """Write the report of ``results`` to ``out`` (stdout); in the text format, skipped files,
-    decoding notes and the summary go to ``err`` (stderr) unless ``quiet``."""
+    decoding notes and the summary go to ``err`` (stderr) unless ``quiet``; inputs that could not
+    be read go there even with ``quiet`` (they are why the command exits 2)."""
     out = out or sys.stdout
     err = err or sys.stderr
     if fmt == "json":
@@ -381,6 +345,8 @@ def emit(
         out.write(json.dumps(sarif_report(command, results, srcroot), ensure_ascii=False, indent=2) + "\n")
     else:
         for r in results:
+            if r.error:
+                print(f"{r.path}: error: {r.error}", file=err)
             if not quiet:
                 if r.skipped:
                     print(f"{r.path}: skipped: {r.skipped}", file=err)

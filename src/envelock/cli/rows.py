@@ -10,14 +10,16 @@ SARIF: a logical location and ``properties`` carry the row). ``--baseline``, ``-
 Bad input is exit 2 naming the row and column (field): a null or missing text, a value that is
 not a string, bytes that are not UTF-8, invalid JSON, a text over the size limit. Parquet
 needs ``pyarrow`` (``pip install 'envelock[arrow]'``); JSON Lines needs nothing more.
+:func:`results` gives one :class:`FileResult` per file (its rows counted) and one per row with
+findings, each built whole (URI and baseline applied); the command decides the exit code.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-from collections.abc import Iterator
+import os
+from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -26,58 +28,70 @@ from ..batch.pool import ordered_map
 from ..batch.rows import MAX_TEXT_BYTES, TASK_ROWS, RowFindings, RowProblems, ScanSpec, finding_of, scan_texts, verify_texts
 from ..errors import BatchInputError
 from ..eye.escape import Level
-from ..scan.rules import SEVERITY_RANK
-from ..types import Problem
-from .report import Baseline, FileResult, emit, problem_finding, srcroot_for
+from ..types import Finding, Problem
+from .baseline import Baseline, suppress
+from .exits import UsageError
+from .read import read_input, reason
+from .report import FileResult, problem_finding, relative_uri
 
 PARQUET_SUFFIXES = (".parquet", ".pq")
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
 
 
-class RowsUsageError(Exception):
-    """Bad columnar arguments or input: the CLI turns it into exit 2."""
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The columnar options of ``scan`` and ``verify``."""
-    g = p.add_argument_group("columnar input (Parquet, JSON Lines): one document per row")
-    g.add_argument("--column", "--field", dest="column", metavar="NAME", help="the text column (Parquet) or field (JSON Lines)")
-    g.add_argument(
-        "--id-column", "--id-field", dest="id_column", metavar="NAME", help="a column/field naming each row in reports"
-    )
-    g.add_argument("--jsonl", action="store_true", help="read JSON Lines (one object per line; also '-'); else by suffix")
-
-
 def wanted(args: argparse.Namespace) -> bool:
+    """Do the arguments ask for columnar input?"""
     return bool(args.column is not None or args.jsonl or args.id_column is not None)
 
 
 def _kind(path: str, args: argparse.Namespace) -> str:
-    if args.jsonl:
+    if args.jsonl or path == "-":
         return "jsonl"
     low = path.lower()
     if low.endswith(PARQUET_SUFFIXES):
         return "parquet"
     if low.endswith(JSONL_SUFFIXES):
         return "jsonl"
-    raise RowsUsageError(f"{path}: cannot tell the format: name a .parquet/.jsonl file, or give --jsonl for JSON Lines")
+    raise UsageError(f"{path}: cannot tell the format: name a .parquet/.jsonl file, or give --jsonl for JSON Lines")
 
 
-def _check(args: argparse.Namespace) -> None:
+def check(args: argparse.Namespace) -> None:
+    """Refuse columnar arguments that cannot work, before anything is read (UsageError)."""
     if args.column is None:
-        raise RowsUsageError("columnar input needs --column NAME (--field NAME for JSON Lines): the text to scan")
+        raise UsageError("columnar input needs --column NAME (--field NAME for JSON Lines): the text to scan")
     for path in args.paths:
         if path == "-":
             if not args.jsonl:
-                raise RowsUsageError("'-' with --column is JSON Lines only: add --jsonl")
+                raise UsageError("'-' with --column is JSON Lines only: add --jsonl")
             continue
+        if not os.path.lexists(path):
+            raise UsageError(f"{path}: no such file")
         if not Path(path).is_file():
-            raise RowsUsageError(f"{path}: not a file (columnar input is one Parquet or JSON Lines file per PATH)")
+            raise UsageError(f"{path}: not a file (columnar input is one Parquet or JSON Lines file per PATH)")
         _kind(path, args)
 
 
+class _Rows:
+    """How the results of one columnar file are built: its shown path, URI and the baseline."""
+
+    def __init__(self, shown: str, uri: str, baseline: Baseline | None) -> None:
+        self.shown, self.uri, self.baseline = shown, uri, baseline
+
+    def file(self, size: int, rows: int) -> FileResult:
+        return FileResult(self.shown, self.uri, size=size, rows=rows)
+
+    def row(self, row: int, row_id: str | None, findings: Sequence[Finding], prints: Sequence[str]) -> FileResult:
+        kept, kept_fp, gone = suppress(self.shown, findings, prints, (), self.baseline)
+        return FileResult(self.shown, self.uri, kept, fingerprints=kept_fp, suppressed=gone, row=row, row_id=row_id)
+
+    def problems(self, row: int, row_id: str | None, problems: Sequence[Problem]) -> FileResult:
+        # verify has no text at hand here: the fingerprint is the problem's code, offset and message
+        findings = [problem_finding(p, None) for p in problems]
+        prints = [f"{p.code}:{p.offset}:{k}" for k, p in enumerate(problems)]
+        return FileResult(self.shown, self.uri, tuple(findings), fingerprints=tuple(prints), row=row, row_id=row_id)
+
+
 # ---------------------------------------------------------------------------
-# Reading
+# JSON Lines
 
 
 def _jsonl_rows(data: bytes, field: str, id_field: str | None) -> Iterator[tuple[int, str, str | None]]:
@@ -109,6 +123,7 @@ def _jsonl_rows(data: bytes, field: str, id_field: str | None) -> Iterator[tuple
 
 
 def _chunks(rows: Iterator[tuple[int, str, str | None]], ids: dict[int, str | None]) -> Iterator[tuple[int, list[str]]]:
+    """Tasks of up to TASK_ROWS texts; ``ids`` gets every row's id as its task is handed out."""
     first, texts = 0, list[str]()
     for row, text, rid in rows:
         if not texts:
@@ -130,47 +145,36 @@ def _verify_chunk(chunk: tuple[int, list[str]], level: Level) -> list[RowProblem
     return verify_texts(chunk[1], chunk[0], level)
 
 
-def _read(path: str, stdin_name: str) -> tuple[str, bytes]:
-    if path == "-":
-        return stdin_name, sys.stdin.buffer.read()
-    return path, Path(path).read_bytes()
-
-
-def _jsonl_results(path: str, args: argparse.Namespace, command: str) -> list[FileResult]:
-    shown, data = _read(path, args.stdin_filename)
-    ids: dict[int, str | None] = {}  # every row read, with its id (None without --id-field)
-    rows = _jsonl_rows(data, args.column, args.id_column)
+def _jsonl_results(path: str, args: argparse.Namespace, command: str, build: _Rows) -> list[FileResult]:
+    data = read_input(path, pipe_timeout=args.pipe_timeout)
+    ids: dict[int, str | None] = {}  # every row handed out so far, with its id (None without --id-field)
+    chunks = _chunks(_jsonl_rows(data, args.column, args.id_column), ids)
     out: list[FileResult] = []
     if command == "scan":
         spec = ScanSpec(disable=frozenset(args.disable))
-        for found in ordered_map(partial(_scan_chunk, spec=spec), _chunks(rows, ids), args.jobs):
-            out.extend(FileResult(shown, "", list(rf.findings), fingerprints=list(rf.fingerprints), row=rf.row) for rf in found)
+        for found in ordered_map(partial(_scan_chunk, spec=spec), chunks, args.jobs):
+            out.extend(build.row(rf.row, ids[rf.row], rf.findings, rf.fingerprints) for rf in found)
     else:
-        for probs in ordered_map(partial(_verify_chunk, level=args.level), _chunks(rows, ids), args.jobs):
-            out.extend(_problem_result(shown, rp.row, list(rp.problems)) for rp in probs)
-    for r in out:
-        r.row_id = ids.get(r.row) if r.row is not None else None
-    return [FileResult(shown, "", size=len(data), rows=len(ids)), *out]
+        for probs in ordered_map(partial(_verify_chunk, level=args.level), chunks, args.jobs):
+            out.extend(build.problems(rp.row, ids[rp.row], rp.problems) for rp in probs)
+    return [build.file(len(data), len(ids)), *out]
 
 
-def _problem_result(shown: str, row: int, problems: list[Problem]) -> FileResult:
-    # verify has no text at hand here: the fingerprint is the problem's code, offset and message
-    findings = [problem_finding(p, None) for p in problems]
-    prints = [f"{p.code}:{p.offset}:{k}" for k, p in enumerate(problems)]
-    return FileResult(shown, "", findings, fingerprints=prints, row=row)
+# ---------------------------------------------------------------------------
+# Parquet
 
 
-def _parquet_results(path: str, args: argparse.Namespace, command: str) -> list[FileResult]:
+def _parquet_results(path: str, args: argparse.Namespace, command: str, build: _Rows) -> list[FileResult]:
     try:
         import pyarrow.parquet as pq
 
         from ..batch import columnar
     except ImportError:
-        raise RowsUsageError(f"{path}: reading Parquet needs pyarrow: pip install 'envelock[arrow]'") from None
+        raise UsageError(f"{path}: reading Parquet needs pyarrow: pip install 'envelock[arrow]'") from None
     try:
         pf = pq.ParquetFile(path)
     except Exception as e:  # pyarrow raises ArrowInvalid/OSError for a file that is not Parquet
-        raise RowsUsageError(f"{path}: not a readable Parquet file ({e})") from None
+        raise UsageError(f"{path}: not a readable Parquet file ({e})") from None
     names = pf.schema_arrow.names
     cols = [c for c in dict.fromkeys((args.column, args.id_column)) if c is not None]
     for c in cols:
@@ -181,67 +185,52 @@ def _parquet_results(path: str, args: argparse.Namespace, command: str) -> list[
     if command == "scan":
         stream = columnar.scan_batches(batches, args.column, id_column=args.id_column, disable=args.disable, workers=args.jobs)
         for batch in stream:
-            out.extend(_grouped_findings(path, batch.to_pylist()))
+            out.extend(_grouped_findings(batch.to_pylist(), build))
     else:
         stream = columnar.verify_batches(batches, args.column, id_column=args.id_column, level=args.level, workers=args.jobs)
         for batch in stream:
-            out.extend(_grouped_problems(path, batch.to_pylist()))
-    return [FileResult(path, "", size=Path(path).stat().st_size, rows=pf.metadata.num_rows), *out]
+            out.extend(_grouped_problems(batch.to_pylist(), build))
+    return [build.file(Path(path).stat().st_size, pf.metadata.num_rows), *out]
 
 
-def _grouped_findings(path: str, records: list[dict[str, Any]]) -> Iterator[FileResult]:
-    current: FileResult | None = None
-    for d in records:
-        if current is None or current.row != d["row"]:
-            if current is not None:
-                yield current
-            current = FileResult(path, "", row=d["row"], row_id=d["id"])
-        current.findings.append(finding_of(d))
-        current.fingerprints.append(d["fingerprint"])
-    if current is not None:
-        yield current
-
-
-def _grouped_problems(path: str, records: list[dict[str, Any]]) -> Iterator[FileResult]:
+def _grouped_findings(records: list[dict[str, Any]], build: _Rows) -> Iterator[FileResult]:
+    """One result per row: the records of a row are consecutive."""
     by_row: dict[int, list[dict[str, Any]]] = {}
     for d in records:
         by_row.setdefault(d["row"], []).append(d)
     for row, ds in by_row.items():
-        r = _problem_result(
-            path,
-            row,
-            [Problem(d["code"], d["message"], d["offset"], d["line"], d["column"], d["entry"], tuple(d["path"])) for d in ds],
-        )
-        r.row_id = ds[0]["id"]
-        yield r
+        yield build.row(row, ds[0]["id"], [finding_of(d) for d in ds], [d["fingerprint"] for d in ds])
+
+
+def _grouped_problems(records: list[dict[str, Any]], build: _Rows) -> Iterator[FileResult]:
+    by_row: dict[int, list[dict[str, Any]]] = {}
+    for d in records:
+        by_row.setdefault(d["row"], []).append(d)
+    for row, ds in by_row.items():
+        problems = [
+            Problem(d["code"], d["message"], d["offset"], d["line"], d["column"], d["entry"], tuple(d["path"])) for d in ds
+        ]
+        yield build.problems(row, ds[0]["id"], problems)
 
 
 # ---------------------------------------------------------------------------
-# Commands
+# The command path
 
 
-def run(args: argparse.Namespace, command: str, baseline: Baseline | None, finish: Any) -> int:
-    """Scan or verify columnar input; returns the exit code (raises RowsUsageError for exit 2)."""
-    _check(args)
-    results: list[FileResult] = []
-    try:
-        for path in args.paths:
-            kind = "jsonl" if path == "-" else _kind(path, args)
-            results += _jsonl_results(path, args, command) if kind == "jsonl" else _parquet_results(path, args, command)
-    except BatchInputError as e:
-        raise RowsUsageError(f"{'<stdin>' if path == '-' else path}: {e}") from e
-    except OSError as e:
-        raise RowsUsageError(f"{path}: {e.strerror or e}") from e
-    if baseline is not None:
-        for r in results:
-            baseline.apply(r)
-    srcroot = srcroot_for([p for p in args.paths if p != "-"], Path(args.srcroot) if args.srcroot else None)
-    finish(results, srcroot)
-    if command == "scan":
-        threshold = SEVERITY_RANK[args.fail_on]
-        failed = any(SEVERITY_RANK[f.severity] >= threshold for r in results for f in r.findings)
-    else:
-        failed = any(r.findings for r in results)
-    code = 1 if failed else 0
-    emit(args.format, command, results, code, quiet=args.quiet, srcroot=srcroot)
-    return code
+def results(args: argparse.Namespace, command: str, baseline: Baseline | None, srcroot: Path) -> list[FileResult]:
+    """Scan or verify every columnar PATH; raises UsageError (exit 2) for bad input, naming the row."""
+    check(args)
+    out: list[FileResult] = []
+    for path in args.paths:
+        shown = args.stdin_filename if path == "-" else path
+        build = _Rows(shown, relative_uri(shown, srcroot), baseline)
+        try:
+            if _kind(path, args) == "jsonl":
+                out += _jsonl_results(path, args, command, build)
+            else:
+                out += _parquet_results(path, args, command, build)
+        except BatchInputError as e:
+            raise UsageError(f"{'<stdin>' if path == '-' else path}: {e}") from e
+        except OSError as e:
+            raise UsageError(f"{path}: {reason(e)}") from e
+    return out

@@ -148,6 +148,7 @@ def compose_preface(
             parts.append(render.envelope(render.open_tag(source, origin, fetched_at, turn + spot.attributes()), text))
     text = render.join(parts)
     out = _make(text, lvl, reserved, depth, tuple(changes), nonce=nonce, spotlight=spot, tokens=tokens)
+    del parts, text, checked  # copies of the output: not held while it is verified
     if verify:
         # Every attribute of this turn's own envelopes is expected exactly (a nested Preface keeps
         # its own transforms, so the transform is not asked of every body at every depth).
@@ -167,8 +168,17 @@ def _spotlight_options(mode: object, marker: object, seed: object) -> Spotlight:
 
 def _check_arguments(entries: object, *, reserved: object, verify: object, max_depth: object, strict_provenance: object) -> None:
     """Refuse arguments of the wrong type with an :class:`InvalidEntry` that names the argument."""
-    if isinstance(entries, (str, bytes, PrefaceEntry)):
-        raise InvalidEntry("expected a list of PrefaceEntry, got a single value", field="entries")
+    if isinstance(entries, PrefaceEntry):
+        raise InvalidEntry(
+            "expected a list of PrefaceEntry, got a single PrefaceEntry; wrap it in a list: compose_preface([entry])",
+            field="entries",
+        )
+    if isinstance(entries, (str, bytes)):
+        raise InvalidEntry(
+            f"expected a list of PrefaceEntry, got {type(entries).__name__} (text is a body: "
+            "compose_preface([PrefaceEntry(source, origin, text)]))",
+            field="entries",
+        )
     if not isinstance(entries, Iterable):
         raise InvalidEntry(f"expected an iterable of PrefaceEntry, got {type(entries).__name__}", field="entries")
     if isinstance(reserved, str) or not isinstance(reserved, Iterable):

@@ -74,7 +74,9 @@ class Preface(str):
         return f"Preface({str.__repr__(self)}, level={self.level!r})"
 
     def __reduce__(self) -> tuple[object, ...]:
-        return (_rebuild, (str(self), self.level, self.reserved, self.tokens))
+        # The text is validated again on unpickling; what composition recorded travels with it.
+        meta = (self.transformations, self.nonce, self.spotlight)
+        return (_rebuild, (str.__str__(self), self.level, self.reserved, meta, self.tokens))
 
 
 def _shared(envelopes: list[Envelope]) -> tuple[set[str | None], set[Spotlight]]:
@@ -92,8 +94,24 @@ def _shared(envelopes: list[Envelope]) -> tuple[set[str | None], set[Spotlight]]
     return nonces, spots
 
 
-def _rebuild(text: str, level: Level, reserved: tuple[str, ...], tokens: Tokens | None = None) -> Preface:
-    return Preface(text, level=level, reserved=reserved, max_depth=DEPTH_CEILING, tokens=tokens)
+def _rebuild(
+    text: str,
+    level: Level,
+    reserved: tuple[str, ...],
+    meta: tuple[tuple[Transformation, ...], str | None, Spotlight] | None = None,
+    tokens: Tokens | None = None,
+) -> Preface:
+    """Unpickle: validate ``text`` again, then restore what composition recorded (``meta``: the
+    transformations, nonce and spotlight; absent from pickles made before it was kept)."""
+    p = Preface(text, level=level, reserved=reserved, max_depth=DEPTH_CEILING, tokens=tokens)
+    if meta is None:
+        return p
+    transformations, nonce, spotlight = meta
+    if not all(isinstance(t, Transformation) for t in transformations) or not isinstance(spotlight, Spotlight):
+        raise TypeError("a pickled Preface carries transformations and a spotlight of the wrong type")
+    return _make(
+        str.__str__(p), p.level, p.reserved, p.depth, tuple(transformations), nonce=nonce, spotlight=spotlight, tokens=tokens
+    )
 
 
 def _make(

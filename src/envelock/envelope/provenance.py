@@ -75,14 +75,27 @@ def is_known_source(source: str) -> bool:
 
 
 def unknown_source_message(source: str) -> str:
-    """Why ``source`` is refused under ``strict_provenance``, with the nearest tier or kind."""
+    """Why ``source`` is refused under ``strict_provenance``, with the nearest tier or content key.
+
+    A known kind without the part after the colon (``web``, ``web:``) is told to write a content
+    key (``web:...``); a near miss of a tier name gets the tier (``sytem-config``: ``system-config``);
+    a near miss of a kind gets the content key with that kind (``webb:x``: ``web:x``). The hint is
+    never the refused source itself.
+    """
     import difflib
 
     shown = source if len(source) <= 60 else source[:60] + "..."
-    kind = source.partition(":")[0]
-    near = difflib.get_close_matches(source, list(TIER_BY_NAME), n=1, cutoff=0.6) or difflib.get_close_matches(
-        kind, list(TIER_BY_KIND), n=1, cutoff=0.6
-    )
-    hint = f"; did you mean {near[0]!r}?" if near else ""
+    kind, _, rest = source.partition(":")
     tiers = ", ".join(t.label for t in sorted(Trust, reverse=True))
+    hint = ""
+    near_tier = difflib.get_close_matches(source, list(TIER_BY_NAME), n=1, cutoff=0.6)
+    if kind in TIER_BY_KIND:
+        hint = f"; {kind!r} is a known kind: a content key needs what follows the colon, e.g. {kind + ':<where>'!r}"
+    elif near_tier:
+        hint = f"; did you mean {near_tier[0]!r}?"
+    else:
+        near_kind = difflib.get_close_matches(kind, list(TIER_BY_KIND), n=1, cutoff=0.6)
+        if near_kind:
+            suggestion = f"{near_kind[0]}:{rest or '<where>'}"
+            hint = f"; did you mean {suggestion if len(suggestion) <= 60 else suggestion[:60] + '...'!r}?"
     return f"{shown!r} is not a trust tier ({tiers}) or a content key 'kind:rest' of a known kind (strict_provenance){hint}"

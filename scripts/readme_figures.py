@@ -1,0 +1,146 @@
+"""Write the figure blocks of README.md and SECURITY.md from their sources; ``--check`` only compares.
+
+A figure block is the text between ``<!-- figures:NAME -->`` and ``<!-- /figures -->`` (inline or
+over several lines); this script owns it, nobody types it. The sources:
+
+* ``lookalikes``: ``len(envelock.eye.unicode_tables.LT_LOOKALIKES)``, the generated characters a
+  reader may take for ``<``;
+* ``rules``: ``len(envelock.scan.rules.RULES)``;
+* ``corpus``, ``corpus-payloads``: the payloads and attack classes of ``corpus/*.json`` (a class is
+  a file whose name does not start with ``benign_``);
+* ``speed``: the README's speed table, from ``benchmarks/results/latest.json`` (the largest size
+  of each input), with the date, interpreter and machine of that run.
+
+``tests/test_docs.py`` fails when a file differs from what this script writes. Run it after a
+benchmark run or a change to the tables: ``python scripts/readme_figures.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import re
+import sys
+import textwrap
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = ("README.md", "SECURITY.md")
+BLOCK_RE = re.compile(r"(<!-- figures:([a-z0-9-]+) -->)(.*?)(<!-- /figures -->)", re.S)
+
+#: The README's speed table: (row label, input class in the results).
+SPEED_ROWS = (("prose", "prose"), ("Markdown with code", "markdown"), ("tag-dense HTML", "html"), ("source code", "source"))
+#: (column header, metric in the results).
+SPEED_COLUMNS = (
+    ("compose `reserved`", "compose[reserved]"),
+    ("`markup`", "compose[markup]"),
+    ("`xml`", "compose[xml]"),
+    ("verify `reserved`", "verify[reserved]"),
+    ("`markup`", "verify[markup]"),
+    ("`xml`", "verify[xml]"),
+    ("`markupsafe.escape`", "markupsafe.escape"),
+)
+
+
+def _size(n: int) -> str:
+    return f"{n // (1024 * 1024)} MB" if n % (1024 * 1024) == 0 else f"{n // 1024} KB"
+
+
+def speed(results: Mapping[str, Any]) -> str:
+    """The speed table and the sentence that says which run it comes from."""
+    meta = results.get("meta", {})
+    rows: dict[str, dict[str, Any]] = {}
+    for r in results["results"]:
+        if r["input"] in dict(SPEED_ROWS).values() and r["size"] >= rows.get(r["input"], {"size": 0})["size"]:
+            rows[r["input"]] = r
+    sizes = sorted({r["size"] for r in rows.values()})
+    run = "a quick run (`--quick`)" if meta.get("quick") else "a full run"
+    about = [f"CPython {meta['python']}" if "python" in meta else None, f"{meta['impl']} core" if "impl" in meta else None]
+    machine = meta.get("machine") or (meta.get("platform", "").split("-with-")[0].rsplit("-", 1)[-1] or None)
+    about += [machine, f"{meta['cpus']} CPUs" if "cpus" in meta else None]
+    best = f", best of {meta['repeat']}" if "repeat" in meta else ""
+    intro = (
+        f"**Speed.** From {run} of `python benchmarks/run.py` on {meta.get('date', '?')[:10]} "
+        f"({', '.join(a for a in about if a)}; {' and '.join(_size(s) for s in sizes)} inputs{best}; "
+        "`benchmarks/results/latest.json`, written into this table by `scripts/readme_figures.py`). "
+        "MB/s of input, higher is better:"
+    )
+    lines = [
+        *textwrap.wrap(intro, width=96, break_long_words=False, break_on_hyphens=False),
+        "",
+        "| input | " + " | ".join(h for h, _ in SPEED_COLUMNS) + " |",
+        "|---|" + "---|" * len(SPEED_COLUMNS),
+    ]
+    for label, name in SPEED_ROWS:
+        r = rows[name]
+        cells = [f"{r['bytes'] / r['seconds'][m] / 1e6:.0f}" if m in r["seconds"] else "-" for _, m in SPEED_COLUMNS]
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n" + "\n".join(lines) + "\n\n"
+
+
+def corpus_counts(root: Path = ROOT) -> tuple[int, int]:
+    """(payloads, attack classes) of the project corpus."""
+    payloads = classes = 0
+    for path in sorted((root / "corpus").glob("*.json")):
+        payloads += len(json.loads(path.read_text(encoding="utf-8"))["payloads"])
+        classes += not path.stem.startswith("benign_")
+    return payloads, classes
+
+
+def figures(root: Path = ROOT) -> dict[str, Callable[[], str]]:
+    """Every figure by name, computed when asked for."""
+    sys.path.insert(0, str(root / "src"))
+    from envelock.eye.unicode_tables import LT_LOOKALIKES
+    from envelock.scan.rules import RULES
+
+    def corpus() -> str:
+        payloads, classes = corpus_counts(root)
+        return f"{payloads} payloads in {classes} attack classes"
+
+    return {
+        "lookalikes": lambda: f"{len(LT_LOOKALIKES)} look-alikes",
+        "rules": lambda: f"{len(RULES)} rules",
+        "corpus": corpus,
+        "corpus-payloads": lambda: f"{corpus_counts(root)[0]} in all",
+        "speed": lambda: speed(json.loads((root / "benchmarks" / "results" / "latest.json").read_text(encoding="utf-8"))),
+    }
+
+
+def render(text: str, known: Mapping[str, Callable[[], str]]) -> str:
+    """``text`` with every figure block rewritten; a block of an unknown name is an error."""
+
+    def block(m: re.Match[str]) -> str:
+        name = m.group(2)
+        if name not in known:
+            raise KeyError(f"unknown figure block {name!r} (known: {', '.join(sorted(known))})")
+        return m.group(1) + known[name]() + m.group(4)
+
+    return BLOCK_RE.sub(block, text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="write nothing; exit 1 and show the difference when a file is stale")
+    args = ap.parse_args(argv)
+    known = figures()
+    stale = 0
+    for name in FILES:
+        path = ROOT / name
+        old = path.read_text(encoding="utf-8")
+        new = render(old, known)
+        if new == old:
+            continue
+        stale += 1
+        if args.check:
+            sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True), name, f"{name} (figures)"))
+        else:
+            path.write_text(new, encoding="utf-8")
+            print(f"{name}: figures rewritten")
+    return 1 if stale and args.check else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,138 @@
+"""Decoding an input's bytes for the gate: fail closed, never drop text.
+
+A BOM (UTF-8, UTF-16, UTF-32) decides the encoding. Text in UTF-16 or UTF-32 written without a
+BOM is told from its NUL bytes (see :func:`unmarked_wide`) and decoded. Otherwise a NUL byte in
+the first :data:`SNIFF` bytes makes the file binary (skipped, and counted); valid UTF-8 is UTF-8;
+anything else is decoded as the encoding it declares (a coding cookie, an XML declaration, an
+HTML meta charset), else as UTF-8 with U+FFFD for each undecodable byte, and scanned: one stray
+byte cannot hide a close tag from the gate.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+import unicodedata
+from dataclasses import dataclass
+
+#: Bytes sniffed for a NUL to call a file binary (as git does), and for the UTF-16/32 pattern.
+SNIFF = 8192
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """Text to scan (``None`` for a binary file), how it was decoded when it was not plain
+    UTF-8, and the reason it was skipped."""
+
+    text: str | None
+    how: str | None = None
+    skipped: str | None = None
+    #: For UTF-16/32 told without a BOM: the same bytes read as UTF-8 (NULs kept, U+FFFD for
+    #: undecodable bytes), the reading a consumer that does not sniff would take. The gate scans it
+    #: too and reports it when it shows what the wide reading hides (see ``envelock.cli.scanning``).
+    eight_bit: str | None = None
+
+
+_BOMS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+# A declared encoding: a PEP 263 cookie (first two lines), an XML declaration, an HTML meta charset.
+_COOKIE_RE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
+_XML_DECL_RE = re.compile(rb"^\s*<\?xml[^>]{0,200}?encoding\s*=\s*[\"']([-\w.:]+)[\"']")
+_META_RE = re.compile(rb"<meta[^>]{0,200}?charset\s*=\s*[\"']?([-\w.:]+)", re.IGNORECASE)
+#: C0 and C1 controls other than whitespace: text has almost none, binary read as UTF-16 has many.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+#: UTF-32 first: UTF-32 text read as UTF-16 holds U+0000, so the two never both pass.
+_WIDE = ("utf-32-le", "utf-32-be", "utf-16-le", "utf-16-be")
+_UTF8_FFFD = "\ufffd".encode()
+
+
+def declared_encoding(data: bytes) -> str | None:
+    """The encoding the bytes declare (a Python coding cookie, ``<?xml encoding=...?>`` or an HTML
+    ``<meta charset>``), normalised by :mod:`codecs`; ``None`` when none is declared or known."""
+    head = data[:1024]
+    first_two = b"\n".join(head.split(b"\n")[:2])
+    for rx, part in ((_COOKIE_RE, first_two), (_XML_DECL_RE, head), (_META_RE, head)):
+        m = rx.search(part)
+        if m:
+            try:
+                return codecs.lookup(m.group(1).decode("ascii")).name
+            except (LookupError, UnicodeDecodeError):
+                continue
+    return None
+
+
+def unmarked_wide(data: bytes) -> str | None:
+    """The encoding of UTF-16 or UTF-32 text (LE or BE) written without a BOM, else ``None``.
+
+    Only bytes holding a NUL in the first :data:`SNIFF` bytes are asked. An encoding fits when the
+    length is a whole number of its code units, the first :data:`SNIFF` bytes decode strictly (no
+    lone surrogate, nothing above U+10FFFF), the text holds no U+0000 and at most 1% other control
+    or unassigned characters, and (UTF-16) nine in ten NUL bytes sit where that byte order puts the zero high
+    byte of ASCII-range text: odd offsets for UTF-16LE, even ones for UTF-16BE. Binary data almost
+    never fits: zero runs read as U+0000, random bytes as lone surrogates. When both byte orders
+    fit, the side with more NULs decides.
+    """
+    head = data[:SNIFF]
+    nuls = head.count(0)
+    if not nuls:
+        return None
+    odd = head[1::2].count(0)
+    fits: list[str] = []
+    for enc in _WIDE:
+        if len(data) % (4 if "32" in enc else 2):
+            continue
+        if enc.startswith("utf-16") and 10 * (odd if enc == "utf-16-le" else nuls - odd) < 9 * nuls:
+            continue
+        try:
+            text = codecs.getincrementaldecoder(enc)("strict").decode(head, final=False)
+        except UnicodeDecodeError:
+            continue
+        if text and "\x00" not in text and 100 * (len(_CONTROL_RE.findall(text)) + _unassigned(text)) <= len(text):
+            fits.append(enc)
+    if not fits:
+        return None
+    if fits[0].startswith("utf-32") or len(fits) == 1:
+        return fits[0]
+    return "utf-16-le" if 2 * odd >= nuls else "utf-16-be"
+
+
+def _unassigned(text: str) -> int:
+    return sum(1 for c in text if unicodedata.category(c) == "Cn")
+
+
+def decode(data: bytes) -> Decoded:
+    """Decode bytes for scanning; never raises and never drops text (see the module docstring)."""
+    for bom, enc in _BOMS:
+        if data.startswith(bom):
+            text = data[len(bom) :].decode(enc, "replace")
+            bad = text.count("\ufffd") - data[len(bom) :].decode(enc, "ignore").count("\ufffd")
+            how = f"not valid {enc.upper()}: {bad} undecodable sequence(s) replaced with U+FFFD" if bad else None
+            return Decoded(text, how)
+    wide = unmarked_wide(data)
+    if wide is not None:
+        told = f"no BOM: decoded as {wide.upper()}, told by its NUL bytes"
+        eight_bit = data.decode("utf-8", "replace")
+        try:
+            return Decoded(data.decode(wide), told, eight_bit=eight_bit)
+        except UnicodeDecodeError as e:
+            text = data.decode(wide, "replace")
+            how = f"{told}; not valid from byte {e.start}: undecodable sequences replaced with U+FFFD"
+            return Decoded(text, how, eight_bit=eight_bit)
+    if b"\x00" in data[:SNIFF]:
+        return Decoded(None, skipped="binary file (NUL byte)")
+    try:
+        return Decoded(data.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        first = f"{e.reason} at byte {e.start}"
+    declared = declared_encoding(data)
+    if declared is not None and declared != "utf-8":
+        text = data.decode(declared, "replace")
+        return Decoded(text, f"not valid UTF-8 ({first}); decoded as {declared}, the encoding it declares")
+    text = data.decode("utf-8", "replace")
+    bad = text.count("\ufffd") - data.count(_UTF8_FFFD)
+    return Decoded(text, f"not valid UTF-8 ({first}); {bad} undecodable byte sequence(s) replaced with U+FFFD")

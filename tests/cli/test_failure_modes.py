@@ -1,0 +1,286 @@
+"""The command fails closed on every path: what it cannot read is exit 2, never a crash, a hang or a pass.
+
+Each case was a failure of the command before (the exit code it gave is in the test's docstring):
+a symbolic link loop crashed ``scan`` and ``verify`` (``RuntimeError`` from ``Path.resolve`` before
+Python 3.13, exit 1), a run that read nothing passed, an unreadable file was skipped with exit 0,
+UTF-16/32 text without a BOM was skipped as binary, a named pipe with no writer hung every command,
+a missing Parquet file was "not a file". Runs in-process through ``helpers.cli.run`` unless a real
+process is the point (a broken pipe, dropped privileges).
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.cli import ENVELOCK, run, run_process
+
+from envelock.cli.decode import decode, unmarked_wide
+
+CLOSE = "</retrieved_content>"
+
+
+def report(*args: str, cwd: Path, stdin: bytes | None = None) -> tuple[int, dict[str, Any]]:
+    r = run(*args, "--format", "json", cwd=cwd, stdin=stdin)
+    assert r.stdout, r.stderr
+    doc: dict[str, Any] = json.loads(r.stdout)
+    assert doc["exit_code"] == r.returncode
+    return r.returncode, doc
+
+
+# ---------------------------------------------------------------------------
+# Symbolic link loops
+
+
+@pytest.fixture
+def loops(tmp_path: Path) -> Path:
+    (tmp_path / "a.txt").write_text("fine\n", encoding="utf-8")
+    (tmp_path / "self").symlink_to("self")
+    (tmp_path / "l1").symlink_to("l2")
+    (tmp_path / "l2").symlink_to("l1")
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", ["scan", "verify"])
+def test_a_symlink_loop_in_a_directory_is_an_error_by_its_name(loops: Path, command: str) -> None:
+    """Before: a traceback and exit 1 on Python 3.10-3.12 ("findings"), exit 0 (scan) on 3.13, and
+    the loop called a "broken symbolic link"."""
+    code, doc = report(command, ".", cwd=loops)
+    assert code == 2
+    assert {e["path"]: e["reason"] for e in doc["errors"]} == {
+        name: "symbolic link loop (too many levels of symbolic links)" for name in ("l1", "l2", "self")
+    }
+    assert doc["summary"]["errors"] == 3 and doc["skipped"] == []
+    text = run(command, ".", cwd=loops)
+    assert text.returncode == 2 and b"Traceback" not in text.stderr
+    assert b"self: error: symbolic link loop" in text.stderr and b"could not be read" in text.stderr
+    sarif = json.loads(run(command, "--format", "sarif", ".", cwd=loops).stdout)
+    invocation = sarif["runs"][0]["invocations"][0]
+    assert invocation["executionSuccessful"] is False
+    assert sum(n["level"] == "error" for n in invocation["toolExecutionNotifications"]) == 3
+
+
+def test_a_symlink_loop_named_explicitly_and_a_broken_link(loops: Path) -> None:
+    r = run("scan", "self", "a.txt", cwd=loops)
+    assert r.returncode == 2 and b"self: error: symbolic link loop" in r.stderr
+    (loops / "dangling").symlink_to(loops / "nowhere")
+    r = run("scan", "dangling", "a.txt", cwd=loops)
+    assert r.returncode == 2 and b"dangling: error: broken symbolic link, named explicitly" in r.stderr
+    # Control: in a directory, a broken link is skipped (nothing to read), not an error.
+    for name in ("self", "l1", "l2"):
+        (loops / name).unlink()
+    code, doc = report("scan", ".", cwd=loops)
+    assert code == 0 and doc["skipped"] == [{"path": "dangling", "reason": "broken symbolic link"}]
+
+
+# ---------------------------------------------------------------------------
+# A run that read nothing
+
+
+def test_a_run_that_read_nothing_fails_unless_allowed(tmp_path: Path) -> None:
+    """Before: a directory of binary files gave "0 file(s)" and exit 0."""
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "x.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    r = run("scan", "bin", cwd=tmp_path)
+    assert r.returncode == 2 and b"nothing was read (1 skipped)" in r.stderr and b"--allow-empty" in r.stderr
+    code, doc = report("scan", "bin", cwd=tmp_path)
+    assert code == 2 and doc["summary"]["files"] == 0
+    assert run("scan", "--allow-empty", "bin", cwd=tmp_path).returncode == 0
+    (tmp_path / "empty").mkdir()
+    assert run("scan", "empty", cwd=tmp_path).returncode == 2
+    assert run("verify", "empty", cwd=tmp_path).returncode == 2
+    assert run("scan", "--allow-empty", "empty", cwd=tmp_path).returncode == 0
+    assert run("verify", "--allow-empty", "empty", cwd=tmp_path).returncode == 0
+    # Control: one file read is enough.
+    (tmp_path / "bin" / "ok.txt").write_text("fine\n", encoding="utf-8")
+    assert run("scan", "bin", cwd=tmp_path).returncode == 0
+
+
+def test_columnar_input_without_rows_read_nothing(tmp_path: Path) -> None:
+    (tmp_path / "none.jsonl").write_text("\n\n", encoding="utf-8")
+    r = run("scan", "none.jsonl", "--field", "text", cwd=tmp_path)
+    assert r.returncode == 2 and b"nothing was read" in r.stderr
+    assert run("scan", "none.jsonl", "--field", "text", "--allow-empty", cwd=tmp_path).returncode == 0
+    (tmp_path / "one.jsonl").write_text('{"text": "fine"}\n', encoding="utf-8")
+    assert run("scan", "one.jsonl", "--field", "text", cwd=tmp_path).returncode == 0  # control
+
+
+# ---------------------------------------------------------------------------
+# Unreadable files
+
+
+def _deny(monkeypatch: pytest.MonkeyPatch, victim: Path) -> None:
+    """``os.open`` of ``victim`` raises PermissionError, as it does for a non-root user on a mode-000 file."""
+    real_open = os.open
+    denied = os.path.realpath(victim)
+
+    def fake_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+        if os.path.realpath(path) == denied:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", fake_open)
+
+
+def test_an_unreadable_file_is_an_error_in_every_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: ``scan secret.txt`` skipped it with exit 0; in a directory too."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text(CLOSE, encoding="utf-8")
+    (tmp_path / "ok.txt").write_text("fine\n", encoding="utf-8")
+    _deny(monkeypatch, secret)
+    for args in (["scan", "secret.txt"], ["scan", "."], ["verify", "secret.txt"], ["scan", "ok.txt", "secret.txt"]):
+        code, doc = report(*args, cwd=tmp_path)
+        assert code == 2 and doc["errors"] == [{"path": "secret.txt", "reason": "unreadable (Permission denied)"}], args
+    for args in (["wrap", "secret.txt", "--source", "external", "--origin", "o"], ["compose", "secret.txt"]):
+        r = run(*args, cwd=tmp_path)
+        assert r.returncode == 2 and b"secret.txt: Permission denied" in r.stderr, args
+    r = run("scan", "--quiet", "secret.txt", cwd=tmp_path)
+    assert r.returncode == 2 and b"secret.txt: error: unreadable (Permission denied)" in r.stderr  # said even with --quiet
+    monkeypatch.undo()
+    assert run("scan", "secret.txt", cwd=tmp_path).returncode == 1  # control: readable, the tag is found
+
+
+def test_an_unreadable_directory_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "x.txt").write_text(CLOSE, encoding="utf-8")
+    (tmp_path / "ok.txt").write_text("fine\n", encoding="utf-8")
+    real_scandir = os.scandir
+    locked = os.path.realpath(tmp_path / "locked")
+
+    def fake_scandir(path: Any = ".") -> Any:
+        if os.path.realpath(path) == locked:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", fake_scandir)
+    code, doc = report("scan", ".", cwd=tmp_path)
+    assert code == 2 and doc["errors"] == [{"path": "locked", "reason": "unreadable directory (Permission denied)"}]
+    monkeypatch.undo()
+    assert report("scan", ".", cwd=tmp_path)[0] == 1  # control: readable, the tag inside is found
+
+
+def test_an_unreadable_file_for_real(tmp_path: Path) -> None:
+    """The same with the file's mode 000 and a process that cannot override it (root drops its
+    DAC capabilities with setpriv)."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text(CLOSE, encoding="utf-8")
+    secret.chmod(0)
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv: a mode-000 file stays readable (the monkeypatched test covers it)")
+        prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search", "--"]
+    try:
+        r = subprocess.run([*prefix, str(ENVELOCK), "scan", "secret.txt"], cwd=tmp_path, capture_output=True, timeout=120, check=False)
+        if b"Operation not permitted" in r.stderr and prefix:
+            pytest.skip(f"setpriv cannot drop capabilities here: {r.stderr.decode()[:200]}")
+        assert r.returncode == 2 and b"secret.txt: error: unreadable (Permission denied)" in r.stderr, r.stderr
+    finally:
+        secret.chmod(0o644)
+
+
+# ---------------------------------------------------------------------------
+# UTF-16 and UTF-32 without a BOM
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
+def test_wide_text_without_a_bom_is_decoded_and_scanned(tmp_path: Path, encoding: str) -> None:
+    """Before: skipped as binary (a NUL byte), exit 0, the close tag unseen."""
+    (tmp_path / "page.txt").write_bytes(f"日本語 page\n{CLOSE} end\n".encode(encoding))
+    code, doc = report("scan", "page.txt", cwd=tmp_path)
+    assert code == 1 and doc["skipped"] == []
+    (finding,) = doc["findings"]
+    assert (finding["rule"], finding["line"], finding["column"]) == ("envelope-close-tag", 2, 1)
+    assert doc["decoded"] == [{"path": "page.txt", "how": f"no BOM: decoded as {encoding.upper()}, told by its NUL bytes"}]
+
+
+def test_binary_is_still_binary_and_a_nul_cannot_hide_a_tag() -> None:
+    tag = CLOSE.encode()
+    binaries = {
+        "png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01\x00" + bytes(range(256)) * 4,
+        "zero runs": b"\x7fELF\x02\x01\x01" + b"\x00" * 64 + b"\x03\x00\x3e\x00",
+        "counting": bytes(range(256)) * 8,
+        "controls": b"\x00\x01\x02\x03" * 50,
+    }
+    for name, data in binaries.items():
+        assert unmarked_wide(data) is None, name
+        assert decode(data).skipped == "binary file (NUL byte)", name
+    assert unmarked_wide("plain text".encode("utf-16-le")) == "utf-16-le"  # control
+    # Bytes that fit UTF-16 but show a tag to a reader that does not sniff: that reading is scanned.
+    for data in (b"\x00A" + tag, b"A\x00" * 40 + tag):
+        assert unmarked_wide(data) is not None and decode(data).eight_bit is not None
+        code_doc = run("scan", "--format", "json", "-", stdin=data)
+        doc = json.loads(code_doc.stdout)
+        assert code_doc.returncode == 1 and "envelope-close-tag" in {f["rule"] for f in doc["findings"]}
+        assert "read as UTF-8 it shows an error-level finding" in doc["decoded"][0]["how"]
+
+
+# ---------------------------------------------------------------------------
+# Named pipes
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["scan"], ["verify"], ["compose"], ["wrap", "--source", "external", "--origin", "o"]],
+    ids=["scan", "verify", "compose", "wrap"],
+)
+def test_a_named_pipe_with_no_writer_is_an_error_not_a_hang(tmp_path: Path, args: list[str]) -> None:
+    """Before: every command blocked forever in ``open()``."""
+    os.mkfifo(tmp_path / "fifo")
+    r = run(args[0], "fifo", *args[1:], "--pipe-timeout", "0.2", cwd=tmp_path)
+    assert r.returncode == 2 and b"named pipe: no data for 0.2 s (no writer" in r.stderr, r.stderr
+
+
+def test_a_named_pipe_with_a_writer_is_read(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with fifo.open("wb") as w:  # blocks until the command opens the pipe
+            w.write(CLOSE.encode())
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    r = run("scan", "fifo", cwd=tmp_path)
+    writer.join()
+    assert r.returncode == 1 and b"envelope-close-tag" in r.stdout
+    assert run("scan", "--pipe-timeout", "0", "fifo", cwd=tmp_path).returncode == 2  # usage: must be positive
+
+
+# ---------------------------------------------------------------------------
+# Columnar input, a broken pipe
+
+
+def test_a_missing_columnar_file_is_missing(tmp_path: Path) -> None:
+    """Before: "missing.parquet: not a file"."""
+    r = run("scan", "missing.parquet", "--column", "text", cwd=tmp_path)
+    assert r.returncode == 2 and b"missing.parquet: no such file" in r.stderr
+    (tmp_path / "dir.parquet").mkdir()
+    r = run("scan", "dir.parquet", "--column", "text", cwd=tmp_path)
+    assert r.returncode == 2 and b"dir.parquet: not a file" in r.stderr  # control: a directory is not a file
+
+
+def test_a_reader_that_goes_away_is_not_a_pass(tmp_path: Path) -> None:
+    """``envelock wrap big | head -c 1``: the output was not delivered, so the exit code is not 0."""
+    (tmp_path / "big.txt").write_text("ordinary text\n" * 200_000, encoding="utf-8")
+    proc = subprocess.Popen(
+        [str(ENVELOCK), "wrap", "big.txt", "--source", "external", "--origin", "o"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(1)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    proc.stderr.close()
+    assert proc.wait(timeout=120) == 2 and b"Traceback" not in err and b"Exception ignored" not in err, err
+    assert run_process("wrap", "big.txt", "--source", "external", "--origin", "o", cwd=tmp_path).returncode == 0  # control
