@@ -3,6 +3,7 @@
 See docs/design.md, README.md and SECURITY.md. This module only re-exports.
 """
 
+from ._version import __version__
 from .common import Envelope, Finding, Location, Problem, Spotlight, Transformation
 from .compose import compose_preface, entries_of
 from .entry import PrefaceEntry, stamp
@@ -17,8 +18,6 @@ from .scan import scan_text
 from .spotlight import SPOTLIGHT_MODES, new_nonce
 from .tokens import RESERVED_NAMES
 from .verify import Verification, verify_preface
-
-__version__ = "0.1.0"
 
 __all__ = [
     "HYGIENE_RULE",

@@ -36,7 +36,7 @@ from .common import Finding
 from .compose import compose_preface
 from .entry import PrefaceEntry
 from .errors import EnvelockError, EnvelopeBreach, InvalidEntry, InvalidOption, NestingError
-from .escape import LEVELS, Level
+from .escape import LEVELS, Level, implementation
 from .modeleye import visible
 from .nesting import NESTING_POLICIES, NestingPolicy, Preface
 from .report import JSON_SCHEMA_ID, Baseline, FileResult, Suppressed, emit, fingerprints, relative_uri, srcroot_for
@@ -846,7 +846,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Security gate for retrieved content: scan raw text, verify composed prefaces, compose entries, wrap a file.",
         epilog=EPILOG,
     )
-    version = f"envelock {__version__}"
+    version = f"envelock {__version__} ({implementation()})"  # the implementation of the defang: native, fast or reference
     parser.add_argument("--version", action="version", version=version)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
