@@ -259,6 +259,19 @@ def test_negative_control_unknown_files_stop_the_pure_build(tmp_path: Path) -> N
         backend.write_wheel(project, tmp_path / "out")
 
 
+@pytest.mark.skipif(os.name == "nt", reason="symbolic links")
+def test_negative_control_symbolic_links_stop_the_build(tmp_path: Path) -> None:
+    root = _copy_project(tmp_path)
+    project = backend.load_project(root)
+    (root / "src" / "envelock" / "linked").symlink_to(root / "src" / "envelock" / "scan", target_is_directory=True)
+    with pytest.raises(BuildError, match="envelock/linked is a symbolic link"):
+        backend.package_files(project)
+    (root / "src" / "envelock" / "linked").unlink()
+    (root / "src" / "envelock" / "alias.py").symlink_to(root / "src" / "envelock" / "escape.py")
+    with pytest.raises(BuildError, match=r"envelock/alias\.py is a symbolic link"):
+        backend.package_files(project)
+
+
 def test_metadata_refuses_what_it_cannot_say(tmp_path: Path) -> None:
     root = _copy_project(tmp_path)
     project = backend.load_project(root)

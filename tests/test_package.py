@@ -129,6 +129,9 @@ def test_readme_starts_with_the_two_commands_of_a_newcomer() -> None:
     assert "[test]" not in install and "--group" not in install  # the user's first install is not the dev one
     assert "--group" in tests and "pytest" in tests and "pip>=25.1" in tests  # --group needs pip 25.1
     assert "envelock --version" in quickstart  # how to see which implementation was installed
+    import envelock
+
+    assert f"envelock {envelock.__version__} (native)" in " ".join(quickstart.split())  # what it prints, this version
     assert "not on PyPI yet" in quickstart
     assert "pip install envelock\n" not in readme and "pip install envelock`" not in readme
 

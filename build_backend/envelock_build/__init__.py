@@ -286,8 +286,11 @@ def _walk(root: Path, base: Path, prune: Any) -> Iterator[str]:
         keep = []
         for d in sorted(dirnames):
             rel = (here / d).relative_to(root).as_posix()
-            if not prune(rel):
-                keep.append(d)
+            if prune(rel):
+                continue
+            if (here / d).is_symlink():  # os.walk would not enter it: refuse rather than skip it
+                raise BuildError(f"{rel} is a symbolic link: the build packs regular files only")
+            keep.append(d)
         dirnames[:] = keep
         for f in sorted(filenames):
             path = here / f
