@@ -3,7 +3,7 @@
 
     python scripts/check_wheels.py dist/envelock-*-abi3-*.whl pure/envelock-*-py3-none-any.whl
 
-* the native wheel is abi3 (``cp310-abi3``) and, on Linux, manylinux; its extension module is
+* the native wheel is abi3 (``cp310-abi3``) and, on Linux, manylinux (every tag); its extension module is
   stripped (an ELF without ``.symtab`` or ``.debug_*`` sections);
 * the pure wheel is ``py3-none-any`` and carries no compiled file;
 * both carry the same package files (the native one also ``envelock/_native.*``) and say the same
@@ -23,7 +23,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-NATIVE_RE = re.compile(r"envelock/_native\.[^/]*(\.so|\.pyd)$")
+NATIVE_RE = re.compile(r"envelock/_native(\.[^/]*)?\.(so|pyd)$")
 COMPARED = (
     "Name",
     "Version",
@@ -84,10 +84,14 @@ def check(native_path: Path, pure_path: Path) -> list[str]:
     pure, pmeta, pwheel = read(pure_path)
 
     tags = nwheel.get_all("Tag") or []
-    if len(tags) != 1 or not re.fullmatch(r"cp310-abi3-\S+", tags[0]):
-        problems.append(f"native wheel tags {tags}: expected one cp310-abi3 tag")
-    elif "linux" in tags[0] and not re.search(r"-manylinux_\d+_\d+_\w+$", tags[0]):
-        problems.append(f"native wheel tag {tags[0]}: not manylinux (PyPI refuses linux_* wheels)")
+    if not tags or not all(re.fullmatch(r"cp310-abi3-\S+", t) for t in tags):
+        problems.append(f"native wheel tags {tags}: expected cp310-abi3 tags only")
+    # manylinux2014 wheels carry the legacy alias and the PEP 600 tag (manylinux2014 = manylinux_2_17)
+    problems += [
+        f"native wheel tag {t}: not manylinux (PyPI refuses linux_* wheels)"
+        for t in tags
+        if "linux" in t and not re.search(r"-(manylinux_\d+_\d+|manylinux2014|manylinux2010|manylinux1)_\w+$", t)
+    ]
     if pwheel.get_all("Tag") != ["py3-none-any"] or pwheel["Root-Is-Purelib"] != "true":
         problems.append(f"pure wheel: tags {pwheel.get_all('Tag')}, Root-Is-Purelib {pwheel['Root-Is-Purelib']}")
 

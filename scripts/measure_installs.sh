@@ -51,7 +51,7 @@ for py in "${pythons[@]}"; do
       impl="$("$venv/bin/envelock" --version 2>&1)"
       "$venv/bin/envelock" compose "$root/examples/turn.json" --verify > /dev/null 2>&1 || result="installed; compose FAILED"
     else
-      result="failed (exit $rc): $(grep -m1 -E '^ERROR|envelock:' "$work/log$n" | sed 's/^ *//' | cut -c1-110)"
+      result="failed (exit $rc): $(grep -m1 -E '^ *(ERROR|envelock:)' "$work/log$n" | sed 's/^ *//' | cut -c1-110)"
       impl="-"
     fi
     printf '| %s | %s | %s | %s | %s | %.1f | %s | %s |\n' "$ver" "$pipver" "$cargo" "$net" "${build:-auto}" \

@@ -412,13 +412,25 @@ def test_check_wheels_and_its_negative_controls(project: backend.Project, tmp_pa
     import check_wheels
 
     pure = tmp_path / backend.write_wheel(project, tmp_path)
+    for name in (
+        "envelock/_native.abi3.so",
+        "envelock/_native.pyd",
+        "envelock/_native.cpython-310-darwin.so",
+    ):  # Linux, Windows, ...
+        assert check_wheels.NATIVE_RE.fullmatch(name), name
+    assert not check_wheels.NATIVE_RE.fullmatch("envelock/_nativeimpl.py") and not check_wheels.NATIVE_RE.fullmatch(
+        "envelock/x.so"
+    )
     stripped = fake_elf([".dynsym", ".text", ".rodata"])
     assert check_wheels.elf_sections(stripped) == ["", ".dynsym", ".text", ".rodata", ".shstrtab"]
     good = _native_from_pure(pure, tmp_path / "good.whl", tag="cp310-abi3-manylinux_2_17_x86_64", so=stripped)
     assert check_wheels.check(good, pure) == []
+    two = "cp310-abi3-manylinux2014_x86_64\nTag: cp310-abi3-manylinux_2_17_x86_64"  # what manylinux2014 containers write
+    assert check_wheels.check(_native_from_pure(pure, tmp_path / "two.whl", tag=two, so=stripped), pure) == []
     cases = {
         "linux.whl": ({"tag": "cp310-abi3-linux_x86_64", "so": stripped}, "not manylinux"),
-        "cp311.whl": ({"tag": "cp311-cp311-manylinux_2_17_x86_64", "so": stripped}, "expected one cp310-abi3 tag"),
+        "half.whl": ({"tag": "cp310-abi3-manylinux2014_x86_64\nTag: cp310-abi3-linux_x86_64", "so": stripped}, "not manylinux"),
+        "cp311.whl": ({"tag": "cp311-cp311-manylinux_2_17_x86_64", "so": stripped}, "expected cp310-abi3 tags only"),
         "symtab.whl": (
             {"tag": "cp310-abi3-manylinux_2_17_x86_64", "so": fake_elf([".text", ".symtab", ".debug_info"])},
             "not stripped",
