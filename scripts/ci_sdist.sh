@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The sdist is a package: build it, unpack it in a temporary folder, install it (with the test
-# extra) into a fresh venv and run the test suite from the unpacked files, not from the checkout.
+# The sdist is a package: build it, unpack it in a temporary folder, install it (and the `test`
+# dependency group) into a fresh venv and run the test suite from the unpacked files, not from the
+# checkout.
 # .ci/run calls this; run it alone with `bash scripts/ci_sdist.sh`.
 #
 # Environment: PYTHON (default python3), ENVELOCK_SDIST_PYTEST_ARGS (default "-q -p no:cacheprovider"),
@@ -18,7 +19,8 @@ if [ "${ENVELOCK_SDIST_KEEP:-0}" != 1 ]; then
 fi
 echo "== sdist: working in $work"
 
-# 1. Build the sdist through the PEP 517 backend (maturin, in an isolated build environment).
+# 1. Build the sdist through the PEP 517 backend (build_backend/envelock_build: the standard
+#    library only, in an isolated build environment).
 "$PYTHON" -m venv "$work/build"
 "$work/build/bin/python" -m pip install -q build
 "$work/build/bin/python" -m build --sdist --outdir "$work/dist" "$checkout"
@@ -31,9 +33,11 @@ mkdir "$work/unpacked"
 tar -xzf "$sdist" -C "$work/unpacked"
 src="$(ls -d "$work"/unpacked/envelock-*)"
 missing=0
-for need in LICENSE README.md SECURITY.md CHANGELOG.md pyproject.toml .pre-commit-hooks.yaml \
+for need in LICENSE README.md SECURITY.md CHANGELOG.md pyproject.toml PKG-INFO .pre-commit-hooks.yaml \
             docs/cli.md docs/design.md tests/conftest.py tests/helpers/strategies.py tests/helpers/diagnostics.py tests/data \
-            corpus examples/turn.json fuzz/_common.py scripts/gen_unicode_tables.py src/envelock/__init__.py; do
+            corpus examples/turn.json fuzz/_common.py scripts/gen_unicode_tables.py src/envelock/__init__.py \
+            src/envelock/_version.py build_backend/envelock_build/__init__.py rust/Cargo.toml rust/Cargo.lock \
+            rust/envelock-core/src/lib.rs rust/envelock-py/src/lib.rs; do
   if [ ! -e "$src/$need" ]; then
     echo "sdist is missing: $need" >&2
     missing=1
@@ -47,15 +51,17 @@ while IFS= read -r t; do
   fi
 done < <(find "$checkout/tests" -name '*.py' -not -path '*/__pycache__/*')
 if [ "$missing" = 1 ]; then
-  echo "the sdist does not carry what the tests need: list it in [tool.maturin] include (format = \"sdist\")" >&2
+  echo "the sdist does not carry what the tests need: list it in [tool.envelock-build] sdist-include" >&2
   exit 1
 fi
 
-# 3. A fresh venv: install the sdist itself (this builds the native core from the unpacked
-#    sources), with the test extra, then run the suite from the unpacked folder.
+# 3. A fresh venv: install the sdist itself (with cargo on PATH this builds the native core from
+#    the unpacked sources), and the `test` dependency group from the unpacked pyproject.toml,
+#    then run the suite from the unpacked folder.
 "$PYTHON" -m venv "$work/venv"
 PY="$work/venv/bin/python"
-"$PY" -m pip install -q "envelock[test] @ file://$sdist"
+"$PY" -m pip install -q --upgrade 'pip>=25.1'   # --group
+"$PY" -m pip install -q "$sdist" --group "$src/pyproject.toml:test"
 "$PY" -c "import envelock, envelock.cli; print('envelock', envelock.__version__, 'from', envelock.__file__)"
 case "$("$PY" -c 'import envelock; print(envelock.__file__)')" in
   "$checkout"/*) echo "the test venv imports envelock from the checkout, not from the sdist" >&2; exit 1 ;;

@@ -842,8 +842,49 @@ def test_links_are_found() -> None:
     assert {"README.md", "SECURITY.md", "CHANGELOG.md", "docs/design.md", "docs/cli.md"} <= {
         p.relative_to(ROOT).as_posix() for p in LINK_DOCS
     }
-    assert "docs/design.md" in relative_links((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert "design.md" in relative_links((ROOT / "docs" / "INTERNALS.md").read_text(encoding="utf-8"))
     assert sum(len(relative_links(p.read_text(encoding="utf-8"))) for p in LINK_DOCS) >= 5
+
+
+#: Where the README's links to the repository's own files point (a package index shows the README
+#: without the repository around it, so a relative link there goes nowhere).
+REPO_BLOB = "https://github.com/envelock/envelock/blob/main/"
+_REPO_URL_RE = re.compile(r"https://github\.com/envelock/envelock/(?:blob|tree)/main/([^\s)#?>\]]*)")
+
+
+def readme_link_problems(text: str, root: Path = ROOT) -> list[str]:
+    """Links of a README that break on a package index: relative ones (in-page anchors too: the
+    index does not make heading ids), and absolute ones into this repository naming no file."""
+    plain = _without_code(text)
+    bad = [f"relative: {t}" for t in relative_links(text)]
+    bad += [
+        f"anchor: {t}" for t in [*_INLINE_LINK_RE.findall(plain), *_REF_DEF_RE.findall(plain)] if t.strip("<>").startswith("#")
+    ]
+    bad += [
+        f"html: {t}" for t in re.findall(r"<(?:a|img)\b[^>]*?(?:href|src)=[\"']([^\"']+)", plain, re.I) if not _SCHEME_RE.match(t)
+    ]
+    bad += [f"no such file: {t}" for t in _REPO_URL_RE.findall(text) if not (root / unquote(t)).exists()]
+    return bad
+
+
+def test_readme_links_are_absolute_and_name_files_that_exist() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert readme_link_problems(text) == []
+    assert len(_REPO_URL_RE.findall(text)) >= 7  # the links to LICENSE, SECURITY.md and the docs are there
+
+
+def test_negative_control_readme_links(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "there.md").write_text("x", encoding="utf-8")
+    text = (
+        f"[ok]({REPO_BLOB}docs/there.md) [ok too]({REPO_BLOB}docs/there.md#part) [web](https://example.com/)\n"
+        '[rel](docs/there.md) [anchor](#usage) <a href="docs/there.md">x</a>\n'
+        f"[gone]({REPO_BLOB}docs/gone.md)\n"
+        "`[in code](code.md)`\n"
+    )
+    assert readme_link_problems(text, tmp_path) == [
+        "relative: docs/there.md", "anchor: #usage", "html: docs/there.md", "no such file: docs/gone.md",
+    ]  # fmt: skip
 
 
 def test_negative_control_links(tmp_path: Path) -> None:

@@ -1,8 +1,9 @@
-"""The package is a package (issue 12, item 4): a LICENSE, project URLs, extras that say what
-they are for, runtime dependencies kept to lxml, and an sdist that carries what the tests read.
+"""The package is a package: a LICENSE, project URLs (a private channel for vulnerabilities among
+them), extras that say what they are for and contributors' tools as dependency groups, runtime
+dependencies kept to lxml, and an sdist that carries what the tests read.
 
-``scripts/ci_sdist.sh`` (run by CI) builds the sdist, unpacks it and runs the suite from it;
-here the same list of needed files is checked against the build configuration, quickly.
+``scripts/ci_sdist.sh`` (run by CI) builds the sdist, unpacks it and runs the suite from it; here
+the build backend's own file list is checked against what the tests need, quickly.
 """
 
 from __future__ import annotations
@@ -22,12 +23,16 @@ else:  # pragma: no cover - Python 3.10
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT: dict[str, Any] = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 PROJECT: dict[str, Any] = PYPROJECT["project"]
+ADVISORIES = "https://github.com/envelock/envelock/security/advisories/new"
+
+sys.path.insert(0, str(ROOT / "build_backend"))
+import envelock_build  # noqa: E402
 
 #: What the test suite reads outside src/ and tests/ (keep in step with scripts/ci_sdist.sh).
 NEEDED_IN_SDIST = (
     "LICENSE", "README.md", "SECURITY.md", "CHANGELOG.md", ".pre-commit-hooks.yaml", "docs/cli.md", "docs/design.md",
-    "tests/conftest.py", "tests/strategies.py", "tests/diagnostics.py", "tests/data/benign/x", "corpus/x.json",
-    "examples/turn.json", "fuzz/_common.py", "scripts/gen_unicode_tables.py",
+    "tests/conftest.py", "tests/strategies.py", "tests/diagnostics.py", "corpus/README.md",
+    "examples/turn.json", "fuzz/_common.py", "scripts/gen_unicode_tables.py", "build_backend/envelock_build/__init__.py",
 )  # fmt: skip
 
 
@@ -43,72 +48,124 @@ def test_license_file_is_the_apache_2_text() -> None:
 
 def test_project_urls() -> None:
     urls = PROJECT["urls"]
-    assert {"Homepage", "Documentation", "Source", "Issues"} <= set(urls)
-    assert all(u.startswith("https://") for u in urls.values())
-    assert urls["Documentation"].endswith("docs/cli.md")
+    assert {"Homepage", "Documentation", "Source", "Issues", "Changelog", "Security"} <= set(urls)
+    assert all(u.startswith("https://github.com/envelock/envelock") for u in urls.values())
+    assert urls["Documentation"].endswith(("/README.md", "/docs/design.md"))
+    for label in ("Documentation", "Changelog", "Security"):
+        assert (ROOT / urls[label].split("/blob/main/", 1)[1]).is_file(), label
+
+
+def test_vulnerabilities_have_a_private_channel_named_in_the_metadata_and_security_md() -> None:
+    assert ADVISORIES in PROJECT["urls"].values()
+    security = (ROOT / "SECURITY.md").read_text(encoding="utf-8")
+    assert ADVISORIES in security
+    assert "security contact in the package metadata" not in security  # the old pointer to nothing
+
+
+def test_classifiers_name_the_supported_pythons_and_systems() -> None:
+    classifiers = PROJECT["classifiers"]
+    assert PROJECT["requires-python"] == ">=3.10"
+    versions = sorted(c.rsplit(" :: ", 1)[1] for c in classifiers if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", c))
+    assert versions == ["3.10", "3.11", "3.12", "3.13"]
+    assert {"Operating System :: POSIX :: Linux", "Operating System :: MacOS", "Operating System :: Microsoft :: Windows"} <= set(
+        classifiers
+    )
 
 
 def test_runtime_dependencies_are_lxml_only_and_extras_say_what_they_are_for() -> None:
     assert [d.split(">")[0].split("=")[0].strip() for d in PROJECT["dependencies"]] == ["lxml"]
     extras = PROJECT["optional-dependencies"]
+    assert set(extras) == {"gitignore", "examples", "arrow", "ray", "scale"}  # what a user installs; nothing for contributors
     assert any(d.startswith("pathspec") for d in extras["gitignore"])
     assert any(d.startswith("anthropic") for d in extras["examples"])
-    test = " ".join(extras["test"])
-    assert "pathspec" in test and "anthropic" in test and "pytest" in test  # contributors get everything
 
 
-def test_readme_installs_from_source_until_published() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    quickstart = readme.split("---", 1)[0]
-    assert "not on PyPI yet" in quickstart and "pip install ." in quickstart
-    assert "pip install envelock\n" not in readme and "pip install envelock`" not in readme
-    assert "[test]" not in quickstart.split("pip install .", 1)[0]  # the user's first install is not the dev one
-
-
-def _sdist_patterns() -> list[str]:
-    maturin = PYPROJECT.get("tool", {}).get("maturin", {})
-    out: list[str] = [PROJECT["readme"], *PROJECT.get("license-files", [])]  # maturin packs these itself
-    for item in maturin.get("include", []):
-        if isinstance(item, str):
-            out.append(item)
-        elif item.get("format", "sdist") in ("sdist", ["sdist"]) or "sdist" in item.get("format", []):
-            out.append(item["path"])
+def resolve_group(groups: dict[str, list[Any]], name: str, seen: tuple[str, ...] = ()) -> list[str]:
+    """The requirements of a PEP 735 group, includes expanded (a cycle or an unknown group raises)."""
+    if name in seen or name not in groups:
+        raise KeyError(f"dependency group {name!r}: {'cycle' if name in seen else 'unknown'}")
+    out: list[str] = []
+    for item in groups[name]:
+        out.extend(resolve_group(groups, item["include-group"], (*seen, name)) if isinstance(item, dict) else [item])
     return out
 
 
-def glob_match(path: str, pattern: str) -> bool:
-    """Does ``path`` match a glob as maturin reads it (``**/`` any number of directories, ``*`` within one)?"""
-    rx = ""
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            rx, i = rx + "(?:[^/]+/)*", i + 3
-        elif pattern.startswith("**", i):
-            rx, i = rx + ".*", i + 2
-        else:
-            c = pattern[i]
-            rx += "[^/]*" if c == "*" else "[^/]" if c == "?" else re.escape(c)
-            i += 1
-    return re.fullmatch(rx, path) is not None
+def test_contributor_tools_are_dependency_groups() -> None:
+    groups = PYPROJECT["dependency-groups"]
+    assert {"test", "test-core", "lint", "bench", "gen", "mutation", "fuzz", "dev"} <= set(groups)
+    names = {g: {re.split(r"[<>=!~;\[ ]", r, maxsplit=1)[0] for r in resolve_group(groups, g)} for g in groups}
+    assert {"pytest", "hypothesis"} == names["test-core"]
+    assert {
+        "pytest",
+        "hypothesis",
+        "html5lib",
+        "markupsafe",
+        "jsonschema",
+        "pathspec",
+        "anthropic",
+        "unicodedata2",
+        "anyascii",
+    } <= names["test"]
+    assert {"mypy", "ruff", "types-lxml"} <= names["lint"] and any(n.startswith("actionlint") for n in names["lint"])
+    assert names["test"] | names["lint"] <= names["dev"]
+    assert "mutmut" in names["mutation"] and "matplotlib" in names["bench"] and "atheris" in names["fuzz"]
 
 
-def missing_from_sdist(patterns: list[str], needed: tuple[str, ...] = NEEDED_IN_SDIST) -> list[str]:
-    """Needed paths outside src/ that no ``include`` pattern of [tool.maturin] covers."""
-    return [n for n in needed if not any(glob_match(n, p) for p in patterns)]
+def test_negative_control_group_resolution() -> None:
+    assert resolve_group({"a": ["x"], "b": [{"include-group": "a"}, "y"]}, "b") == ["x", "y"]
+    with pytest.raises(KeyError, match="cycle"):
+        resolve_group({"a": [{"include-group": "b"}], "b": [{"include-group": "a"}]}, "a")
+    with pytest.raises(KeyError, match="unknown"):
+        resolve_group({"a": [{"include-group": "nope"}]}, "a")
 
 
-def test_sdist_configuration_carries_what_the_tests_read() -> None:
-    assert missing_from_sdist(_sdist_patterns()) == []
+def test_readme_starts_with_the_two_commands_of_a_newcomer() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quickstart = readme.split("---", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", quickstart, re.S)
+    assert len(blocks) == 2, blocks
+    install, tests = blocks
+    assert "pip install ." in install and "envelock compose examples/turn.json --verify" in install
+    assert "[test]" not in install and "--group" not in install  # the user's first install is not the dev one
+    assert "--group" in tests and "pytest" in tests and "pip>=25.1" in tests  # --group needs pip 25.1
+    assert "envelock --version" in quickstart  # how to see which implementation was installed
+    import envelock
+
+    assert f"envelock {envelock.__version__} (native)" in " ".join(quickstart.split())  # what it prints, this version
+    assert "not on PyPI yet" in quickstart
+    assert "pip install envelock\n" not in readme and "pip install envelock`" not in readme
+
+
+def test_readme_pins_no_tag_that_was_never_made() -> None:
+    """A snippet that pins a tag pins the tag of this version (made at release, as the README says)."""
+    import envelock
+
+    for doc in ("README.md", "docs/cli.md"):
+        text = (ROOT / doc).read_text(encoding="utf-8")
+        tags = set(re.findall(r"(?:@|rev: )(v\d+\.\d+\.\d+)\b", text))
+        assert tags <= {f"v{envelock.__version__}"}, (doc, tags)
+    assert f"v{envelock.__version__}" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_sdist_carries_what_the_tests_read() -> None:
+    files = set(envelock_build.sdist_files(envelock_build.load_project(ROOT)))
+    missing = [n for n in NEEDED_IN_SDIST if n not in files]
+    tests = sorted(
+        p.relative_to(ROOT).as_posix() for p in (ROOT / "tests").rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    )
+    assert missing == [] and [t for t in tests if t not in files] == []
 
 
 def test_negative_control_sdist_check() -> None:
-    full = ["LICENSE", "README.md", "SECURITY.md", "CHANGELOG.md", ".pre-commit-hooks.yaml", "docs/**/*", "tests/**/*",
-            "corpus/**/*", "examples/**/*", "fuzz/**/*", "scripts/**/*"]  # fmt: skip
-    assert missing_from_sdist(full) == []
-    assert missing_from_sdist([p for p in full if p != "corpus/**/*"]) == ["corpus/x.json"]
-    assert missing_from_sdist([]) == list(NEEDED_IN_SDIST)
-    assert glob_match("docs/cli.md", "docs/**/*") and glob_match("tests/data/benign/x", "tests/**/*")
-    assert not glob_match("docs/cli.md", "doc/**/*") and not glob_match("a/b", "*")
+    full = ["LICENSE", "README.md", "SECURITY.md", "CHANGELOG.md", ".pre-commit-hooks.yaml", "docs/**", "tests/**",
+            "corpus/**", "examples/**", "fuzz/**", "scripts/**", "build_backend/**"]  # fmt: skip
+
+    def missing(patterns: list[str]) -> list[str]:
+        return [n for n in NEEDED_IN_SDIST if not any(envelock_build.glob_match(n, p) for p in patterns)]
+
+    assert missing(full) == []
+    assert missing([p for p in full if p != "corpus/**"]) == ["corpus/README.md"]
+    assert missing([]) == list(NEEDED_IN_SDIST)
 
 
 def test_chat_turn_example_says_which_extra_it_needs(tmp_path: Path) -> None:
@@ -119,7 +176,9 @@ def test_chat_turn_example_says_which_extra_it_needs(tmp_path: Path) -> None:
     fake.mkdir()
     (fake / "__init__.py").write_text("raise ImportError('not installed (test)')\n", encoding="utf-8")
     script = str(ROOT / "examples" / "chat_turn.py")
-    r = subprocess.run([sys.executable, script], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tmp_path)}, check=False)
+    r = subprocess.run(
+        [sys.executable, script], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(tmp_path)}, check=False
+    )
     assert r.returncode == 1 and "pip install 'envelock[examples]'" in r.stderr and "Traceback" not in r.stderr
     ok = subprocess.run([sys.executable, script], capture_output=True, text=True, check=False)  # control: with the SDK
     assert ok.returncode == 0, ok.stderr

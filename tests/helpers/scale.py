@@ -1,6 +1,6 @@
 """Optional extras of the corpus-scale tests (issue 13): pyarrow and ray.
 
-Without them the tests skip (a plain ``pip install -e '.[test]'``); ``.ci/run`` installs
+Without them the tests skip (a plain ``pip install -e . --group test``); ``.ci/run`` installs
 ``envelock[scale]`` and sets ``ENVELOCK_REQUIRE_SCALE=1`` so that there they fail instead.
 """
 
