@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from .._version import __version__
+from ..eye.backend import implementation
 from ..envelope.nesting import NESTING_POLICIES
 from ..envelope.spotlight import SPOTLIGHT_MODES, check_marker, check_nonce
 from ..errors import InvalidOption
@@ -77,7 +78,7 @@ def _seconds(value: str) -> float:
 
 
 def _common(p: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
-    p.add_argument("--version", action="version", version=f"envelock {__version__}")
+    p.add_argument("--version", action="version", version=f"envelock {__version__} ({implementation()})")
     p.add_argument("--format", choices=formats, default="text", help="output format (default text)")
     p.add_argument("--stdin-filename", default="<stdin>", metavar="NAME", help="name to report for '-'")
     p.add_argument(
@@ -155,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Security gate for retrieved content: scan raw text, verify composed prefaces, compose entries, wrap a file.",
         epilog=EPILOG,
     )
-    parser.add_argument("--version", action="version", version=f"envelock {__version__}")
+    parser.add_argument("--version", action="version", version=f"envelock {__version__} ({implementation()})")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     scan = sub.add_parser(
