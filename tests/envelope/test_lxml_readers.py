@@ -155,8 +155,8 @@ def test_negative_control_broken_markup_defang_is_caught_by_verify(monkeypatch: 
     which shares it, but the HTML reader check catches every construct."""
     real: Callable[..., str] = DEFANG.defang_body
 
-    def broken(text: str, *, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
-        return real(text, level="reserved" if level == "markup" else level, reserved=reserved)
+    def broken(text: str, *, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: object = None) -> str:
+        return real(text, level="reserved" if level == "markup" else level, reserved=reserved, tokens=tokens)
 
     for module in ("envelock.envelope.spotlight", "envelock.envelope.parse"):
         monkeypatch.setattr(importlib.import_module(module), "defang_body", broken)

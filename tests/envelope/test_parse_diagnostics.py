@@ -57,9 +57,9 @@ def test_layout_of_the_fixture() -> None:
             ["not in canonical UTC form: '2026-11-29 21:29:03Z'"],
         ),
         (
-            'o">\nabc<\\x\n</retrieved_content>',
-            [("body-not-canonical", 213, 11, 5, 2, (2,))],
-            ["body is not in canonical defanged form at level 'reserved': '\\\\x'"],
+            'o">\nabc</retrieved_content >x\n</retrieved_content>',
+            [("undefanged-tag", 212, 11, 4, 2, (2,))],
+            ["a reader sees an envelope tag or control token here: '</retrieved_content >x'"],
         ),
         ('o">\nabc', [("structure", 156, 10, 1, 2, (2,))], ["envelope is never closed with '</retrieved_content>'"]),
     ],
@@ -70,7 +70,7 @@ def test_layout_of_the_fixture() -> None:
         "fetched-zero-micro",
         "fetched-invalid",
         "fetched-form",
-        "body-noncanonical",
+        "body-undefanged",
         "unclosed",
     ],
 )
@@ -144,8 +144,11 @@ def test_parse_preface_defaults() -> None:
     # custom reserved names are used by the body check
     custom = str(compose_preface([E("external", "o", "<foo_bar>")], reserved=("foo_bar",)))
     assert parse_preface(custom, reserved=("foo_bar",))[0].body == "<foo_bar>"
+    # Without them the escape of <foo_bar> is not one (nothing dangerous there): it stays in the body.
+    assert parse_preface(custom)[0].body == "<\\foo_bar>"
+    # ... and a body that names them unescaped is refused
     with pytest.raises(EnvelopeBreach):
-        parse_preface(custom)
+        parse_preface(str(compose_preface([E("external", "o", "<foo_bar>")])), reserved=("foo_bar",))
 
 
 def test_parse_error_lists_problems() -> None:
@@ -209,16 +212,20 @@ def test_body_diagnostics_exact() -> None:
     assert full(ONE + 'o">\nx<a\n</retrieved_content>', level="markup") == [
         ("body-not-canonical", 55, 2, 3, 0, (0,), "body is not in canonical defanged form at level 'markup': 'a'")
     ]
-    # ... and with the body's reserved names (here retrieved_content is not reserved)
-    assert full(ONE + 'o">\nz</retrieved_content>x<\\y\n</retrieved_content>', reserved=("foo_bar",)) == [
-        ("body-not-canonical", 76, 2, 24, 0, (0,), "body is not in canonical defanged form at level 'reserved': '\\\\y'")
+    # ... and with the body's reserved names (here retrieved_content is not reserved): a body whose only
+    # difference from its canonical form is an unescaped tag is reported as that tag
+    assert full(ONE + 'o">\nz</retrieved_content>x<foo_bar>\n</retrieved_content>', reserved=("foo_bar",)) == [
+        ("undefanged-tag", 75, 2, 23, 0, (0,), "a reader sees an envelope tag or control token here: '<foo_bar>'")
     ]
-    # the raw body is longer than its canonical form and equal to it up to there
-    assert full(ONE + 'o">\n<\\\n</retrieved_content>') == [
-        ("body-not-canonical", 54, 2, 2, 0, (0,), "body is not in canonical defanged form at level 'reserved': '\\\\'")
+    # an opener followed by a backslash with nothing dangerous past it is canonical as it stands
+    assert full(ONE + 'o">\n<\\\n</retrieved_content>') == []
+    assert full(ONE + 'o">\nz<\\y\n</retrieved_content>', reserved=("foo_bar",)) == []
+    # the XML text escape is part of the canonical form at level xml
+    assert full(ONE + 'o">\na>b\n</retrieved_content>', level="xml") == [
+        ("body-not-canonical", 54, 2, 2, 0, (0,), "body is not in canonical defanged form at level 'xml': '>b'")
     ]
     # an opener at the very end of a non-canonical body
-    assert [p[:6] for p in full(ONE + 'o">\nabc<\\x<\n</retrieved_content>')] == [("body-not-canonical", 57, 2, 5, 0, (0,))]
+    assert [p[:6] for p in full(ONE + 'o">\nabc<x<\n</retrieved_content>', level="markup")] == [("body-not-canonical", 57, 2, 5, 0, (0,))]
 
 
 def test_xml_body_without_backslash_is_unescaped() -> None:

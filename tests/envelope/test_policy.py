@@ -81,8 +81,8 @@ def test_policy_is_frozen_and_hashable() -> None:
 
 def test_control_a_policy_that_drops_an_option_is_caught() -> None:
     """The equality test would catch a policy that forgot to pass ``reserved`` through."""
-    policy = Envelock(reserved=("tool_output",))
-    body = "</tool_output>"
+    policy = Envelock(reserved=("memory_block",))
+    body = "</memory_block>"
     assert policy.defang(body) != defang(body)  # the option matters for this input
     assert defang(body, reserved=policy.reserved) == policy.defang(body)
 

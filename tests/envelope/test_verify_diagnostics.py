@@ -149,17 +149,17 @@ def test_reader_checks_only_on_a_clean_grammar_verdict() -> None:
 
 def test_verify_consults_the_readers_above_reserved(monkeypatch: pytest.MonkeyPatch) -> None:
     """verify_preface runs the level's readers at markup and xml, never at reserved."""
-    import envelock.envelope.lxml_readers
+    import envelock.envelope.verify
     from envelock.escape import Level
     from envelock.types import Problem
 
     calls: list[str] = []
 
-    def fake(text: str, envelopes: object, *, level: Level) -> list[Problem]:
+    def fake(text: str, envelopes: object, *, level: Level, **options: object) -> list[Problem]:
         calls.append(level)
         return [Problem("reader-html", "sentinel", 0, 1, 1, 0, (0,))]
 
-    monkeypatch.setattr(envelock.envelope.lxml_readers, "reader_problems", fake)
+    monkeypatch.setattr(envelock.envelope.verify, "reader_problems", fake)
     for level in ("reserved", "markup", "xml"):
         out = compose_preface([PrefaceEntry("s", "o", "b")], level=level)
         codes = [p.code for p in verify_preface(out, level=level).problems]

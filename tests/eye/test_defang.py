@@ -89,9 +89,10 @@ def test_original_defang_misses_what_we_catch() -> None:
 @pytest.mark.parametrize(
     ("raw", "defanged"),
     [
-        ("<\\", "<\\\\"),
+        ("<\\", "<\\"),  # nothing dangerous past the backslash: left alone
+        ("<\\/retrieved_content>", "<\\\\/retrieved_content>"),  # our own escaped form gets one more
         ("<\\\\/retrieved_content>", "<\\\\\\/retrieved_content>"),
-        ("&lt;\\x", "&lt;\\\\x"),
+        ("&lt;\\x", "&lt;\\x"),
         ("[\\INST]", "[\\\\INST]"),
         ("[INST]", "[\\INST]"),
         ("[/INST]", "[\\/INST]"),

@@ -263,7 +263,10 @@ def test_pathological_inputs_scan_in_linear_work(kind: str) -> None:
 
 
 def test_scan_work_counter_sees_the_reader() -> None:
-    assert scan_work(PATHOLOGICAL["close"](500)) > 500
+    # About one decoded piece per character of a text that is all close tags (each piece is decoded
+    # once: the lead hands the piece that ends it to the name).
+    text = PATHOLOGICAL["close"](500)
+    assert scan_work(text) >= 0.9 * len(text)
 
 
 def test_control_a_rewalking_scanner_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,10 +8,10 @@ import pytest
 from helpers.data import load_corpus
 
 import envelock.scan as S
-from envelock.scan._base import _Raw
+from envelock.scan._base import Context, _Raw
 from envelock.scan.rules import RULES_BY_ID
 
-TEXTS = [p["payload"] for p in load_corpus()] + ["</retrieved_content>", "[INST]", "%3C/retrieved_content%3E"]
+TEXTS = [p["payload"] for p in load_corpus()] + ["</retrieved_content>", "[INST]", "%3C/retrieved_content%3E", "a >>TITLE<< b"]
 
 
 def test_every_rule_has_a_family_and_every_family_real_rules() -> None:
@@ -25,7 +25,7 @@ def test_family_emits_only_declared_ids(family: S.Family) -> None:
     seen: set[str] = set()
     for text in TEXTS:
         out: list[_Raw] = []
-        family.run(text, ("retrieved_content", "external_content"), out)
+        family.run(text, Context(("retrieved_content", "external_content")), out)
         seen |= {r.rule for r in out}
     assert seen <= family.rule_ids
     assert seen, f"the corpus exercises no rule of {family.name}"
@@ -34,10 +34,10 @@ def test_family_emits_only_declared_ids(family: S.Family) -> None:
 def test_disable_skips_the_work(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
 
-    def record(name: str) -> Callable[[str, tuple[str, ...], list[_Raw]], None]:
+    def record(name: str) -> Callable[[str, Context, list[_Raw]], None]:
         return lambda t, r, o: calls.append(name)
 
-    fams = tuple(S.Family(f.name, f.rule_ids, record(f.name)) for f in S.FAMILIES)
+    fams = tuple(S.Family(f.name, f.rules, record(f.name)) for f in S.FAMILIES)
     monkeypatch.setattr(S, "FAMILIES", fams)
     S.scan_text("x", disable={"bidi-control", "prose-turn-marker"})
     assert "bidi" not in calls and "prose" not in calls and "openers" in calls
@@ -47,7 +47,7 @@ def test_disable_skips_the_work(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_control_a_family_emitting_an_undeclared_id_is_caught() -> None:
-    rogue = S.Family("rogue", frozenset({"bidi-control"}), lambda t, r, out: out.append(_Raw("prose-turn-marker", "note", "x", 0, 0)))
+    rogue = S.Family("rogue", (RULES_BY_ID["bidi-control"],), lambda t, r, out: out.append(_Raw("prose-turn-marker", "note", "x", 0, 0)))
     out: list[_Raw] = []
-    rogue.run("x", (), out)
+    rogue.run("x", Context(()), out)
     assert not {r.rule for r in out} <= rogue.rule_ids

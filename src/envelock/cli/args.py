@@ -8,10 +8,10 @@ import sys
 from typing import Any
 
 from .._version import __version__
-from ..eye.backend import implementation
 from ..envelope.nesting import NESTING_POLICIES
 from ..envelope.spotlight import SPOTLIGHT_MODES, check_marker, check_nonce
 from ..errors import InvalidOption
+from ..eye.backend import implementation
 from ..eye.escape import LEVELS
 from ..scan.rules import RULES_BY_ID, SEVERITIES
 from .exits import EXIT_USAGE

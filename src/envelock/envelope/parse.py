@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from ..errors import EnvelopeBreach
 from ..eye.escape import BODY_CONTEXT, Level, check_level, defang, defang_body, opener_readings, undefang, undefang_body
 from ..eye.load_tokens import Tokens
-from ..eye.reader import Names, exact_after, names_for, visible
+from ..eye.reader import names_for, readings, visible
 from ..eye.tokens import RESERVED_NAMES
 from ..types import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, LineIndex, Problem, Spotlight
 from . import spotlight
@@ -123,9 +123,28 @@ def _unescaped_tags(scan: _Scan, raw: str, start: int, path: tuple[int, ...], ma
     """Report (up to 20) openers a reader of the whole preface takes for a tag or token, and exact
     tokens, that are not escaped (followed by ``\\``); return how many. One pass of the one reader
     (:func:`~envelock.escape.opener_readings`, natively with the native implementation). ``marker``
-    (a transformed body's) is read past: the text is read without it."""
-    text = raw if marker is None or marker not in raw else raw.replace(marker, "")
-    to_raw = None if text is raw else [k for k, c in enumerate(raw) if c != marker]
+    (a transformed body's) is read past: the text is read without it. A marker the eye does not
+    simply read past (one marker_problem should have refused) is also read where it stands."""
+    hits: set[int] = set()
+    if marker is None or marker not in raw:
+        hits = _tags_in(scan, raw)
+    else:
+        to_raw = [k for k, c in enumerate(raw) if c != marker]
+        hits = {to_raw[s] for s in _tags_in(scan, raw.replace(marker, ""))}
+        if readings(marker) != ("",):
+            hits |= _tags_in(scan, raw)
+    for s in sorted(hits)[:20]:
+        scan.problem(
+            "undefanged-tag",
+            f"a reader sees an envelope tag or control token here: {_snippet(raw, s)!r}",
+            start + s,
+            path,
+        )
+    return len(hits)
+
+
+def _tags_in(scan: _Scan, text: str) -> set[int]:
+    """Where in ``text`` a reader sees an unescaped opener reading or exact token."""
     seen = text + BODY_CONTEXT  # as a reader of the whole preface sees the body's end
     n = len(text)
     found = {
@@ -135,21 +154,8 @@ def _unescaped_tags(scan: _Scan, raw: str, start: int, path: tuple[int, ...], ma
         if s < n and reading and (e >= n or text[e] != "\\")
     }
     names = names_for(scan.reserved, scan.tokens)
-    found.update(m.start() for m in names.exact_finder().finditer(text) if _exact_unescaped(text, m.start(), names))
-    hits = sorted(found)
-    for s in hits[:20]:
-        at = s if to_raw is None else to_raw[s]
-        scan.problem(
-            "undefanged-tag",
-            f"a reader sees an envelope tag or control token here: {_snippet(raw, at)!r}",
-            start + at,
-            path,
-        )
-    return len(hits)
-
-
-def _exact_unescaped(text: str, k: int, names: Names) -> bool:
-    return (k + 1 >= len(text) or text[k + 1] != "\\") and exact_after(text, k, names) >= 0
+    found.update(m.start() for m in names.exact_finder().finditer(text) if text[m.start() + 1 : m.start() + 2] != "\\")
+    return found
 
 
 def _first_difference(scan: _Scan, raw: str, canon: str, start: int, path: tuple[int, ...], form: str) -> None:

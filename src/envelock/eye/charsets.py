@@ -48,17 +48,20 @@ JOINING_SCRIPTS: Ranges = (
     (0x10A00, 0x10A5F),  # Kharoshthi
     (0x11000, 0x11DFF),  # Brahmi and other Indic scripts
 )
-#: Scripts written without spaces, where ZWSP/WJ mark word boundaries (UAX #14, UAX #29).
-NO_SPACE_SCRIPTS: Ranges = (
-    (0x0E00, 0x0EFF),  # Thai, Lao
-    (0x1000, 0x109F),  # Myanmar
-    (0x1780, 0x17FF),  # Khmer
-    (0x3040, 0x30FF),  # Hiragana, Katakana
-    (0x3400, 0x4DBF),  # CJK Extension A
-    (0x4E00, 0x9FFF),  # CJK Unified Ideographs
-    (0xF900, 0xFAFF),  # CJK Compatibility Ideographs
-    (0x20000, 0x3FFFF),  # CJK Extensions B..
-)
+#: ZERO WIDTH NON-JOINER and ZERO WIDTH JOINER (Unicode Standard section 23.2): shaping, legitimate
+#: next to the letters of the joining scripts.
+JOINERS: tuple[int, int] = (0x200C, 0x200D)
+#: ZERO WIDTH SPACE and WORD JOINER (UAX #14): word boundaries, legitimate between the letters of
+#: scripts written without spaces (the generated ``INTERLEAVE_RANGES``).
+WORD_BOUNDARY_INVISIBLES: tuple[int, int] = (0x200B, 0x2060)
+#: COMBINING GRAPHEME JOINER (section 23.2): legitimate in Hebrew.
+GRAPHEME_JOINER = 0x034F
+#: The Hangul fillers (section 3.12, 18.6): legitimate next to Hangul.
+HANGUL_FILLERS: tuple[int, ...] = (0x115F, 0x1160, 0x3164, 0xFFA0)
+#: SOFT HYPHEN (section 23.2): a hyphenation point; inside a word only a note.
+SOFT_HYPHEN = 0x00AD
+#: ZERO WIDTH NO-BREAK SPACE as a byte order mark: legitimate at offset 0.
+BYTE_ORDER_MARK = 0xFEFF
 
 
 def char_class(*tables: Iterable[tuple[int, int]]) -> str:

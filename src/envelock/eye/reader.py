@@ -366,14 +366,18 @@ class Names:
         """The first characters of the exact tokens (the escape points of :func:`exact_after`)."""
         return "".join(sorted(self._exact))
 
-    def exact_finder(self) -> re.Pattern[str]:
-        """A regex finding every first character of an exact token (matches nothing without any)."""
-        return _exact_finder(self.exact_starts())
+    def exact_finder(self, chars: str | None = None) -> re.Pattern[str]:
+        """A regex whose matches start at every exact token (past backslashes after its first character,
+        as :func:`exact_after` reads; zero-width, so tokens that overlap are all found), restricted to
+        tokens whose first character is in ``chars`` (default: all). Matches nothing without any."""
+        starts = self.exact_starts() if chars is None else "".join(c for c in self.exact_starts() if c in chars)
+        return _exact_finder(tuple((c, self._exact[c]) for c in starts))
 
 
 @lru_cache(maxsize=64)
-def _exact_finder(starts: str) -> re.Pattern[str]:
-    return re.compile(regex_class(starts))
+def _exact_finder(by_first: tuple[tuple[str, tuple[str, ...]], ...]) -> re.Pattern[str]:
+    alts = [f"{re.escape(c)}\\\\*(?:{'|'.join(re.escape(r) for r in rests)})" for c, rests in by_first]
+    return re.compile(f"(?=(?:{'|'.join(alts)}))" if alts else "(?!)")
 
 
 def name_skeleton(name: str) -> str:

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from functools import lru_cache
 
 from .levels import BODY_CONTEXT, Level, xml_escape_text, xml_unescape_text
 from .load_tokens import Tokens
@@ -87,11 +86,10 @@ def bracket_needs_escape(text: str, m: re.Match[str], names: Names) -> bool:
     return bool(read_bracket(text, m.end(), names)) or (m.end() - m.start() == 1 and exact_after(text, m.start(), names) >= 0)
 
 
-@lru_cache(maxsize=64)
-def exact_start_re(names: Names) -> re.Pattern[str] | None:
-    """The first characters of the exact tokens that are not openers (``>``, ``]``, ``｜``)."""
-    starts = [c for c in names.exact_starts() if not OPENER_RE.fullmatch(c) and not BRACKET_OPENER_RE.fullmatch(c)]
-    return re.compile("[" + "".join(re.escape(c) for c in starts) + "]") if starts else None
+def _non_opener_exact(names: Names) -> re.Pattern[str]:
+    """Where an exact token starts whose first character is not an opener (``>``, ``]``, ``｜``)."""
+    starts = names.exact_starts()
+    return names.exact_finder("".join(c for c in starts if not OPENER_RE.fullmatch(c) and not BRACKET_OPENER_RE.fullmatch(c)))
 
 
 def defang(
@@ -159,21 +157,14 @@ def defang_brackets(text: str, names: Names, finder: re.Pattern[str] = BRACKET_O
 
 def defang_exact(text: str, names: Names) -> str:
     """Insert ``\\`` after the first character of every exact token that has no opener."""
-    finder = exact_start_re(names)
-    if finder is None:
-        return text
-    return insert_after(text, [m.end() for m in finder.finditer(text) if exact_after(text, m.start(), names) >= 0])
+    return insert_after(text, [m.start() + 1 for m in _non_opener_exact(names).finditer(text)])
 
 
 def undefang_exact(text: str, names: Names) -> str:
     """Invert :func:`defang_exact`."""
-    finder = exact_start_re(names)
-    if finder is None:
-        return text
     n = len(text)
     return drop_after(
-        text,
-        [m.end() for m in finder.finditer(text) if m.end() < n and text[m.end()] == "\\" and exact_after(text, m.start(), names) >= 0],
+        text, [m.start() + 1 for m in _non_opener_exact(names).finditer(text) if m.start() + 1 < n and text[m.start() + 1] == "\\"]
     )
 
 

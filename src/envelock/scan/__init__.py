@@ -47,38 +47,41 @@ from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
 from ..types import Finding, LineIndex, Severity
 from . import encoded, hidden, tags, text
-from ._base import Context, _Raw, _snippet
-from .rules import RULES, RULES_BY_ID, SEVERITY_RANK, Rule
+from ._base import Context, Rule, _Raw, _snippet
+from .rules import RULES, RULES_BY_ID, SEVERITY_RANK
 
 __all__ = ["FAMILIES", "RULES", "Family", "Finding", "Rule", "Severity", "scan_text"]
 
 
 @dataclass(frozen=True)
 class Family:
-    """One rule family: the rule ids it can emit and the pass that finds them."""
+    """One pass of the scanner: the rules it can report (their records) and the function that runs it."""
 
     name: str
-    rule_ids: frozenset[str]
+    rules: tuple[Rule, ...]
     run: Callable[[str, Context, list[_Raw]], None]
 
+    @property
+    def rule_ids(self) -> frozenset[str]:
+        return frozenset(r.id for r in self.rules)
 
-def _family(name: str, ids: str, run: Callable[[str, Context, list[_Raw]], None]) -> Family:
-    return Family(name, frozenset(ids.split()), run)
 
-
-#: The registry: every pass of the scanner, with the rule ids it may report. ``disable=``
-#: skips a pass whose ids are all disabled (the work is not done, not filtered afterwards).
+#: The registry: every pass of the scanner, with the rules it may report. ``disable=`` skips a pass
+#: whose rules are all disabled (the work is not done, not filtered afterwards).
 FAMILIES: tuple[Family, ...] = (
-    _family("openers", "envelope-close-tag envelope-open-tag chat-control-token defanged-tag padded-opener", tags._scan_openers),
-    _family("brackets", "chat-control-token defanged-tag padded-opener", tags._scan_brackets),
-    _family("tag-characters", "tag-smuggling", hidden._scan_tags),
-    _family("bidi", "bidi-control", lambda t, r, out: hidden._scan_bidi(t, out)),
-    _family("hidden", "invisible-in-word invisible-run", hidden._scan_hidden),
-    _family("controls", "control-character", lambda t, r, out: hidden._scan_controls(t, out)),
-    _family("encoded", "encoded-tag", encoded._scan_encoded),
-    _family("blobs", "encoded-blob-tag", encoded._scan_blobs),
-    _family("attributes", "forged-attribute", lambda t, r, out: text._scan_attributes(t, out)),
-    _family("prose", "prose-turn-marker", lambda t, r, out: text._scan_prose(t, out)),
+    Family(
+        "openers", (tags.CLOSE_TAG, tags.OPEN_TAG, tags.CONTROL_TOKEN, tags.DEFANGED_TAG, tags.PADDED_OPENER), tags._scan_openers
+    ),
+    Family("brackets", (tags.CONTROL_TOKEN, tags.DEFANGED_TAG, tags.PADDED_OPENER), tags._scan_brackets),
+    Family("exact", (tags.CONTROL_TOKEN, tags.DEFANGED_TAG), tags._scan_exact),
+    Family("tag-characters", (hidden.TAG_SMUGGLING,), hidden._scan_tags),
+    Family("bidi", (hidden.BIDI_CONTROL,), lambda t, c, out: hidden._scan_bidi(t, out)),
+    Family("hidden", (hidden.INVISIBLE_IN_WORD, hidden.INVISIBLE_RUN), hidden._scan_hidden),
+    Family("controls", (hidden.CONTROL_CHARACTER,), lambda t, c, out: hidden._scan_controls(t, out)),
+    Family("encoded", (encoded.ENCODED_TAG,), encoded._scan_encoded),
+    Family("blobs", (encoded.ENCODED_BLOB_TAG,), encoded._scan_blobs),
+    Family("attributes", (text.FORGED_ATTRIBUTE,), lambda t, c, out: text._scan_attributes(t, out)),
+    Family("prose", (text.PROSE_TURN_MARKER,), lambda t, c, out: text._scan_prose(t, out)),
 )
 
 _ALL_RULE_IDS = frozenset(RULES_BY_ID)

@@ -24,6 +24,22 @@ BLOB_MAX = 1 << 20
 
 
 @dataclass(frozen=True)
+class Rule:
+    """One scanner rule, declared next to the pass that reports it (ruff's manner): a stable ``id``
+    (what tools and suppressions key on), a ``short`` description and the ``help`` text, the default
+    ``severity``, GitHub code scanning's ``security_severity`` (0.1-3.9 low, 4.0-6.9 medium, 7.0-8.9
+    high, 9.0+ critical: how bad it is when the construct reaches a prompt raw) and the module
+    (``family``) that reports it."""
+
+    id: str
+    short: str
+    help: str
+    severity: Severity
+    security_severity: float
+    family: str
+
+
+@dataclass(frozen=True)
 class Context:
     """What one scan looks for: the reserved envelope names and a team's own control tokens."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..eye.tokens import PROSE_TURN_MARKERS
-from ._base import _Raw
+from ._base import Rule, _Raw
 from .context import markup_attribute, string_literal_start
 
 _ATTR_INJECTION_RE = re.compile(
@@ -38,6 +38,36 @@ _PROSE_RE = re.compile(
     + ")",
     re.IGNORECASE | re.MULTILINE,
 )
+
+# The rules this module reports (collected by envelock.scan.rules).
+
+FORGED_ATTRIBUTE = Rule(
+    'forged-attribute',
+    'Quote followed by an envelope attribute name',
+    (
+        'A quote (or `&quot;`, `%22`) followed by `provenance=`, `source=`, `origin=` or `fetched_at=`: an '
+        'attempt to break out of an attribute value and forge provenance when the text is used as an origin '
+        'or source. compose_preface escapes attribute values, so this is a hiding technique, not a breach.'
+    ),
+    'warning',
+    5.0,
+    'text',
+)
+
+PROSE_TURN_MARKER = Rule(
+    'prose-turn-marker',
+    'Prose turn marker at the start of a line',
+    (
+        '`Human:`, `Assistant:`, `### Instruction:`, `SYSTEM:`, ... at the start of a line imitate a '
+        'conversation turn. No escape can neutralise prose; the envelope and the hygiene rule are the '
+        'defence. Reported for review only.'
+    ),
+    'note',
+    2.0,
+    'text',
+)
+
+RULES: tuple[Rule, ...] = (FORGED_ATTRIBUTE, PROSE_TURN_MARKER,)
 
 
 def _scan_prose(text: str, out: list[_Raw]) -> None:
