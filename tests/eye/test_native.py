@@ -439,6 +439,8 @@ NEW_PARTS: dict[str, list[str]] = {
         "<SPECIAL_12 >",
         "<SPECIAL_\u0669>",
         "<SPECIAL_" + "1" * 40 + ">",
+        "<SPECIAL_0123456789>",
+        "<SPECIAL_9o8l7>",
         "[control_42]",
         "[PAD7]",
         "[PAD]",

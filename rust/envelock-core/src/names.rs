@@ -14,7 +14,26 @@ pub const NUMBER: char = '#';
 /// Is every character of the non-empty reading `p` a digit reading (it extends a placeholder)?
 #[inline]
 pub fn is_digit_reading(p: &str) -> bool {
-    !p.is_empty() && p.bytes().all(|b| DIGIT_READINGS.as_bytes().contains(&b))
+    !p.is_empty() && p.bytes().all(is_digit_byte)
+}
+
+const fn digit_bytes() -> [bool; 256] {
+    let mut set = [false; 256];
+    let b = DIGIT_READINGS.as_bytes();
+    let mut k = 0;
+    while k < b.len() {
+        set[b[k] as usize] = true;
+        k += 1;
+    }
+    set
+}
+
+static DIGIT_BYTES: [bool; 256] = digit_bytes();
+
+/// Is `b` one of [`DIGIT_READINGS`] (all ASCII)?
+#[inline]
+pub fn is_digit_byte(b: u8) -> bool {
+    DIGIT_BYTES[usize::from(b)]
 }
 
 #[derive(Clone, Debug, Default)]
@@ -133,9 +152,14 @@ impl std::error::Error for EmptySkeleton {}
 
 /// The exact tokens (`Names.exact`), by first character: the rests, longest first (then in
 /// code-point order), as `reader.exact_after` tries them.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Exact {
     by_first: Vec<(char, Vec<String>)>,
+    /// 1 + the index in `by_first` of an ASCII first character (0: none), without a search.
+    ascii: [u8; 128],
+    /// For each entry of `by_first`, the first bytes of its rests as a 256-bit set (all bits for
+    /// an empty rest): most escape-point candidates are rejected by one lookup.
+    seconds: Vec<[u64; 4]>,
     /// The first characters that are not openers (`reference.exact_start_re`: `>`, `]`, `｜`):
     /// the escape points of `defang_exact`.
     pub starts: Vec<char>,
@@ -167,6 +191,19 @@ impl Exact {
             });
         }
         by_first.sort_by_key(|(c, _)| *c);
+        let seconds = by_first
+            .iter()
+            .map(|(_, rests)| {
+                let mut set = [0u64; 4];
+                for r in rests {
+                    match r.as_bytes().first() {
+                        Some(&b) => set[usize::from(b >> 6)] |= 1 << (b & 63),
+                        None => set = [u64::MAX; 4],
+                    }
+                }
+                set
+            })
+            .collect();
         let starts: Vec<char> = by_first
             .iter()
             .map(|(c, _)| *c)
@@ -181,19 +218,59 @@ impl Exact {
             .collect();
         start_bytes.sort_unstable();
         start_bytes.dedup();
+        let mut ascii = [0u8; 128];
+        for (k, (c, _)) in by_first.iter().enumerate() {
+            if c.is_ascii() {
+                ascii[*c as usize] = u8::try_from(k + 1).unwrap_or(0);
+            }
+        }
         Exact {
             by_first,
+            ascii,
+            seconds,
             starts,
             start_bytes,
         }
     }
 
-    /// The rests of the exact tokens starting with `c` (empty if none).
+    /// The rests of the exact tokens starting with `c` that may match a text going on with the
+    /// byte `next` (`None`: the text ends), longest first; empty if none.
     #[inline]
-    pub fn rests(&self, c: char) -> &[String] {
-        match self.by_first.binary_search_by_key(&c, |(x, _)| *x) {
-            Ok(k) => &self.by_first[k].1,
-            Err(_) => &[],
+    pub fn rests(&self, c: char, next: Option<u8>) -> &[String] {
+        let k = if c.is_ascii() {
+            match self.ascii[c as usize] {
+                0 => return &[],
+                k => usize::from(k) - 1,
+            }
+        } else {
+            match self.by_first.binary_search_by_key(&c, |(x, _)| *x) {
+                Ok(k) => k,
+                Err(_) => return &[],
+            }
+        };
+        let set = &self.seconds[k];
+        let may = match next {
+            Some(b) => set[usize::from(b >> 6)] & (1 << (b & 63)) != 0,
+            None => *set == [u64::MAX; 4],
+        };
+        if may {
+            &self.by_first[k].1
+        } else {
+            &[]
+        }
+    }
+
+    /// May an exact token start at the ASCII byte `c` followed by the byte `next` (a quick
+    /// test, exact when it says no: `next` is a backslash, or may start a rest of `c`)?
+    #[inline]
+    pub fn may_start(&self, c: u8, next: Option<u8>) -> bool {
+        match self.ascii[usize::from(c & 0x7F)] {
+            0 => false,
+            k => match next {
+                Some(b'\\') => true,
+                Some(b) => self.seconds[usize::from(k) - 1][usize::from(b >> 6)] & (1 << (b & 63)) != 0,
+                None => self.seconds[usize::from(k) - 1] == [u64::MAX; 4],
+            },
         }
     }
 
@@ -324,7 +401,7 @@ impl Names {
             trie.nodes[k as usize].reserved = true;
         }
         let mut brackets = Trie::new();
-        let mut exact = Exact::default();
+        let mut exact = Exact::new(&[]);
         if tokens {
             for tk in token_skeletons(t::ANGLE_TOKEN_NAMES, t::ANGLE_TOKEN_PATTERNS) {
                 let k = trie.insert(&tk);

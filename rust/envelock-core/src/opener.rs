@@ -100,9 +100,46 @@ fn semi(b: &[u8], e: usize) -> usize {
     }
 }
 
+/// The first bytes of the names of a reference table, as a 256-bit set.
+fn first_bytes(refs: RefTable) -> [u64; 4] {
+    let mut set = [0u64; 4];
+    for (name, _, _) in refs {
+        let b = name.as_bytes()[0];
+        set[usize::from(b >> 6)] |= 1 << (b & 63);
+    }
+    set
+}
+
+/// The first-byte sets of `AMP_REFERENCES`, `LT_REFERENCES` and `LBRACKET_REFERENCES` (built once).
+static FIRST_BYTES: std::sync::LazyLock<[[u64; 4]; 3]> = std::sync::LazyLock::new(|| {
+    [
+        first_bytes(t::AMP_REFERENCES),
+        first_bytes(t::LT_REFERENCES),
+        first_bytes(t::LBRACKET_REFERENCES),
+    ]
+});
+
+#[inline]
+fn may_start_name(refs: RefTable, c0: u8) -> bool {
+    let sets: &[[u64; 4]; 3] = &FIRST_BYTES;
+    let set = if std::ptr::eq(refs, t::AMP_REFERENCES) {
+        &sets[0]
+    } else if std::ptr::eq(refs, t::LT_REFERENCES) {
+        &sets[1]
+    } else if std::ptr::eq(refs, t::LBRACKET_REFERENCES) {
+        &sets[2]
+    } else {
+        return true;
+    };
+    set[usize::from(c0 >> 6)] & (1 << (c0 & 63)) != 0
+}
+
 /// `reader._named(refs)` at `j`: the end of the first alternative (in table order) that matches.
 fn named_end(b: &[u8], j: usize, refs: RefTable) -> Option<usize> {
     let c0 = *b.get(j)?;
+    if !may_start_name(refs, c0) {
+        return None;
+    }
     for &(name, legacy, exclusions) in refs {
         let nb = name.as_bytes();
         if nb[0] != c0 || !b[j..].starts_with(nb) {

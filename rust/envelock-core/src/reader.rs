@@ -211,17 +211,33 @@ fn keeps_reading(ch: char) -> bool {
 /// `_after_namespace`: after a name prefix that ends in a colon-like character, else `None`.
 #[inline]
 fn after_namespace(s: &str, start: Cur) -> Option<Cur> {
-    let mut k = start;
-    while before_end(s, k) && k.rel - start.rel < MAX_RUN {
-        let ch = char_at(s, k.i);
-        if !namespace_char(chars::flags(ch)) {
-            break;
+    let b = s.as_bytes();
+    let n = b.len();
+    let fast = chars::Fast::get();
+    // At most MAX_RUN characters, and none past the lookahead bound.
+    let budget = MAX_RUN.min(MAX_LOOKAHEAD.saturating_sub(start.rel));
+    let mut i = start.i;
+    let mut cps = 0;
+    while cps < budget && i < n {
+        let x = b[i];
+        if x < 0x80 {
+            if !namespace_char(fast.ascii_flags(x)) {
+                break;
+            }
+            i += 1;
+        } else {
+            let ch = char_at(s, i);
+            if !namespace_char(chars::flags(ch)) {
+                break;
+            }
+            i += ch.len_utf8();
         }
-        k = Cur {
-            i: k.i + ch.len_utf8(),
-            rel: k.rel + 1,
-        };
+        cps += 1;
     }
+    let k = Cur {
+        i,
+        rel: start.rel + cps,
+    };
     if before_end(s, k) {
         let ch = char_at(s, k.i);
         if chars::readings(ch).has_colon() {
@@ -555,8 +571,7 @@ fn one_step(s: &str, fast: chars::Fast, c: Cur, pending: &mut Option<(Piece, Cur
 /// reading where a placeholder family may go on (`_step` adds a second state).
 #[inline]
 fn needs_general(trie: &Trie, st: u32, r: char) -> bool {
-    let mut buf = [0u8; 4];
-    is_digit_reading(r.encode_utf8(&mut buf)) && trie.digit_node(st).is_some()
+    r.is_ascii() && names::is_digit_byte(r as u8) && trie.digit_node(st).is_some()
 }
 
 /// `reader.read_after(text, pos, names)`, `pos` a byte offset just after an opener.
@@ -576,6 +591,7 @@ struct Start {
     first: Option<(Piece, Cur)>,
 }
 
+#[inline]
 fn start_name<'n>(
     eye: &Eye<'_, 'n>,
     pos: usize,
@@ -888,22 +904,29 @@ fn read_bracket_slow<'n>(
 /// character is at byte `i`, past any backslashes after that character, if one starts there.
 #[inline]
 pub fn exact_after(s: &str, i: usize, names: &Names) -> Option<usize> {
-    if i >= s.len() {
+    let b = s.as_bytes();
+    let c0 = *b.get(i)?;
+    if c0 < 0x80 && !names.exact.may_start(c0, b.get(i + 1).copied()) {
         return None;
     }
+    exact_after_at(s, i, names)
+}
+
+fn exact_after_at(s: &str, i: usize, names: &Names) -> Option<usize> {
     let first = char_at(s, i);
-    let rests = names.exact.rests(first);
-    if rests.is_empty() {
-        return None;
-    }
     let b = s.as_bytes();
     let mut j = i + first.len_utf8();
     while j < b.len() && b[j] == b'\\' {
         j += 1;
     }
     let tail = &b[j..];
-    rests
+    names
+        .exact
+        .rests(first, tail.first().copied())
         .iter()
-        .find(|r| tail.starts_with(r.as_bytes()))
+        .find(|r| {
+            let r = r.as_bytes();
+            r.first() == tail.first() && tail.starts_with(r)
+        })
         .map(|r| j + r.len())
 }

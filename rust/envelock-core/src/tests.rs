@@ -249,3 +249,4 @@ fn body_context_round_trip() {
         }
     }
 }
+
