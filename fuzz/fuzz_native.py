@@ -46,9 +46,9 @@ def _ref_body(s: str, level: str, reserved: tuple[str, ...]) -> str:
         return escape.defang_body(s, level=level, reserved=reserved)  # type: ignore[arg-type]
 
 
-def _ref_undo_body(s: str, level: str) -> str:
+def _ref_undo_body(s: str, level: str, reserved: tuple[str, ...]) -> str:
     with backend.use("reference"):
-        return escape.undefang_body(s, level=level)  # type: ignore[arg-type]
+        return escape.undefang_body(s, level=level, reserved=reserved)  # type: ignore[arg-type]
 
 
 def _ref_openers(s: str, names: me.Names) -> list[tuple[Any, ...]]:
@@ -84,10 +84,11 @@ def check(data: bytes) -> None:
             assert got == want, f"defang differs at {level} {reserved}: {s!r}: native {got!r}, reference {want!r}"
             b_want, b_got = _ref_body(s, level, reserved), _native.defang_body(s, level, reserved)
             assert b_got == b_want, f"defang_body differs at {level}: {s!r}: native {b_got!r}, reference {b_want!r}"
-            ub_want, ub_got = _ref_undo_body(b_want, level), _native.undefang_body(b_want, level)
+            ub_want, ub_got = _ref_undo_body(b_want, level, reserved), _native.undefang_body(b_want, level, reserved)
             assert ub_got == ub_want, f"undefang_body differs at {level}: {b_want!r}: native {ub_got!r}, reference {ub_want!r}"
             for t in (s, want):
-                u_want, u_got = _reference.undefang(t, level), _native.undefang(t, level)  # type: ignore[arg-type]
+                u_want = _reference.undefang(t, level, reserved)  # type: ignore[arg-type]
+                u_got = _native.undefang(t, level, reserved)
                 assert u_got == u_want, f"undefang differs at {level}: {t!r}: native {u_got!r}, reference {u_want!r}"
     names = me.names_for(RESERVED_NAMES)
     bare = me.Names(names.reserved, (), False)

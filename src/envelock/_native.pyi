@@ -47,16 +47,18 @@ def defang(text: str, level: _Level, reserved: tuple[str, ...]) -> str:
 def defang_body(text: str, level: _Level, reserved: tuple[str, ...]) -> str:
     """``escape.defang_body``: ``defang`` judged followed by ``"\\n<"`` (the end-of-body context)."""
 
-def undefang(text: str, level: _Level) -> str:
-    """``eye.reference.undefang(text, level)``."""
+def undefang(text: str, level: _Level, reserved: tuple[str, ...]) -> str:
+    """``eye.reference.undefang(text, level, reserved)``: the inverse of :func:`defang` with the same
+    reserved names (they decide where the escapes are)."""
 
-def undefang_body(text: str, level: _Level) -> str:
+def undefang_body(text: str, level: _Level, reserved: tuple[str, ...]) -> str:
     """``escape.undefang_body``: the exact inverse of :func:`defang_body` (bracket readings judged
     in the same ``"\\n<"`` context)."""
 
 def read_after(text: str, pos: int, reserved: tuple[str, ...], tokens: bool = True, pipes: bool = True) -> _ReadingTuple:
-    """``eye.reader.read_after`` at ``pos`` (just after an opener); ``tokens=False`` drops the
-    ``<NAME>`` tokens, ``pipes=False`` the ``<|`` bars. ``pos`` past the end reads none."""
+    """``eye.reader.read_after`` at ``pos`` (just after an opener); ``tokens=False`` reads with
+    ``Names(reserved, (), pipes)`` (no ``<NAME>``, namespace, bracket or exact token), ``pipes=False``
+    without the ``<|`` bars. ``pos`` past the end reads none."""
 
 def read_bracket(text: str, pos: int) -> _ReadingTuple:
     """``eye.reader.read_bracket`` at ``pos`` (just after a bracket opener)."""

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from envelock import Spotlight
 from envelock.envelope import spotlight as spotlight
 from envelock.eye import backend
+from envelock.eye.charsets import char_class
 from envelock.eye.unicode_tables import BLANK_RANGES, INTERLEAVE_RANGES, MARKER_CANDIDATES, SKIP_RANGES
 
 optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
@@ -100,6 +101,37 @@ def test_control_interleave_at_another_rate_is_caught(monkeypatch: pytest.Monkey
     with pytest.raises(AssertionError):
         for seed in range(8):
             check_interleave(spotlight.interleave, "\u02c6", text, seed)
+
+
+#: Markers that are themselves blanks of ``BLANK_RANGES`` (every marker candidate is: a middle dot, a
+#: bullet, a word divider...); a marker is never a blank of its own turn (``spotlight._blank_class``).
+BLANK_MARKERS = ["\u00b7", "\u2022", *(chr(cp) for cp in MARKER_CANDIDATES[::97])]
+BLANK_MARKER_TEXTS = ["a\u00b7b c", "\u00b7 \u00b7\u00b7 x \u00b7", "a \u2022 b\u2022\u2022c  d", "\u2022", " \u00b7", "\u00b7 ", "漢\u00b7字 かな"]
+
+
+def test_markers_are_blanks_of_the_table_but_not_of_their_turn() -> None:
+    assert all(any(lo <= ord(m) <= hi for lo, hi in BLANK_RANGES) for m in BLANK_MARKERS)
+    assert all(spotlight.marker_problem(m) is None for m in BLANK_MARKERS)
+    for marker in BLANK_MARKERS:
+        for text in [*BLANK_MARKER_TEXTS, *(t.replace("\u00b7", marker) for t in BLANK_MARKER_TEXTS)]:
+            check_datamark(spotlight.datamark, marker, text)
+            for seed in (0, 2**40 + 7):
+                check_interleave(spotlight.interleave, marker, text, seed)
+    assert _native.datamark("a\u00b7b c", "\u00b7") == "a\u00b7\u00b7b\u00b7c"
+
+
+def test_control_a_marker_read_as_a_blank_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The old rule (every blank of ``BLANK_RANGES``, the marker too) must differ from the native one."""
+    monkeypatch.setattr(spotlight, "_blank_class", lambda marker: char_class(BLANK_RANGES))
+    spotlight._marker_res.cache_clear()
+    try:
+        with pytest.raises(AssertionError):
+            check_datamark(spotlight.datamark, "\u00b7", "a\u00b7b c")
+        with pytest.raises(AssertionError):
+            check_interleave(spotlight.interleave, "\u00b7", "a\u00b7b", 0)
+    finally:
+        monkeypatch.undo()
+        spotlight._marker_res.cache_clear()
 
 
 def test_transform_dispatch_follows_the_chosen_implementation(monkeypatch: pytest.MonkeyPatch) -> None:

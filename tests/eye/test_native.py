@@ -16,8 +16,10 @@ skip into a failure.
 
 from __future__ import annotations
 
+import functools
 import html.entities
 import os
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -59,8 +61,8 @@ def ref_defang(text: str, level: Level, reserved: tuple[str, ...] = RESERVED_NAM
     return _reference.defang(text, level, reserved)
 
 
-def ref_undefang(text: str, level: Level) -> str:
-    return _reference.undefang(text, level)
+def ref_undefang(text: str, level: Level, reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
+    return _reference.undefang(text, level, reserved)
 
 
 def ref_defang_body(text: str, level: Level, reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
@@ -68,9 +70,9 @@ def ref_defang_body(text: str, level: Level, reserved: tuple[str, ...] = RESERVE
         return escape.defang_body(text, level=level, reserved=reserved)
 
 
-def ref_undefang_body(text: str, level: Level) -> str:
+def ref_undefang_body(text: str, level: Level, reserved: tuple[str, ...] = RESERVED_NAMES) -> str:
     with backend.use("reference"):
-        return escape.undefang_body(text, level=level)
+        return escape.undefang_body(text, level=level, reserved=reserved)
 
 
 def _names(reserved: tuple[str, ...], tokens: bool, pipes: bool) -> me.Names:
@@ -112,7 +114,22 @@ def ref_openers(text: str, reserved: tuple[str, ...]) -> list[tuple[Any, ...]]:
 # ---------------------------------------------------------------------------
 
 _LETTERS = sorted(chr(cp) for cp in READINGS)
-_SKIPS = [chr(cp) for lo, hi in SKIP_RANGES for cp in range(lo, hi + 1)]
+#: Marks and symbols with a letter reading that may also be read past (``""`` among their readings).
+_EITHER = sorted(me._EITHER)
+
+
+def _not_surrogate(cp: int) -> bool:
+    # SKIP_RANGES holds the surrogates; a str with one cannot cross into Rust (the fallback's case).
+    return not 0xD800 <= cp <= 0xDFFF
+
+
+#: Skipped characters: both ends and the middle of every range of SKIP_RANGES (almost every code
+#: point is skipped, so the table is sampled, not listed), and any point of a range.
+_SKIPS = sorted({chr(cp) for lo, hi in SKIP_RANGES for cp in (lo, hi, (lo + hi) // 2) if _not_surrogate(cp)})
+skip_chars = st.one_of(
+    st.sampled_from(_SKIPS),
+    st.sampled_from(SKIP_RANGES).flatmap(lambda r: st.integers(*r)).filter(_not_surrogate).map(chr),
+)
 _STRUCTURE = [
     chr(c)
     for c in (*LT_LOOKALIKES, *GT_LOOKALIKES, *SLASH_LOOKALIKES, *PIPE_LOOKALIKES, *LBRACKET_LOOKALIKES, *RBRACKET_LOOKALIKES)
@@ -155,7 +172,8 @@ fragment = st.one_of(
     st.sampled_from(FRAGMENTS),
     st.sampled_from(_NAMES),
     st.sampled_from(_LETTERS),
-    st.sampled_from(_SKIPS),
+    st.sampled_from(_EITHER),
+    skip_chars,
     st.sampled_from(_STRUCTURE),
     st.sampled_from(_ENTITIES).map(lambda n: "&" + n),
     numeric_refs,
@@ -187,10 +205,10 @@ def check_defang(text: str, reserved: tuple[str, ...]) -> None:
         assert _native.defang(text, level, reserved) == want, (level, text)
         body = ref_defang_body(text, level, reserved)
         assert _native.defang_body(text, level, reserved) == body, (level, text)
-        assert _native.undefang_body(body, level) == ref_undefang_body(body, level), (level, body)
-        assert _native.undefang_body(text, level) == ref_undefang_body(text, level), (level, text)
-        assert _native.undefang(want, level) == ref_undefang(want, level), (level, want)
-        assert _native.undefang(text, level) == ref_undefang(text, level), (level, text)
+        assert _native.undefang_body(body, level, reserved) == ref_undefang_body(body, level, reserved), (level, body)
+        assert _native.undefang_body(text, level, reserved) == ref_undefang_body(text, level, reserved), (level, text)
+        assert _native.undefang(want, level, reserved) == ref_undefang(want, level, reserved), (level, want)
+        assert _native.undefang(text, level, reserved) == ref_undefang(text, level, reserved), (level, text)
 
 
 def check_readings(text: str, reserved: tuple[str, ...]) -> None:
@@ -300,13 +318,13 @@ def test_lone_surrogate_raises_for_the_fallback() -> None:
     for call in (
         lambda: _native.defang("\ud800</retrieved_content>", "reserved", RESERVED_NAMES),
         lambda: _native.defang_body("\udc80", "xml", RESERVED_NAMES),
-        lambda: _native.undefang("\ud800", "reserved"),
+        lambda: _native.undefang("\ud800", "reserved", RESERVED_NAMES),
         lambda: _native.read_after("\ud800<x", 2, RESERVED_NAMES),
         lambda: _native.read_bracket("[\ud800", 1),
         lambda: _native.openers("\ud800", RESERVED_NAMES),
         lambda: _native.defang_many(["ok", "\ud800"], "reserved", RESERVED_NAMES),
         lambda: _native.openers_many(["ok", "\ud800"], RESERVED_NAMES),
-        lambda: _native.undefang_body("\ud800", "xml"),
+        lambda: _native.undefang_body("\ud800", "xml", RESERVED_NAMES),
     ):
         with pytest.raises(_native.SurrogateError):
             call()
@@ -347,7 +365,7 @@ def _drop_reading(ch: str) -> dict[str, tuple[str, ...]]:
 
 
 def _ascii_skips_only() -> frozenset[str]:
-    return frozenset(c for c in me._SKIP if c.isascii())
+    return frozenset(chr(c) for c in range(128) if chr(c) in me._SKIP)
 
 
 CONTROLS: list[tuple[str, Callable[[], Any], str]] = [
@@ -387,6 +405,283 @@ def test_negative_control_hypothesis_finds_the_mutant() -> None:
         prop()
 
 
+# ---------------------------------------------------------------------------
+# The third round of the eye, part by part: each part with the texts that exercise it, held equal
+# to the reference, and a mutant of the reference (that part forgotten, or the old rule back) that
+# the same checks must catch.
+# ---------------------------------------------------------------------------
+
+#: A reserved set whose name starts with the rest of an excluded legacy reference (``&lt`` +
+#: ``imes;``): were ``&ltimes;`` read as ``&lt`` + ``imes``, it would open a reserved tag.
+EXCLUSION_NAMES = ("imes", "retrieved_content")
+
+NEW_PARTS: dict[str, list[str]] = {
+    # A mark or symbol with a letter reading is read past and as that letter: in the lead (pending
+    # name states) and inside a name.
+    "both characters": [
+        "<\u02b3/retrieved_content>",
+        "<\u02b3etrieved_content>",
+        "</\u0c02retrieved_content>",
+        "<retr\u0c02ieved_content>",
+        "[\u00a2ontrol_3]",
+        "<\u00a2\u00a2\u00a2/external_content>",
+        "<" + "\u0c02" * 40 + "/retrieved_content>",
+        "<\u02b3" + "\u200b" * 31 + "etrieved_content>",
+        "<\u00a7pecial_1>",
+    ],
+    # A placeholder family: a prefix and any number (digits, or what reads as one).
+    "placeholder digits": [
+        "<SPECIAL_123>",
+        "<special_0>",
+        "<SPECIAL_ol>",
+        "<SPECIAL_>",
+        "<SPECIAL_1x>",
+        "<SPECIAL_12 >",
+        "<SPECIAL_\u0669>",
+        "<SPECIAL_" + "1" * 40 + ">",
+        "<SPECIAL_0123456789>",
+        "<SPECIAL_9o8l7>",
+        "[control_42]",
+        "[PAD7]",
+        "[PAD]",
+        "[REFERENCE_DOC_12]",
+        "<SPECIAL_0\u200b1&gt;",
+    ],
+    # A namespace that is a control token by itself, dangerous at the colon.
+    "namespace tokens": ["<dsml:", "<DSML:x", "<d\u200bsml:", "<dsml", "<ns:dsml:", "<seed:think>", "<a b:retrieved_content>"],
+    # ``[|NAME|]`` bar tokens, falling through to the name when the bar form fails.
+    "bracket bars": ["[|endofturn|]", "[|Human|]", "[||]", "[| 1; 2 |]", "[\uff5cUser\uff5c]", "[|a|", "[|ab|\u200b]", "[|ARGS]"],
+    # Exact tokens (matched as a tokenizer does) and the escape points without an opener.
+    "exact tokens": [
+        ">>TITLE<<",
+        ">\\>TITLE<<",
+        "]~b]",
+        "]\\~b]",
+        "]\\\\~b]",
+        "\uff5cDSML\uff5c",
+        "<NAME>",
+        "<\\NAME>",
+        "[IMG]",
+        "[\\IMG]",
+        "a>>TITLE<",
+        "[e~[",
+        "]~!b[",
+        "x >>SUMMARY<< y ]~b] <pad> [MASK]",
+    ],
+    # The reference grammar: legacy names and their exclusions, Windows-1252 numbers, case.
+    "references": [
+        "&ltcc;/retrieved_content>",
+        "&ltimes;/retrieved_content>",
+        "&ltcc/retrieved_content>",
+        "&lthree;/imes",
+        "&ltimes;",
+        "&laquo/retrieved_content>",
+        "&#139;/retrieved_content>",
+        "&#x8B;/retrieved_content>",
+        "&#171;/retrieved_content>",
+        "&AMP;lt;/retrieved_content>",
+        "&Amp;lt;/retrieved_content>",
+        "&LT/retrieved_content>",
+        "&lT;/retrieved_content>",
+        "&lbrack;INST]",
+        "&LeftDoubleBracket;INST]",
+    ],
+    # The escape rule read past backslashes: an opener already followed by one is escaped only
+    # when its reading past it is dangerous.
+    "escape rule": ["<\\w+", "\u00ab\\- option \u00bb", "<\\/retrieved_content>", "<\\\\/retrieved_content>", "[\\INST]", "<\\ w"],
+}
+
+
+@pytest.mark.parametrize(("part", "text"), [(p, t) for p, ts in NEW_PARTS.items() for t in ts])
+def test_new_parts_equal_reference(part: str, text: str) -> None:
+    for reserved in (RESERVED_NAMES, CUSTOM, EXCLUSION_NAMES):
+        check_defang(text, reserved)
+        check_readings(text, reserved)
+        check_openers(text, reserved)
+
+
+def test_ltcc_and_ltimes_tokenize_as_the_reference() -> None:
+    """``&ltcc;`` is U+2AA6 (an opener of its own); ``&ltimes;`` is U+22C9, and its ``&lt`` is no opener."""
+    text = "&ltcc;/retrieved_content> &ltimes;/retrieved_content> &ltcc &lt;"
+    got = _native.openers(text, RESERVED_NAMES)
+    assert got == ref_openers(text, RESERVED_NAMES)
+    assert [text[o[0] : o[1]] for o in got] == ["&ltcc;"]
+    assert _native.defang("&ltimes;", "reserved", EXCLUSION_NAMES) == "&ltimes;"
+
+
+@contextmanager
+def _mutant(*patches: tuple[object, str, object]) -> Iterator[None]:
+    """Set attributes of the reference's modules for the block (the caches cleared around it)."""
+    saved = [(obj, name, getattr(obj, name)) for obj, name, _ in patches]
+    for obj, name, value in patches:
+        setattr(obj, name, value)
+    me.names_for.cache_clear()
+    _reference.exact_start_re.cache_clear()
+    try:
+        yield
+    finally:
+        for obj, name, value in saved:
+            setattr(obj, name, value)
+        me.names_for.cache_clear()
+        _reference.exact_start_re.cache_clear()
+
+
+def _openers_from(refs: Any = None, numeric: Any = None, amp: Any = None) -> tuple[tuple[object, str, object], ...]:
+    """Patches that make the reference find angle openers by another grammar."""
+    saved_amp = me.AMP_REFERENCES
+    me.AMP_REFERENCES = amp if amp is not None else saved_amp
+    try:
+        pattern = me._opener_pattern(me.LT_CHARS, me._ref_pattern(refs or me.LT_REFERENCES, numeric or me.LT_NUMERIC))
+    finally:
+        me.AMP_REFERENCES = saved_amp
+    regex = re.compile(pattern)
+    return ((me, "OPENER_RE", regex), (_reference, "OPENER_RE", regex))
+
+
+_REAL_EXACT_AFTER = me.exact_after
+_REAL_NEEDS_ESCAPE = _reference.opener_needs_escape
+_REAL_LEAD = me._lead
+
+
+def _lead_without_pending(*args: Any) -> Any:
+    """``reader._lead`` that forgets the name states started by a character read both ways."""
+    i, run, _pending, done, piece, nxt = _REAL_LEAD(*args)
+    return i, run, {}, done, piece, nxt
+
+
+def _undefang_with_default_names(text: str, level: Level, reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Any = None) -> str:
+    return _REAL_UNDEFANG(text, level)
+
+
+_REAL_UNDEFANG = _reference.undefang
+
+#: (part, what the mutant forgets, its patches, a text, the reserved names, the checks that must catch it).
+NEW_CONTROLS: list[tuple[str, Callable[[], Any], str, tuple[str, ...], tuple[Callable[[str, tuple[str, ...]], None], ...]]] = [
+    (
+        "both characters: the lead no longer reads past a mark with a letter reading",
+        lambda: _mutant((me, "_EITHER", frozenset())),
+        "<\u02b3/retrieved_content>",
+        RESERVED_NAMES,
+        (check_defang, check_readings, check_openers),
+    ),
+    (
+        "both characters: a pending name state dropped at the end of the lead",
+        lambda: _mutant((me, "_lead", _lead_without_pending)),
+        "<\u02b3etrieved_content>",
+        RESERVED_NAMES,
+        (check_defang, check_readings, check_openers),
+    ),
+    (
+        "placeholder digits: a digit no longer extends a family",
+        lambda: _mutant((me, "_DIGIT_READINGS", frozenset())),
+        "<SPECIAL_123>",
+        RESERVED_NAMES,
+        (check_defang, check_readings, check_openers),
+    ),
+    (
+        "namespace tokens: none",
+        lambda: _mutant((me, "NAMESPACE_TOKEN_NAMES", ())),
+        "<DSML:x",
+        RESERVED_NAMES,
+        (check_defang, check_readings, check_openers),
+    ),
+    (
+        "bracket bars: [|NAME|] not read",
+        lambda: _mutant((me, "_bracket_bar", lambda *a: me._NONE)),
+        "[|endofturn|]",
+        RESERVED_NAMES,
+        (check_defang, check_readings, check_openers),
+    ),
+    (
+        "exact tokens: none",
+        lambda: _mutant((me, "EXACT_TOKENS", ())),
+        "x ]~b] y",
+        RESERVED_NAMES,
+        (check_defang,),
+    ),
+    (
+        "exact tokens: the escape points without an opener forgotten",
+        lambda: _mutant((_reference, "exact_start_re", functools.lru_cache(lambda names: None))),
+        "\uff5cDSML\uff5c and >>TITLE<<",
+        RESERVED_NAMES,
+        (check_defang,),
+    ),
+    (
+        "exact tokens: matched without reading past the backslashes",
+        lambda: _mutant(
+            (me, "exact_after", lambda t, i, n: -1 if t[i + 1 : i + 2] == "\\" else _REAL_EXACT_AFTER(t, i, n)),
+            (_reference, "exact_after", lambda t, i, n: -1 if t[i + 1 : i + 2] == "\\" else _REAL_EXACT_AFTER(t, i, n)),
+        ),
+        "<\\NAME>",
+        RESERVED_NAMES,
+        (check_defang,),
+    ),
+    (
+        "references: a legacy name without its exclusions (&ltimes; read as &lt + imes)",
+        lambda: _mutant(*_openers_from(refs=tuple((n, legacy, ()) for n, legacy, _ in me.LT_REFERENCES))),
+        "&ltimes;",
+        EXCLUSION_NAMES,
+        (check_defang,),
+    ),
+    (
+        "references: a legacy name that needs its ';' (&laquo)",
+        lambda: _mutant(*_openers_from(refs=tuple((n, legacy and n != "laquo", x) for n, legacy, x in me.LT_REFERENCES))),
+        "&laquo/retrieved_content>",
+        RESERVED_NAMES,
+        (check_defang, check_openers),
+    ),
+    (
+        "references: no Windows-1252 number (&#139;)",
+        lambda: _mutant(*_openers_from(numeric=tuple(c for c in me.LT_NUMERIC if c != 0x8B))),
+        "&#139;/retrieved_content>",
+        RESERVED_NAMES,
+        (check_defang, check_openers),
+    ),
+    (
+        "references: &amp; layers in any case (the old grammar)",
+        lambda: _mutant(*_openers_from(amp=(("AMP", True, ()), ("Amp", True, ()), ("amp", True, ())))),
+        "&Amp;lt;/retrieved_content>",
+        RESERVED_NAMES,
+        (check_defang, check_openers),
+    ),
+    (
+        "escape rule: an opener followed by a backslash escaped for that alone (the old rule)",
+        lambda: _mutant(
+            (
+                _reference,
+                "opener_needs_escape",
+                lambda t, m, n, mk: t[m.end() : m.end() + 1] == "\\" or _REAL_NEEDS_ESCAPE(t, m, n, mk),
+            )
+        ),
+        "re.compile(r'<\\w+')",
+        RESERVED_NAMES,
+        (check_defang,),
+    ),
+    (
+        "undefang: the reserved names ignored",
+        lambda: _mutant((_reference, "undefang", _undefang_with_default_names)),
+        "</memory>",
+        CUSTOM,
+        (check_defang,),
+    ),
+]
+
+
+
+@pytest.mark.parametrize(("label", "mutant", "text", "reserved", "checks"), NEW_CONTROLS, ids=[c[0] for c in NEW_CONTROLS])
+def test_negative_control_new_parts(
+    label: str,
+    mutant: Callable[[], Any],
+    text: str,
+    reserved: tuple[str, ...],
+    checks: tuple[Callable[[str, tuple[str, ...]], None], ...],
+) -> None:
+    for check in checks:
+        check(text, reserved)  # equal without the mutant
+        with mutant(), pytest.raises(AssertionError):
+            check(text, reserved)
+
+
 def test_replay_native_fuzz_corpus() -> None:
     """Every seed of fuzz/corpus/native through the fuzz harness's check (no atheris needed)."""
     import importlib
@@ -410,7 +705,7 @@ def test_body_context_round_trip() -> None:
     native = _native.defang_body(body, "reserved", RESERVED_NAMES)
     assert native == ref_defang_body(body, "reserved") != body  # the two implementations agree
     assert escape.undefang_body(native, level="reserved") == body
-    assert _native.undefang_body(native, "reserved") == body
+    assert _native.undefang_body(native, "reserved", RESERVED_NAMES) == body
     assert ref_undefang(native, "reserved") != body  # the plain undefang is not the inverse of defang_body
 
 

@@ -21,6 +21,11 @@ pub const RBRACKET: u16 = 1 << 9;
 pub const LT: u16 = 1 << 10;
 pub const LBRACKET: u16 = 1 << 11;
 pub const SEPARATOR: u16 = 1 << 12;
+/// A character with a letter reading that may also be read past (`""` among its readings: a mark
+/// or symbol such as U+0C02 TELUGU SIGN ANUSVARA, read as `o` or as nothing).
+pub const EITHER: u16 = 1 << 13;
+/// May the eye read past the character (`reader.can_skip`): [`SKIP`] or [`EITHER`].
+pub const CAN_SKIP: u16 = SKIP | EITHER;
 
 fn in_ranges(ranges: &[(u32, u32)], cp: u32) -> bool {
     // The last range whose low end is <= cp.
@@ -32,10 +37,17 @@ fn in_set(set: &[u32], cp: u32) -> bool {
     set.binary_search(&cp).is_ok()
 }
 
+/// Does the code point have `""` among its generated readings?
+fn either_slow(cp: u32) -> bool {
+    t::READING_KEYS
+        .binary_search(&cp)
+        .is_ok_and(|k| t::READING_VALUES[k].contains(&""))
+}
+
 /// The flags of one code point, computed from the tables (slow path).
 fn flags_slow(cp: u32) -> u16 {
     let mut f = 0;
-    let tests: [(u16, bool); 13] = [
+    let tests: [(u16, bool); 14] = [
         (SKIP, in_ranges(t::SKIP_RANGES, cp)),
         (SLASH, in_set(t::SLASH, cp)),
         (BANG, in_set(t::BANG, cp)),
@@ -49,6 +61,7 @@ fn flags_slow(cp: u32) -> u16 {
         (LT, in_set(t::LT, cp)),
         (LBRACKET, in_set(t::LBRACKET, cp)),
         (SEPARATOR, in_set(t::SEPARATORS, cp)),
+        (EITHER, either_slow(cp)),
     ];
     for (bit, yes) in tests {
         if yes {
@@ -108,6 +121,9 @@ static ASCII: LazyLock<Ascii> = LazyLock::new(|| {
     for (k, &cp) in t::READING_KEYS.iter().enumerate() {
         if cp < 0x10000 {
             bmp_reading[cp as usize] = u16::try_from(k + 1).expect("fewer than 65535 readings");
+            if t::READING_VALUES[k].contains(&"") {
+                bmp_flags[cp as usize] |= EITHER;
+            }
         }
     }
     let mut flags = [0u16; 128];
@@ -227,27 +243,33 @@ pub fn has(c: char, bit: u16) -> bool {
         LT => in_set(t::LT, cp),
         LBRACKET => in_set(t::LBRACKET, cp),
         SEPARATOR => in_set(t::SEPARATORS, cp),
+        EITHER => either_slow(cp),
         _ => flags_slow(cp) & bit != 0,
     }
 }
 
-/// `modeleye.is_skip`.
+/// `reader.is_skip`: in `SKIP_RANGES` (no letter reading at all).
 pub fn is_skip(c: char) -> bool {
     has(c, SKIP)
 }
-/// `modeleye.is_alnum`.
+/// `reader.can_skip`: read past always ([`is_skip`]) or as one of its readings ([`EITHER`]).
+#[inline]
+pub fn can_skip(c: char) -> bool {
+    flags(c) & CAN_SKIP != 0
+}
+/// `reader.is_alnum`.
 pub fn is_alnum(c: char) -> bool {
     has(c, ALNUM)
 }
-/// `modeleye.is_alpha`.
+/// `reader.is_alpha`.
 pub fn is_alpha(c: char) -> bool {
     has(c, ALPHA)
 }
-/// `modeleye.is_space`.
+/// `reader.is_space`.
 pub fn is_space(c: char) -> bool {
     has(c, SPACE)
 }
-/// `modeleye.is_ignorable`.
+/// `reader.is_ignorable`.
 pub fn is_ignorable(c: char) -> bool {
     has(c, IGNORABLE)
 }
@@ -262,12 +284,12 @@ pub fn table_readings(c: char) -> Option<&'static [&'static str]> {
         .map(|k| t::READING_VALUES[k])
 }
 
-/// `modeleye.readings` for one character, as a small enum (no allocation).
+/// `reader.readings` for one character, as a small enum (no allocation).
 #[derive(Clone, Copy, Debug)]
 pub enum CharReadings {
     /// Skipped: the one reading "".
     Skip,
-    /// The generated readings (primary first).
+    /// The generated readings (primary first; `""` last for a character that may also be read past).
     Table(&'static [&'static str]),
     /// The character reads as itself.
     Itself(char),
@@ -284,21 +306,20 @@ pub fn readings(c: char) -> CharReadings {
 
 #[inline]
 fn readings_slow(c: char) -> CharReadings {
+    // As `reader.readings`: the generated readings first, then the skip table, else itself.
     let cp = c as u32;
     if (128..0x10000).contains(&cp) {
         let a: &Ascii = &ASCII;
-        if a.bmp_flags[cp as usize] & SKIP != 0 {
-            return CharReadings::Skip;
-        }
         return match a.bmp_reading[cp as usize] {
+            0 if a.bmp_flags[cp as usize] & SKIP != 0 => CharReadings::Skip,
             0 => CharReadings::Itself(c),
             k => CharReadings::Table(t::READING_VALUES[usize::from(k) - 1]),
         };
     }
-    if in_ranges(t::SKIP_RANGES, cp) {
-        CharReadings::Skip
-    } else if let Some(r) = table_readings(c) {
+    if let Some(r) = table_readings(c) {
         CharReadings::Table(r)
+    } else if in_ranges(t::SKIP_RANGES, cp) {
+        CharReadings::Skip
     } else {
         CharReadings::Itself(c)
     }
@@ -314,7 +335,7 @@ impl CharReadings {
         }
     }
 
-    /// The primary reading (`modeleye.char_skeleton`).
+    /// The primary reading (`reader.char_skeleton`).
     pub fn primary(self, buf: &mut String) {
         match self {
             CharReadings::Skip => {}
@@ -333,7 +354,7 @@ impl CharReadings {
     }
 }
 
-/// `modeleye.skeleton`: the primary reading of each character.
+/// `reader.skeleton`: the primary reading of each character.
 pub fn skeleton(s: &str) -> String {
     let mut out = String::new();
     for c in s.chars() {

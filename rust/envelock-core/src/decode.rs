@@ -1,4 +1,4 @@
-//! Character references decoded exactly as `modeleye._decode_at` does (which decodes as
+//! Character references decoded exactly as `reader._decode_at` does (which decodes as
 //! Python's `html.unescape` would, one reference at a time, with `&`-layers).
 //!
 //! Every reference consumed is ASCII (`&#…;`, `&#x…;`, or an HTML5 name), so the number of
@@ -260,7 +260,7 @@ pub fn char_at(s: &str, i: usize) -> char {
     }
 }
 
-/// `modeleye._decode_at`: (piece, byte index after it, code points consumed).
+/// `reader._decode_at`: (piece, byte index after it, code points consumed).
 #[inline]
 pub fn decode_at(s: &str, i: usize) -> (Piece, usize, usize) {
     let b = s.as_bytes();

@@ -1,15 +1,20 @@
-//! `defang.defang_reference`, `undefang`, `defang_body` and the XML text escape, at every level.
+//! `reference.defang`, `undefang`, `defang_body` and the XML text escape, at every level.
+//!
+//! An escape point gets a `\` exactly when its reading (past the backslashes right after it) is
+//! dangerous: an angle opener (`opener_needs_escape`), a bracket opener (`bracket_needs_escape`),
+//! the first character of an exact token that has no opener (`defang_exact`); `undefang` drops
+//! the `\` after exactly those points.
 
 use std::borrow::Cow;
 
 use crate::chars;
-use crate::decode::char_at;
+use crate::decode::{char_at, utf8_width};
 use crate::names::Names;
 use crate::opener::{Family, Openers};
-use crate::reader::{read_after, read_bracket, Scratch};
+use crate::reader::{exact_after, read_after, read_bracket, Scratch};
 use crate::tables::{MAX_LOOKAHEAD, MAX_OPENER_LEN, MAX_RUN};
 
-/// The defang levels (`defang.LEVELS`).
+/// The defang levels (`levels.LEVELS`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Level {
     Reserved,
@@ -28,13 +33,18 @@ impl Level {
     }
 }
 
-/// What follows every body in a composed preface (`defang.BODY_CONTEXT`).
+/// What follows every body in a composed preface (`levels.BODY_CONTEXT`).
 pub const BODY_CONTEXT: &str = "\n<";
 
-/// `defang.markup_after`: does the `<` ending at `pos` start markup?
+/// `reference.markup_after`: does the `<` ending at `pos` start markup (a letter, `/`, `!`, `?`),
+/// past the backslashes right after it and whitespace or ignorables?
 pub fn markup_after(s: &str, pos: usize) -> bool {
-    let n = s.len();
+    let b = s.as_bytes();
+    let n = b.len();
     let mut i = pos;
+    while i < n && b[i] == b'\\' {
+        i += 1;
+    }
     let mut k = 0;
     while i < n && k < MAX_RUN {
         let ch = char_at(s, i);
@@ -67,33 +77,119 @@ fn insert_after(s: &str, ends: impl Iterator<Item = usize>) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// The angle pass of `defang_reference`: a backslash after every opener that needs one.
+/// `s` without the byte (a backslash) at every offset `ends` yields (`drop_after`).
+fn drop_after(s: &str, ends: impl Iterator<Item = usize>) -> Cow<'_, str> {
+    let mut out = String::new();
+    let mut last = 0;
+    for e in ends {
+        if out.capacity() == 0 {
+            out.reserve(s.len());
+        }
+        out.push_str(&s[last..e]);
+        last = e + 1;
+    }
+    if last == 0 {
+        return Cow::Borrowed(s);
+    }
+    out.push_str(&s[last..]);
+    Cow::Owned(out)
+}
+
+/// Is the opener `s[a..e]` one character (not a reference) that starts an exact token?
+#[inline]
+fn raw_exact(s: &str, a: usize, e: usize, names: &Names) -> bool {
+    let b = s.as_bytes();
+    b[a] != b'&' && e == a + utf8_width(b[a]) && exact_after(s, a, names).is_some()
+}
+
+/// `reference.opener_needs_escape`: the reading after the angle opener `s[a..e]` (past the
+/// backslashes after it) is dangerous, or at markup a `<` starts markup, or a raw one-character
+/// opener starts an exact token.
+fn opener_needs_escape(
+    s: &str,
+    a: usize,
+    e: usize,
+    names: &Names,
+    markup: bool,
+    scratch: &mut Scratch,
+) -> bool {
+    !read_after(s, e, names, scratch).is_none()
+        || (markup && e == a + 1 && s.as_bytes()[a] == b'<' && markup_after(s, e))
+        || raw_exact(s, a, e, names)
+}
+
+/// `reference.bracket_needs_escape`: a `[NAME]`/`[|NAME|]` reading, or an exact token after a raw `[`.
+fn bracket_needs_escape(s: &str, a: usize, e: usize, names: &Names, scratch: &mut Scratch) -> bool {
+    !read_bracket(s, e, names, scratch).is_none() || raw_exact(s, a, e, names)
+}
+
+/// The angle pass of the reference defang: a backslash after every opener that needs one.
 pub fn defang_angles<'a>(
     s: &'a str,
     names: &Names,
     markup: bool,
     scratch: &mut Scratch,
 ) -> Cow<'a, str> {
-    let b = s.as_bytes();
-    let n = b.len();
     insert_after(
         s,
-        Openers::new(s, Family::Angle).filter_map(|(a, e)| {
-            let needs = (e < n && b[e] == b'\\')
-                || !read_after(s, e, names, scratch).is_none()
-                || (markup && e == a + 1 && b[a] == b'<' && markup_after(s, e));
-            needs.then_some(e)
-        }),
+        Openers::new(s, Family::Angle)
+            .filter_map(|(a, e)| opener_needs_escape(s, a, e, names, markup, scratch).then_some(e)),
     )
 }
 
-/// `defang_brackets`: a backslash after every bracket opener whose reading is not none.
+/// `defang_brackets`: a backslash after every bracket opener that needs one.
 pub fn defang_brackets<'a>(s: &'a str, names: &Names, scratch: &mut Scratch) -> Cow<'a, str> {
     insert_after(
         s,
         Openers::new(s, Family::Bracket)
-            .filter_map(|(_, e)| (!read_bracket(s, e, names, scratch).is_none()).then_some(e)),
+            .filter_map(|(a, e)| bracket_needs_escape(s, a, e, names, scratch).then_some(e)),
     )
+}
+
+/// The escape points of `defang_exact`: every occurrence of a first character of an exact token
+/// that is not an opener (`>`, `]`, `｜`), as (start, end) byte offsets, in text order.
+fn exact_points<'a>(s: &'a str, names: &'a Names) -> impl Iterator<Item = (usize, usize)> + 'a {
+    let b = s.as_bytes();
+    let bytes = &names.exact.start_bytes;
+    let starts = &names.exact.starts;
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            let k = match bytes.as_slice() {
+                [] => None,
+                [x] => memchr::memchr(*x, &b[i..]),
+                [x, y] => memchr::memchr2(*x, *y, &b[i..]),
+                [x, y, z] => memchr::memchr3(*x, *y, *z, &b[i..]),
+                many => b[i..].iter().position(|c| many.contains(c)),
+            };
+            let p = i + k?;
+            let ch = char_at(s, p);
+            i = p + ch.len_utf8();
+            if starts.contains(&ch) {
+                return Some((p, i));
+            }
+        }
+        None
+    })
+}
+
+/// `defang_exact`: a backslash after the first character of every exact token that has no opener.
+pub fn defang_exact<'a>(s: &'a str, names: &Names) -> Cow<'a, str> {
+    if names.exact.starts.is_empty() {
+        return Cow::Borrowed(s);
+    }
+    insert_after(
+        s,
+        exact_points(s, names).filter_map(|(p, e)| exact_after(s, p, names).is_some().then_some(e)),
+    )
+}
+
+/// The three escape passes of the reference defang, in order (angles, brackets, exact tokens),
+/// each on the output of the one before; at most two copies of the text are alive at once.
+fn passes<'a>(s: &'a str, names: &Names, markup: bool, scratch: &mut Scratch) -> Cow<'a, str> {
+    let a = defang_angles(s, names, markup, scratch);
+    let b = then(a, |x| defang_brackets(x, names, scratch));
+    then(b, |x| defang_exact(x, names))
 }
 
 /// `xml_escape_text`: `&`, `<`, `>` and CR.
@@ -153,15 +249,14 @@ pub fn xml_unescape(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// `defang_reference(text, level=..., reserved=...)` (`names` from the reserved names).
+/// `reference.defang(text, level, reserved)` (`names` from the reserved names).
 pub fn defang<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str> {
     let mut scratch = Scratch::default();
-    let a = defang_angles(s, names, level != Level::Reserved, &mut scratch);
-    let b = then(a, |x| defang_brackets(x, names, &mut scratch));
+    let out = passes(s, names, level != Level::Reserved, &mut scratch);
     if level == Level::Xml {
-        then(b, xml_escape)
+        then(out, xml_escape)
     } else {
-        b
+        out
     }
 }
 
@@ -216,21 +311,21 @@ pub fn defang_body<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str> 
         with.push_str(BODY_CONTEXT);
         let mut scratch = Scratch::default();
         let mut changed = false;
-        let angled = match defang_angles(&with, names, inner != Level::Reserved, &mut scratch) {
-            Cow::Borrowed(_) => None,
-            Cow::Owned(o) => Some(o),
-        };
-        if let Some(o) = angled {
-            with = o;
-            changed = true;
-        }
-        let bracketed = match defang_brackets(&with, names, &mut scratch) {
-            Cow::Borrowed(_) => None,
-            Cow::Owned(o) => Some(o),
-        };
-        if let Some(o) = bracketed {
-            with = o;
-            changed = true;
+        let markup = inner != Level::Reserved;
+        for pass in 0..3 {
+            let next = match pass {
+                0 => defang_angles(&with, names, markup, &mut scratch),
+                1 => defang_brackets(&with, names, &mut scratch),
+                _ => defang_exact(&with, names),
+            };
+            let owned = match next {
+                Cow::Borrowed(_) => None,
+                Cow::Owned(o) => Some(o),
+            };
+            if let Some(o) = owned {
+                with = o;
+                changed = true;
+            }
         }
         debug_assert!(with.ends_with(BODY_CONTEXT));
         if changed {
@@ -247,70 +342,65 @@ pub fn defang_body<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str> 
     }
 }
 
-/// `undefang`'s angle part: drop the backslash right after every opener (as `OPENER_RE.finditer`
-/// finds them, the tokenization the defang used) that is followed by one.
-fn undo_angles(s: &str) -> Cow<'_, str> {
+/// `undefang_exact`: drop the backslash after every escape point of `defang_exact` that starts
+/// an exact token (read past the backslashes).
+fn undo_exact<'a>(s: &'a str, names: &Names) -> Cow<'a, str> {
     let b = s.as_bytes();
-    if memchr::memchr(b'\\', b).is_none() {
+    if names.exact.starts.is_empty() {
         return Cow::Borrowed(s);
     }
-    let n = b.len();
-    let mut out = String::new();
-    let mut last = 0;
-    for (_, e) in Openers::new(s, Family::Angle) {
-        if e < n && b[e] == b'\\' {
-            if out.capacity() == 0 {
-                out.reserve(s.len());
-            }
-            out.push_str(&s[last..e]);
-            last = e + 1;
-        }
-    }
-    if last == 0 {
-        return Cow::Borrowed(s);
-    }
-    out.push_str(&s[last..]);
-    Cow::Owned(out)
+    drop_after(
+        s,
+        exact_points(s, names).filter_map(|(p, e)| {
+            (e < b.len() && b[e] == b'\\' && exact_after(s, p, names).is_some()).then_some(e)
+        }),
+    )
 }
 
-/// `undefang_brackets`: drop the backslash after a bracket opener whose reading is not none.
+/// `undefang_brackets`: drop the backslash after a bracket opener whose escape is still needed.
 fn undo_brackets<'a>(s: &'a str, names: &Names, scratch: &mut Scratch) -> Cow<'a, str> {
     if cfg!(feature = "planted-mutant") {
         return Cow::Borrowed(s);
     }
     let b = s.as_bytes();
-    if memchr::memchr(b'\\', b).is_none() {
-        return Cow::Borrowed(s);
-    }
-    let n = b.len();
-    let mut out = String::new();
-    let mut last = 0;
-    for (_, e) in Openers::new(s, Family::Bracket) {
-        if e < n && b[e] == b'\\' && !read_bracket(s, e, names, scratch).is_none() {
-            if out.capacity() == 0 {
-                out.reserve(s.len());
-            }
-            out.push_str(&s[last..e]);
-            last = e + 1;
-        }
-    }
-    if last == 0 {
-        return Cow::Borrowed(s);
-    }
-    out.push_str(&s[last..]);
-    Cow::Owned(out)
+    drop_after(
+        s,
+        Openers::new(s, Family::Bracket).filter_map(|(a, e)| {
+            (e < b.len() && b[e] == b'\\' && bracket_needs_escape(s, a, e, names, scratch))
+                .then_some(e)
+        }),
+    )
 }
 
-/// `undefang(text, level=...)`.
+/// `undefang`'s angle part: drop the backslash after every opener (as `OPENER_RE.finditer` finds
+/// them) that is followed by one and whose escape is needed (read past that backslash).
+fn undo_angles<'a>(s: &'a str, names: &Names, markup: bool, scratch: &mut Scratch) -> Cow<'a, str> {
+    let b = s.as_bytes();
+    drop_after(
+        s,
+        Openers::new(s, Family::Angle).filter_map(|(a, e)| {
+            (e < b.len() && b[e] == b'\\' && opener_needs_escape(s, a, e, names, markup, scratch))
+                .then_some(e)
+        }),
+    )
+}
+
+/// `reference.undefang(text, level, reserved)`: drop the `\` after every escape point whose
+/// reading is dangerous (exact tokens, brackets, then angles).
 pub fn undefang<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str> {
-    let mut scratch = Scratch::default();
     let a = if level == Level::Xml {
         xml_unescape(s)
     } else {
         Cow::Borrowed(s)
     };
-    let b = then(a, undo_angles);
-    then(b, |x| undo_brackets(x, names, &mut scratch))
+    if memchr::memchr(b'\\', a.as_bytes()).is_none() {
+        return a;
+    }
+    let mut scratch = Scratch::default();
+    let markup = level != Level::Reserved;
+    let b = then(a, |x| undo_exact(x, names));
+    let c = then(b, |x| undo_brackets(x, names, &mut scratch));
+    then(c, |x| undo_angles(x, names, markup, &mut scratch))
 }
 
 /// `escape.undefang_body`: the exact inverse of [`defang_body`]; the bracket readings are judged

@@ -1,5 +1,5 @@
 //! envelock-core: the model's-eye reader of envelock in Rust, held equal to the Python
-//! reference (`src/envelock/modeleye.py`, `src/envelock/defang.py`) byte for byte.
+//! reference (`src/envelock/eye/reader.py`, `src/envelock/eye/reference.py`) byte for byte.
 //!
 //! Offsets are byte offsets into UTF-8 text; [`openers`] also gives code-point offsets (what
 //! Python's `str` indices are).
@@ -19,7 +19,7 @@ pub mod tables;
 pub use defang::{defang, defang_body, undefang, undefang_body, xml_escape, xml_unescape, Level};
 pub use names::{EmptySkeleton, Names};
 pub use opener::Family;
-pub use reader::{read_after, read_bracket, Kind, Reading, Scratch};
+pub use reader::{exact_after, read_after, read_bracket, Kind, Reading, Scratch};
 
 /// One opener whose reading is not none, or that is followed by a backslash.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,8 +1,40 @@
-//! `modeleye.Names`: the skeletons the reader looks for, as a trie whose nodes are the
-//! prefixes (`Names.viable`), marked where a reserved name or a token ends.
+//! `reader.Names`: the skeletons the reader looks for, as a trie whose nodes are the prefixes
+//! (`Names.viable`), marked where a reserved name, a `<NAME>`/`[NAME]` token or a namespace token
+//! (`dsml:`) ends; a token skeleton ending in `#` is a placeholder family (`special#`: any number).
+//! Also the exact tokens (`exact_after`), matched as a tokenizer matches them, not as skeletons.
 
 use crate::chars::{self, skeleton, CharReadings};
 use crate::tables as t;
+
+/// What a digit reads as in a skeleton (`reader._DIGIT_READINGS`: `0` is `o`, `1` is `l`).
+pub const DIGIT_READINGS: &str = "ol23456789";
+/// A placeholder family's number in a stored skeleton (`reader.NUMBER`).
+pub const NUMBER: char = '#';
+
+/// Is every character of the non-empty reading `p` a digit reading (it extends a placeholder)?
+#[inline]
+pub fn is_digit_reading(p: &str) -> bool {
+    !p.is_empty() && p.bytes().all(is_digit_byte)
+}
+
+const fn digit_bytes() -> [bool; 256] {
+    let mut set = [false; 256];
+    let b = DIGIT_READINGS.as_bytes();
+    let mut k = 0;
+    while k < b.len() {
+        set[b[k] as usize] = true;
+        k += 1;
+    }
+    set
+}
+
+static DIGIT_BYTES: [bool; 256] = digit_bytes();
+
+/// Is `b` one of [`DIGIT_READINGS`] (all ASCII)?
+#[inline]
+pub fn is_digit_byte(b: u8) -> bool {
+    DIGIT_BYTES[usize::from(b)]
+}
 
 #[derive(Clone, Debug, Default)]
 struct Node {
@@ -11,32 +43,40 @@ struct Node {
     prefix: String,
     reserved: bool,
     token: bool,
+    namespace: bool,
+    /// The prefix ends in `#` (a placeholder family's number: more digits keep it).
+    hash_end: bool,
 }
 
 /// A trie of skeletons.
 #[derive(Clone, Debug)]
 pub struct Trie {
     nodes: Vec<Node>,
+    /// Is the empty skeleton a prefix of a name (is anything inserted)?
+    root_live: bool,
 }
 
 impl Trie {
     fn new() -> Self {
         Trie {
             nodes: vec![Node::default()],
+            root_live: false,
         }
     }
 
     fn insert(&mut self, s: &str) -> u32 {
+        self.root_live = true;
         let mut cur = 0u32;
         for c in s.chars() {
             cur = match self.child(cur, c) {
                 Some(k) => k,
                 None => {
-                    let id = self.nodes.len() as u32;
+                    let id = u32::try_from(self.nodes.len()).expect("fewer than 2**32 nodes");
                     let mut prefix = self.nodes[cur as usize].prefix.clone();
                     prefix.push(c);
                     self.nodes.push(Node {
                         prefix,
+                        hash_end: c == NUMBER,
                         ..Node::default()
                     });
                     let ch = &mut self.nodes[cur as usize].children;
@@ -61,6 +101,12 @@ impl Trie {
         }
     }
 
+    /// Is the prefix of `node` live (`t in live`): every node is, the root when a name exists.
+    #[inline]
+    pub fn is_live(&self, node: u32) -> bool {
+        node != 0 || self.root_live
+    }
+
     #[inline]
     pub fn is_reserved(&self, node: u32) -> bool {
         self.nodes[node as usize].reserved
@@ -69,6 +115,22 @@ impl Trie {
     #[inline]
     pub fn is_token(&self, node: u32) -> bool {
         self.nodes[node as usize].token
+    }
+
+    #[inline]
+    pub fn is_namespace(&self, node: u32) -> bool {
+        self.nodes[node as usize].namespace
+    }
+
+    /// The state a digit reading takes `node` to (`_step`): `node` itself when it ends in `#`,
+    /// else its `#` child, if live.
+    #[inline]
+    pub fn digit_node(&self, node: u32) -> Option<u32> {
+        if self.nodes[node as usize].hash_end {
+            Some(node)
+        } else {
+            self.child(node, NUMBER)
+        }
     }
 
     pub fn prefix(&self, node: u32) -> &str {
@@ -88,8 +150,137 @@ impl std::fmt::Display for EmptySkeleton {
 
 impl std::error::Error for EmptySkeleton {}
 
-/// The names the angle reader looks for (`names_for(reserved)`, or a `Names(...)` built with
-/// fewer tokens or without pipes) and the bracket tokens (`Names.brackets`).
+/// The exact tokens (`Names.exact`), by first character: the rests, longest first (then in
+/// code-point order), as `reader.exact_after` tries them.
+#[derive(Clone, Debug)]
+pub struct Exact {
+    by_first: Vec<(char, Vec<String>)>,
+    /// 1 + the index in `by_first` of an ASCII first character (0: none), without a search.
+    ascii: [u8; 128],
+    /// For each entry of `by_first`, the first bytes of its rests as a 256-bit set (all bits for
+    /// an empty rest): most escape-point candidates are rejected by one lookup.
+    seconds: Vec<[u64; 4]>,
+    /// The first characters that are not openers (`reference.exact_start_re`: `>`, `]`, `｜`):
+    /// the escape points of `defang_exact`.
+    pub starts: Vec<char>,
+    /// The distinct first UTF-8 bytes of `starts` (what a scan looks for).
+    pub start_bytes: Vec<u8>,
+}
+
+impl Exact {
+    fn new(tokens: &[&str]) -> Exact {
+        let mut by_first: Vec<(char, Vec<String>)> = Vec::new();
+        for tok in tokens {
+            let mut it = tok.chars();
+            let Some(first) = it.next() else { continue };
+            let rest = it.as_str().to_string();
+            match by_first.iter_mut().find(|(c, _)| *c == first) {
+                Some((_, v)) => v.push(rest),
+                None => by_first.push((first, vec![rest])),
+            }
+        }
+        for (_, v) in &mut by_first {
+            v.sort();
+            v.dedup();
+            // Longest first (in code points), then in code-point order (UTF-8 order is the same).
+            v.sort_by(|a, b| {
+                b.chars()
+                    .count()
+                    .cmp(&a.chars().count())
+                    .then_with(|| a.cmp(b))
+            });
+        }
+        by_first.sort_by_key(|(c, _)| *c);
+        let seconds = by_first
+            .iter()
+            .map(|(_, rests)| {
+                let mut set = [0u64; 4];
+                for r in rests {
+                    match r.as_bytes().first() {
+                        Some(&b) => set[usize::from(b >> 6)] |= 1 << (b & 63),
+                        None => set = [u64::MAX; 4],
+                    }
+                }
+                set
+            })
+            .collect();
+        let starts: Vec<char> = by_first
+            .iter()
+            .map(|(c, _)| *c)
+            .filter(|&c| !chars::has(c, chars::LT) && !chars::has(c, chars::LBRACKET))
+            .collect();
+        let mut start_bytes: Vec<u8> = starts
+            .iter()
+            .map(|c| {
+                let mut buf = [0u8; 4];
+                c.encode_utf8(&mut buf).as_bytes()[0]
+            })
+            .collect();
+        start_bytes.sort_unstable();
+        start_bytes.dedup();
+        let mut ascii = [0u8; 128];
+        for (k, (c, _)) in by_first.iter().enumerate() {
+            if c.is_ascii() {
+                ascii[*c as usize] = u8::try_from(k + 1).unwrap_or(0);
+            }
+        }
+        Exact {
+            by_first,
+            ascii,
+            seconds,
+            starts,
+            start_bytes,
+        }
+    }
+
+    /// The rests of the exact tokens starting with `c` that may match a text going on with the
+    /// byte `next` (`None`: the text ends), longest first; empty if none.
+    #[inline]
+    pub fn rests(&self, c: char, next: Option<u8>) -> &[String] {
+        let k = if c.is_ascii() {
+            match self.ascii[c as usize] {
+                0 => return &[],
+                k => usize::from(k) - 1,
+            }
+        } else {
+            match self.by_first.binary_search_by_key(&c, |(x, _)| *x) {
+                Ok(k) => k,
+                Err(_) => return &[],
+            }
+        };
+        let set = &self.seconds[k];
+        let may = match next {
+            Some(b) => set[usize::from(b >> 6)] & (1 << (b & 63)) != 0,
+            None => *set == [u64::MAX; 4],
+        };
+        if may {
+            &self.by_first[k].1
+        } else {
+            &[]
+        }
+    }
+
+    /// May an exact token start at the ASCII byte `c` followed by the byte `next` (a quick
+    /// test, exact when it says no: `next` is a backslash, or may start a rest of `c`)?
+    #[inline]
+    pub fn may_start(&self, c: u8, next: Option<u8>) -> bool {
+        match self.ascii[usize::from(c & 0x7F)] {
+            0 => false,
+            k => match next {
+                Some(b'\\') => true,
+                Some(b) => self.seconds[usize::from(k) - 1][usize::from(b >> 6)] & (1 << (b & 63)) != 0,
+                None => self.seconds[usize::from(k) - 1] == [u64::MAX; 4],
+            },
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_first.is_empty()
+    }
+}
+
+/// The names the angle reader looks for (`names_for(reserved)`, or a `Names(reserved, (), pipes)`
+/// built without tokens), the bracket tokens (`Names.brackets`) and the exact tokens.
 #[derive(Clone, Debug)]
 pub struct Names {
     pub trie: Trie,
@@ -97,10 +288,15 @@ pub struct Names {
     pub brackets: Trie,
     /// The reserved skeletons, sorted (as `Names.reserved`).
     pub reserved: Vec<String>,
+    pub exact: Exact,
     /// What the reader does with an ASCII character that is the first after the lead
     /// (`FIRST_*`), for the angle reading and the bracket reading.
     pub angle_first: [u8; 128],
     pub bracket_first: [u8; 128],
+    /// Is an ASCII character of the lead inert (it starts no name state: `_lead` keeps no
+    /// pending state for it), for the angle reading and the bracket reading?
+    pub angle_lead_inert: [bool; 128],
+    pub bracket_lead_inert: [bool; 128],
 }
 
 /// Undecided by the first character: read on.
@@ -110,12 +306,22 @@ pub const FIRST_NONE: u8 = 1;
 /// Every reading dies at once; a letter or digit: only a namespace prefix can go on.
 pub const FIRST_NAMESPACE: u8 = 2;
 
+/// Does the reading `p`, from the root, start nothing (no live state, no accepted name)?
+fn inert_from_root(trie: &Trie, p: &str) -> bool {
+    match p.chars().next() {
+        None => false,
+        Some(first) => {
+            trie.child(0, first).is_none() && !(is_digit_reading(p) && trie.digit_node(0).is_some())
+        }
+    }
+}
+
 /// How a first ASCII character is read against a trie (see `FIRST_*`).
 fn first_class(trie: &Trie, c: u8, pipes: bool, bracket: bool) -> u8 {
     let ch = c as char;
     let f = chars::flags(ch);
-    let lead = chars::SKIP | chars::SLASH | if bracket { 0 } else { chars::BANG };
-    if c == b'&' || f & lead != 0 || (!bracket && pipes && f & chars::PIPE != 0) {
+    let lead = chars::CAN_SKIP | chars::SLASH | if bracket { 0 } else { chars::BANG };
+    if c == b'&' || f & lead != 0 || ((bracket || pipes) && f & chars::PIPE != 0) {
         return FIRST_SLOW;
     }
     let parts = match chars::readings(ch) {
@@ -123,22 +329,57 @@ fn first_class(trie: &Trie, c: u8, pipes: bool, bracket: bool) -> u8 {
         r => r.to_vec(),
     };
     for p in &parts {
-        let Some(first) = p.chars().next() else {
-            return FIRST_SLOW;
-        };
-        if trie.child(0, first).is_some() || p.ends_with(':') {
+        if !inert_from_root(trie, p) || (!bracket && p.ends_with(':')) {
             return FIRST_SLOW;
         }
     }
-    if bracket || f & chars::ALNUM == 0 {
+    if bracket || f & chars::ALNUM == 0 || f & (chars::LT | chars::LBRACKET) != 0 {
         FIRST_NONE
     } else {
         FIRST_NAMESPACE
     }
 }
 
+/// Is the ASCII lead character `c` inert against `trie` (every reading starts nothing)?
+fn lead_inert(trie: &Trie, c: u8) -> bool {
+    match chars::readings(c as char) {
+        CharReadings::Skip => true,
+        r => r.to_vec().iter().all(|p| inert_from_root(trie, p)),
+    }
+}
+
+/// `reader.name_skeleton`: the skeleton of a token name, its first `#` kept (`SPECIAL_#` -> `special#`).
+pub fn name_skeleton(name: &str) -> String {
+    match name.split_once(NUMBER) {
+        None => skeleton(name),
+        Some((head, tail)) => {
+            let mut out = skeleton(head);
+            out.push(NUMBER);
+            out.push_str(&skeleton(tail));
+            out
+        }
+    }
+}
+
+fn token_skeletons(names: &[&str], patterns: &[&str]) -> Vec<String> {
+    let mut out: Vec<String> = names
+        .iter()
+        .map(|n| name_skeleton(n))
+        .chain(
+            patterns
+                .iter()
+                .map(|p| name_skeleton(&format!("{p}{NUMBER}"))),
+        )
+        .filter(|s| !s.is_empty())
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 impl Names {
-    /// `names_for(reserved)` (with `tokens=false`: no angle tokens; `pipes=false`: no bars).
+    /// `names_for(reserved)` (with `tokens=false`: `Names(reserved, (), pipes)`, no token of any
+    /// kind; `pipes=false`: no bars).
     pub fn new<S: AsRef<str>>(
         reserved: &[S],
         tokens: bool,
@@ -159,30 +400,44 @@ impl Names {
             let k = trie.insert(r);
             trie.nodes[k as usize].reserved = true;
         }
+        let mut brackets = Trie::new();
+        let mut exact = Exact::new(&[]);
         if tokens {
-            for tk in t::ANGLE_TOKEN_NAMES {
-                let k = trie.insert(&skeleton(tk));
+            for tk in token_skeletons(t::ANGLE_TOKEN_NAMES, t::ANGLE_TOKEN_PATTERNS) {
+                let k = trie.insert(&tk);
                 trie.nodes[k as usize].token = true;
             }
-        }
-        let mut brackets = Trie::new();
-        for tk in t::BRACKET_TOKEN_NAMES {
-            let k = brackets.insert(&skeleton(tk));
-            brackets.nodes[k as usize].token = true;
+            for ns in t::NAMESPACE_TOKEN_NAMES {
+                let k = trie.insert(&format!("{}:", skeleton(ns)));
+                trie.nodes[k as usize].namespace = true;
+            }
+            for tk in token_skeletons(t::BRACKET_TOKEN_NAMES, t::BRACKET_TOKEN_PATTERNS) {
+                let k = brackets.insert(&tk);
+                brackets.nodes[k as usize].token = true;
+            }
+            exact = Exact::new(t::EXACT_TOKENS);
         }
         let mut angle_first = [FIRST_SLOW; 128];
         let mut bracket_first = [FIRST_SLOW; 128];
+        let mut angle_lead_inert = [false; 128];
+        let mut bracket_lead_inert = [false; 128];
         for c in 0..128u8 {
-            angle_first[usize::from(c)] = first_class(&trie, c, pipes, false);
-            bracket_first[usize::from(c)] = first_class(&brackets, c, pipes, true);
+            let k = usize::from(c);
+            angle_first[k] = first_class(&trie, c, pipes, false);
+            bracket_first[k] = first_class(&brackets, c, pipes, true);
+            angle_lead_inert[k] = lead_inert(&trie, c);
+            bracket_lead_inert[k] = lead_inert(&brackets, c);
         }
         Ok(Names {
             trie,
             pipes,
             brackets,
             reserved: res,
+            exact,
             angle_first,
             bracket_first,
+            angle_lead_inert,
+            bracket_lead_inert,
         })
     }
 

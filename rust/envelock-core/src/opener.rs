@@ -1,15 +1,26 @@
-//! The openers, matched exactly as Python's `re` matches `modeleye.OPENER_PATTERN` and
-//! `BRACKET_OPENER_PATTERN` (leftmost; among the matches at one position, the first in the
+//! The openers, matched exactly as Python's `re` matches `reader.OPENER_PATTERN` and
+//! `BRACKET_OPENER_PATTERN` (`re.finditer`: leftmost, and at one position the first match in the
 //! regex's backtracking order), by hand: no regex engine, constant work per opener.
 //!
-//! The pattern: one character of the family, or
-//! `&` + up to 16 `&`-layers (`amp;?`, `#0{0,256}38(?![0-9]);?`, `#x0{0,256}26(?![0-9a-f]);?`,
-//! case-insensitive letters) + one final reference (`[lL][tT];?` for '<' only, then the entity
-//! names whose value is in the family, each with `;`, then `#0{0,256}CODE(?![0-9]);?`,
-//! then `#[xX]0{0,256}HEX(?![0-9a-fA-F]);?`).
+//! The pattern (`reader._ref_pattern`): one character of the family, or `&`, up to
+//! `MAX_AMP_LAYERS` `&`-layers, then one final reference. A layer is a named reference of
+//! `AMP_REFERENCES` (`amp`, `AMP`: case-sensitive) or a numeric one of `AMP_NUMERIC`; the final
+//! reference is a named reference of the family's table (`LT_REFERENCES`, `LBRACKET_REFERENCES`,
+//! in table order, longest first), then `#0{0,256}CODE(?![0-9]);?`, then
+//! `#[xX]0{0,256}HEX(?![0-9a-fA-F]);?` for a code of the family's numeric table (which holds the
+//! Windows-1252 numbers `html.unescape` maps into the family). A named reference is `name;`, or
+//! for a legacy name also `name` without `;` unless the text goes on into one of its exclusions
+//! (`&ltcc;` is `⪦`, an opener; `&ltimes;` is `⋉`, and its `&lt` is not one).
+//!
+//! Backtracking: a layer matches in one way at a given position (its `;?` could give up the
+//! `;`, but nothing after a layer starts with `;`), so the only choice the engine revisits is
+//! the number of layers: greedy first, then one fewer, down to none.
 
 use crate::chars;
 use crate::tables as t;
+
+/// One named-reference table: (name, legacy, exclusions).
+type RefTable = &'static [(&'static str, bool, &'static [&'static str])];
 
 /// The two opener families.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -21,16 +32,16 @@ pub enum Family {
 }
 
 impl Family {
-    fn set(self) -> &'static [u32] {
+    fn refs(self) -> RefTable {
         match self {
-            Family::Angle => t::LT,
-            Family::Bracket => t::LBRACKET,
+            Family::Angle => t::LT_REFERENCES,
+            Family::Bracket => t::LBRACKET_REFERENCES,
         }
     }
-    fn names(self) -> &'static [&'static str] {
+    fn numeric(self) -> &'static [u32] {
         match self {
-            Family::Angle => t::LT_REF_NAMES,
-            Family::Bracket => t::LBRACKET_REF_NAMES,
+            Family::Angle => t::LT_NUMERIC,
+            Family::Bracket => t::LBRACKET_NUMERIC,
         }
     }
     fn bit(self) -> u16 {
@@ -59,9 +70,10 @@ fn digit_run(b: &[u8], k: usize, hex: bool) -> usize {
     e
 }
 
-/// The digits after `#` (or `#x`) starting at `start`: if the maximal run is at most 256 zeros
-/// followed by a non-empty value without leading zeros that `accept`s, the end of the run.
-fn code_run(b: &[u8], start: usize, hex: bool, accept: &dyn Fn(u64) -> bool) -> Option<usize> {
+/// `0{0,MAX_ZEROS}(?:CODES)(?![0-9])` (or its hex form) at `start`: the maximal digit run is at
+/// most `MAX_ZEROS` zeros followed by a code of `set` written without leading zeros (no code
+/// is 0); its end.
+fn code_run(b: &[u8], start: usize, hex: bool, set: &[u32]) -> Option<usize> {
     let end = digit_run(b, start, hex);
     let zeros = b[start..end].iter().take_while(|&&c| c == b'0').count();
     if zeros > t::MAX_ZEROS || zeros == end - start {
@@ -72,11 +84,11 @@ fn code_run(b: &[u8], start: usize, hex: bool, accept: &dyn Fn(u64) -> bool) -> 
         return None; // longer than any code point
     }
     let radix = if hex { 16 } else { 10 };
-    let mut v: u64 = 0;
+    let mut v: u32 = 0;
     for &c in digits {
-        v = v * radix + u64::from((c as char).to_digit(radix as u32).unwrap_or(0));
+        v = v * radix + (c as char).to_digit(radix).unwrap_or(0);
     }
-    accept(v).then_some(end)
+    set.binary_search(&v).is_ok().then_some(end)
 }
 
 #[inline]
@@ -88,113 +100,109 @@ fn semi(b: &[u8], e: usize) -> usize {
     }
 }
 
-/// One `&`-layer at `j`: its end (`;` taken greedily).
-fn amp_layer(b: &[u8], j: usize) -> Option<usize> {
-    if j + 3 <= b.len() && b[j..j + 3].eq_ignore_ascii_case(b"amp") {
-        return Some(semi(b, j + 3));
+/// The first bytes of the names of a reference table, as a 256-bit set.
+fn first_bytes(refs: RefTable) -> [u64; 4] {
+    let mut set = [0u64; 4];
+    for (name, _, _) in refs {
+        let b = name.as_bytes()[0];
+        set[usize::from(b >> 6)] |= 1 << (b & 63);
     }
-    if j < b.len() && b[j] == b'#' {
-        let hex = j + 1 < b.len() && (b[j + 1] == b'x' || b[j + 1] == b'X');
-        let start = if hex { j + 2 } else { j + 1 };
-        let want = 38; // `&#38;` and `&#x26;`: the same code point
-        return code_run(b, start, hex, &|v| v == want).map(|e| semi(b, e));
-    }
-    None
+    set
 }
 
-/// Calls `f` with every end of a final reference at `j`, in the regex's order, until `f`
-/// returns true; returns that end.
-fn final_ends(b: &[u8], j: usize, fam: Family, f: &mut dyn FnMut(usize) -> bool) -> Option<usize> {
-    let n = b.len();
-    if j >= n {
-        return None;
-    }
-    let try_end = |e: usize, f: &mut dyn FnMut(usize) -> bool| -> Option<usize> {
-        // `;?` greedy: with the ';' first, then without.
-        let with = semi(b, e);
-        if f(with) {
-            return Some(with);
-        }
-        if with != e && f(e) {
-            return Some(e);
-        }
-        None
+/// The first-byte sets of `AMP_REFERENCES`, `LT_REFERENCES` and `LBRACKET_REFERENCES` (built once).
+static FIRST_BYTES: std::sync::LazyLock<[[u64; 4]; 3]> = std::sync::LazyLock::new(|| {
+    [
+        first_bytes(t::AMP_REFERENCES),
+        first_bytes(t::LT_REFERENCES),
+        first_bytes(t::LBRACKET_REFERENCES),
+    ]
+});
+
+#[inline]
+fn may_start_name(refs: RefTable, c0: u8) -> bool {
+    let sets: &[[u64; 4]; 3] = &FIRST_BYTES;
+    let set = if std::ptr::eq(refs, t::AMP_REFERENCES) {
+        &sets[0]
+    } else if std::ptr::eq(refs, t::LT_REFERENCES) {
+        &sets[1]
+    } else if std::ptr::eq(refs, t::LBRACKET_REFERENCES) {
+        &sets[2]
+    } else {
+        return true;
     };
-    if fam == Family::Angle && j + 2 <= n && (b[j] | 0x20) == b'l' && (b[j + 1] | 0x20) == b't' {
-        if let Some(e) = try_end(j + 2, f) {
-            return Some(e);
-        }
-    }
-    let c0 = b[j];
-    if c0.is_ascii_alphabetic() {
-        // Names longest first; at most one `name;` can match at one position.
-        for name in fam.names() {
-            let nb = name.as_bytes();
-            let e = j + nb.len();
-            if e < n && b[e] == b';' && &b[j..e] == nb && f(e + 1) {
-                return Some(e + 1);
-            }
-        }
+    set[usize::from(c0 >> 6)] & (1 << (c0 & 63)) != 0
+}
+
+/// `reader._named(refs)` at `j`: the end of the first alternative (in table order) that matches.
+fn named_end(b: &[u8], j: usize, refs: RefTable) -> Option<usize> {
+    let c0 = *b.get(j)?;
+    if !may_start_name(refs, c0) {
         return None;
     }
-    if c0 == b'#' {
-        let set = fam.set();
-        let accept = |v: u64| v <= u64::from(u32::MAX) && set.binary_search(&(v as u32)).is_ok();
-        if let Some(e) = code_run(b, j + 1, false, &accept) {
-            if let Some(x) = try_end(e, f) {
-                return Some(x);
-            }
+    for &(name, legacy, exclusions) in refs {
+        let nb = name.as_bytes();
+        if nb[0] != c0 || !b[j..].starts_with(nb) {
+            continue;
         }
-        if j + 1 < n && (b[j + 1] == b'x' || b[j + 1] == b'X') {
-            if let Some(e) = code_run(b, j + 2, true, &accept) {
-                if let Some(x) = try_end(e, f) {
-                    return Some(x);
-                }
-            }
+        let e = j + nb.len();
+        if e < b.len() && b[e] == b';' {
+            return Some(e + 1);
+        }
+        if legacy && !exclusions.iter().any(|x| b[e..].starts_with(x.as_bytes())) {
+            return Some(e);
         }
     }
     None
 }
 
-/// Every end of an opener match at byte `p`, in the regex's order, until `f` accepts one.
-pub fn opener_ends(
-    s: &str,
-    p: usize,
-    fam: Family,
-    f: &mut dyn FnMut(usize) -> bool,
-) -> Option<usize> {
+/// A reference of a family at `j` (after the `&` and the layers): named, then decimal, then hex.
+fn reference_end(b: &[u8], j: usize, refs: RefTable, numeric: &[u32]) -> Option<usize> {
+    let c0 = *b.get(j)?;
+    if c0 != b'#' {
+        return if c0.is_ascii_alphabetic() {
+            named_end(b, j, refs)
+        } else {
+            None
+        };
+    }
+    if let Some(e) = code_run(b, j + 1, false, numeric) {
+        return Some(semi(b, e));
+    }
+    if j + 1 < b.len() && (b[j + 1] == b'x' || b[j + 1] == b'X') {
+        if let Some(e) = code_run(b, j + 2, true, numeric) {
+            return Some(semi(b, e));
+        }
+    }
+    None
+}
+
+/// The opener `re.match` finds at byte `p` (its end), if any.
+pub fn opener_at(s: &str, p: usize, fam: Family) -> Option<usize> {
     let b = s.as_bytes();
     let c = b[p];
     if c != b'&' {
         if c < 0x80 {
-            if chars::has(c as char, fam.bit()) && f(p + 1) {
-                return Some(p + 1);
-            }
-            return None;
+            return chars::has(c as char, fam.bit()).then_some(p + 1);
         }
         let ch = crate::decode::char_at(s, p);
-        if chars::has(ch, fam.bit()) && f(p + ch.len_utf8()) {
-            return Some(p + ch.len_utf8());
-        }
-        return None;
+        return chars::has(ch, fam.bit()).then_some(p + ch.len_utf8());
     }
     // Greedy layers, then the final reference; on failure, one layer fewer (backtracking).
     let mut starts = [0usize; t::MAX_AMP_LAYERS + 1];
     let mut count = 0;
-    let mut j = p + 1;
-    starts[0] = j;
+    starts[0] = p + 1;
     while count < t::MAX_AMP_LAYERS {
-        match amp_layer(b, j) {
+        match reference_end(b, starts[count], t::AMP_REFERENCES, t::AMP_NUMERIC) {
             Some(e) => {
-                j = e;
                 count += 1;
-                starts[count] = j;
+                starts[count] = e;
             }
             None => break,
         }
     }
     loop {
-        if let Some(e) = final_ends(b, starts[count], fam, f) {
+        if let Some(e) = reference_end(b, starts[count], fam.refs(), fam.numeric()) {
             return Some(e);
         }
         if count == 0 {
@@ -202,12 +210,6 @@ pub fn opener_ends(
         }
         count -= 1;
     }
-}
-
-/// The opener `re.match` finds at `p` (its end), if any.
-#[inline]
-pub fn opener_at(s: &str, p: usize, fam: Family) -> Option<usize> {
-    opener_ends(s, p, fam, &mut |_| true)
 }
 
 /// The first byte at or after `from` that is not ASCII (`b.len()` if none), eight at a time.
@@ -346,22 +348,32 @@ mod tests {
         assert_eq!(all("a<b", Family::Angle), vec!["<"]);
         assert_eq!(
             all("&lt;&LT&ltcc;&Lt;", Family::Angle),
-            vec!["&lt;", "&LT", "&lt", "&Lt;"]
+            vec!["&lt;", "&LT", "&ltcc;", "&Lt;"]
         );
+        // `&ltimes;` is U+22C9 and `&lthree;` U+22CB: not openers, and their `&lt` is not one.
+        assert_eq!(all("&ltimes;&lthree;&ltcc", Family::Angle), vec!["&lt"]);
+        // Case-sensitive names: `&lT;` and `&Amp;lt;` are not references.
+        assert!(all("&lT;&Amp;lt;", Family::Angle).is_empty());
         assert_eq!(
-            all("&amp;lt;&amplt;&#38;lt;&#x26;#x3C;", Family::Angle),
-            vec!["&amp;lt;", "&amplt;", "&#38;lt;", "&#x26;#x3C;"]
+            all("&amp;lt;&amplt;&#38;lt;&#x26;#x3C;&AMP;lt", Family::Angle),
+            vec!["&amp;lt;", "&amplt;", "&#38;lt;", "&#x26;#x3C;", "&AMP;lt"]
         );
         assert_eq!(
             all("&#0060;&#600;&#60x&lang;&lang", Family::Angle),
             vec!["&#0060;", "&#60", "&lang;"]
+        );
+        // Windows-1252: `&#139;` is U+2039 SINGLE LEFT-POINTING ANGLE QUOTATION MARK.
+        assert_eq!(all("&#139;&#x8b", Family::Angle), vec!["&#139;", "&#x8b"]);
+        assert_eq!(
+            all("&laquo&laquo;", Family::Angle),
+            vec!["&laquo", "&laquo;"]
         );
         assert_eq!(
             all("\u{ff1c}x\u{2039}", Family::Angle),
             vec!["\u{ff1c}", "\u{2039}"]
         );
         assert_eq!(
-            all("[a&lsqb;&#91;\u{ff3b}", Family::Bracket),
+            all("[a&lsqb;&#91;\u{ff3b}&lsqb", Family::Bracket),
             vec!["[", "&lsqb;", "&#91;", "\u{ff3b}"]
         );
         let z = format!("&#{}60;&#{}60;", "0".repeat(256), "0".repeat(257));
@@ -370,16 +382,5 @@ mod tests {
         assert_eq!(all(&deep, Family::Angle), vec![deep.as_str()]);
         let deeper = format!("&{}lt;", "amp;".repeat(17));
         assert!(all(&deeper, Family::Angle).is_empty());
-    }
-
-    #[test]
-    fn undo_order() {
-        // `(OPENER)\\` backtracks into the names: `&ltcc;\` ends after `&ltcc;`.
-        let s = "&ltcc;\\";
-        assert_eq!(
-            opener_ends(s, 0, Family::Angle, &mut |e| s.as_bytes().get(e)
-                == Some(&b'\\')),
-            Some(6)
-        );
     }
 }

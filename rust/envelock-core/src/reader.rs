@@ -1,13 +1,17 @@
-//! The model's-eye reader: `modeleye.read_after`, `read_bracket`, `closer_after`,
-//! `_after_namespace`, `_lead`, step for step, on UTF-8 with byte offsets (and the number of
-//! code points read, for the bounds, which are in code points).
+//! The model's-eye reader: `reader.read_after`, `read_bracket`, `_bracket_bar`, `_lead`, `_step`,
+//! `closer_after`, `_after_namespace` and `exact_after`, step for step, on UTF-8 with byte offsets
+//! (and the number of code points read, for the bounds, which are in code points).
+//!
+//! The fast paths (`fast_read`, the one-state step of the loops) decide only what the general
+//! path would decide: they hand over to it whenever a character may be read past *and* as a
+//! letter, a digit may extend a placeholder family, or a reading has more than one character.
 
-use crate::chars::{self, CharReadings, BANG, SKIP, SLASH};
+use crate::chars::{self, CharReadings, BANG, CAN_SKIP, SKIP, SLASH};
 use crate::decode::{char_at, decode_at, Piece};
-use crate::names::{Names, Trie};
+use crate::names::{self, is_digit_reading, Names, Trie};
 use crate::tables::{MAX_LOOKAHEAD, MAX_RUN};
 
-/// The kinds of `modeleye.Reading`.
+/// The kinds of `reader.Reading`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Kind {
     None,
@@ -36,7 +40,7 @@ pub struct Cur {
     pub rel: usize,
 }
 
-/// `modeleye.Reading`: `end` is a byte offset, `end_rel` the code points from the start.
+/// `reader.Reading`: `end` is a byte offset, `end_rel` the code points from the start.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Reading<'n> {
     pub kind: Kind,
@@ -68,11 +72,15 @@ impl Reading<'_> {
             end_rel: c.rel,
         }
     }
+
+    fn padding(slash: bool, c: Cur) -> Reading<'static> {
+        Reading::at(Kind::Padding, "", slash, c)
+    }
 }
 
 /// `_piece_readings(piece) if piece else ("",)`.
 enum Parts {
-    /// The one reading "" (an empty piece, or a skipped character).
+    /// Every reading is "" (an empty piece, or a skipped character): `not any(parts)`.
     Empty,
     One(CharReadings),
     Many(Vec<String>),
@@ -84,6 +92,7 @@ fn parts_of(piece: &Piece) -> Parts {
         [] => Parts::Empty,
         [c] => match chars::readings(*c) {
             CharReadings::Skip => Parts::Empty,
+            CharReadings::Table(rs) if rs.iter().all(|r| r.is_empty()) => Parts::Empty,
             r => Parts::One(r),
         },
         many => {
@@ -115,15 +124,18 @@ impl Parts {
     /// Calls `f` with every reading, in order, until it returns `Some`.
     fn find_map<T>(&self, mut f: impl FnMut(&str) -> Option<T>) -> Option<T> {
         match self {
-            Parts::Empty => f(""),
+            Parts::Empty | Parts::One(CharReadings::Skip) => f(""),
             Parts::One(CharReadings::Table(rs)) => rs.iter().find_map(|r| f(r)),
             Parts::One(CharReadings::Itself(c)) => {
                 let mut buf = [0u8; 4];
                 f(c.encode_utf8(&mut buf))
             }
-            Parts::One(CharReadings::Skip) => f(""),
             Parts::Many(v) => v.iter().find_map(|r| f(r)),
         }
+    }
+
+    fn is_empty(&self) -> bool {
+        matches!(self, Parts::Empty)
     }
 
     fn any_colon_end(&self) -> bool {
@@ -136,6 +148,7 @@ impl Parts {
 pub struct Scratch {
     states: Vec<u32>,
     new: Vec<u32>,
+    pending: Vec<u32>,
 }
 
 #[inline]
@@ -155,33 +168,6 @@ fn step(s: &str, c: Cur) -> (Piece, Cur) {
     )
 }
 
-/// `_lead`: past skipped characters, slashes (and `!`/`?`): (position, run, slash seen).
-#[inline]
-fn lead(s: &str, pos: usize, bang: bool) -> (Cur, usize, bool, Option<(Piece, Cur)>) {
-    let mut c = Cur { i: pos, rel: 0 };
-    let mut run = 0;
-    let mut slash = false;
-    let mask = SKIP | SLASH | if bang { BANG } else { 0 };
-    while before_end(s, c) {
-        let (piece, nxt) = step(s, c);
-        if !piece
-            .as_slice()
-            .iter()
-            .all(|&ch| chars::flags(ch) & mask != 0)
-        {
-            // The piece that ends the lead, decoded once (the reader goes on from it).
-            return (c, run, slash, Some((piece, nxt)));
-        }
-        slash = slash || piece.as_slice().iter().any(|&ch| chars::has(ch, SLASH));
-        c = nxt;
-        run += 1;
-        if run >= MAX_RUN {
-            break;
-        }
-    }
-    (c, run, slash, None)
-}
-
 /// `closer_after(text, i, end, closers)` with `end` the reader's bound; `closer` a class bit.
 #[inline]
 pub fn closer_after(s: &str, start: Cur, closer: u16) -> Option<Cur> {
@@ -192,7 +178,7 @@ pub fn closer_after(s: &str, start: Cur, closer: u16) -> Option<Cur> {
         if piece
             .as_slice()
             .iter()
-            .all(|&ch| chars::flags(ch) & (SKIP | SLASH) != 0)
+            .all(|&ch| chars::flags(ch) & (CAN_SKIP | SLASH) != 0)
         {
             run += 1;
             c = nxt;
@@ -207,10 +193,11 @@ pub fn closer_after(s: &str, start: Cur, closer: u16) -> Option<Cur> {
 }
 
 /// A character of a namespace prefix (`_after_namespace`): a letter or digit that is not an
-/// opener character (U+1438 CANADIAN SYLLABICS PA is both), or a separator.
+/// opener character (U+1438 CANADIAN SYLLABICS PA is both), a separator, or a skipped character.
 #[inline]
 fn namespace_char(f: u16) -> bool {
-    (f & chars::ALNUM != 0 && f & (chars::LT | chars::LBRACKET) == 0) || f & chars::SEPARATOR != 0
+    (f & chars::ALNUM != 0 && f & (chars::LT | chars::LBRACKET) == 0)
+        || f & (chars::SEPARATOR | SKIP) != 0
 }
 
 /// `not _stops_reading(piece)` for the piece's first character: a letter or digit that is not
@@ -224,17 +211,33 @@ fn keeps_reading(ch: char) -> bool {
 /// `_after_namespace`: after a name prefix that ends in a colon-like character, else `None`.
 #[inline]
 fn after_namespace(s: &str, start: Cur) -> Option<Cur> {
-    let mut k = start;
-    while before_end(s, k) && k.rel - start.rel < MAX_RUN {
-        let ch = char_at(s, k.i);
-        if !namespace_char(chars::flags(ch)) {
-            break;
+    let b = s.as_bytes();
+    let n = b.len();
+    let fast = chars::Fast::get();
+    // At most MAX_RUN characters, and none past the lookahead bound.
+    let budget = MAX_RUN.min(MAX_LOOKAHEAD.saturating_sub(start.rel));
+    let mut i = start.i;
+    let mut cps = 0;
+    while cps < budget && i < n {
+        let x = b[i];
+        if x < 0x80 {
+            if !namespace_char(fast.ascii_flags(x)) {
+                break;
+            }
+            i += 1;
+        } else {
+            let ch = char_at(s, i);
+            if !namespace_char(chars::flags(ch)) {
+                break;
+            }
+            i += ch.len_utf8();
         }
-        k = Cur {
-            i: k.i + ch.len_utf8(),
-            rel: k.rel + 1,
-        };
+        cps += 1;
     }
+    let k = Cur {
+        i,
+        rel: start.rel + cps,
+    };
     if before_end(s, k) {
         let ch = char_at(s, k.i);
         if chars::readings(ch).has_colon() {
@@ -250,7 +253,7 @@ fn after_namespace(s: &str, start: Cur) -> Option<Cur> {
 enum Walk {
     /// `t` starts with a reserved name (the node where it ends).
     Reserved(u32),
-    /// `t` is a prefix of a name (its node); `t` may also be a token.
+    /// `t` is live: a prefix of a name (its node).
     Viable(u32),
     Dead,
 }
@@ -269,7 +272,11 @@ fn walk(trie: &Trie, from: u32, p: &str) -> Walk {
             None => return Walk::Dead,
         }
     }
-    Walk::Viable(node)
+    if trie.is_live(node) {
+        Walk::Viable(node)
+    } else {
+        Walk::Dead
+    }
 }
 
 #[inline]
@@ -279,17 +286,152 @@ fn push_unique(v: &mut Vec<u32>, x: u32) {
     }
 }
 
-/// A lead already read: where it stopped, its run and whether it held a slash.
+/// Which reader: the angle reader's `accept` (reserved, namespace, `<NAME>` then `>`) or the
+/// bracket reader's (`[NAME]` then `]`).
+#[derive(Clone, Copy)]
+struct Eye<'s, 'n> {
+    s: &'s str,
+    trie: &'n Trie,
+    closer: u16,
+}
+
+impl<'n> Eye<'_, 'n> {
+    /// `accept(t, i)` for the live node `k` spelling `t` (a reserved prefix met on the way is
+    /// found by [`walk`]; every state is free of one, so only `k` itself can be reserved).
+    #[inline]
+    fn accept(&self, k: u32, at: Cur, slash: bool) -> Option<Reading<'n>> {
+        let trie = self.trie;
+        if trie.is_reserved(k) {
+            return Some(Reading::at(Kind::Reserved, trie.prefix(k), slash, at));
+        }
+        if trie.is_namespace(k) {
+            return Some(Reading::at(Kind::Token, trie.prefix(k), slash, at));
+        }
+        if trie.is_token(k) {
+            if let Some(close) = closer_after(self.s, at, self.closer) {
+                return Some(Reading::at(Kind::Token, trie.prefix(k), slash, close));
+            }
+        }
+        None
+    }
+
+    /// `_step(states, parts, i, accept, live)`: the reading if one is accepted, else whether a
+    /// new state came from a non-empty reading (`advanced`); the new states are in `new`.
+    fn step_states(
+        &self,
+        states: &[u32],
+        parts: &Parts,
+        at: Cur,
+        slash: bool,
+        new: &mut Vec<u32>,
+    ) -> Result<bool, Reading<'n>> {
+        let trie = self.trie;
+        new.clear();
+        let mut advanced = false;
+        for &st in states {
+            let hit = parts.find_map(|p| {
+                match walk(trie, st, p) {
+                    Walk::Reserved(k) => {
+                        return Some(Reading::at(Kind::Reserved, trie.prefix(k), slash, at))
+                    }
+                    Walk::Viable(k) => {
+                        if let Some(r) = self.accept(k, at, slash) {
+                            return Some(r);
+                        }
+                        push_unique(new, k);
+                        advanced |= !p.is_empty();
+                    }
+                    Walk::Dead => {}
+                }
+                if is_digit_reading(p) {
+                    if let Some(d) = trie.digit_node(st) {
+                        if let Some(r) = self.accept(d, at, slash) {
+                            return Some(r);
+                        }
+                        push_unique(new, d);
+                        advanced = true;
+                    }
+                }
+                None
+            });
+            if let Some(r) = hit {
+                return Err(r);
+            }
+        }
+        Ok(advanced)
+    }
+}
+
+/// How a lead ended: a reading decided in it, or the first piece it does not read past (with
+/// the position of that piece and the one after it); the pending states are in `scratch.pending`.
+enum LeadEnd<'n> {
+    Done(Reading<'n>),
+    Piece(Piece, Cur, Cur),
+}
+
+/// `_lead`: past skippable characters, slashes (and `!`/`?`); a character that may also be read
+/// as a letter starts name states that are kept pending.
+fn lead<'n>(
+    eye: &Eye<'_, 'n>,
+    pos: usize,
+    bang: bool,
+    slash: &mut bool,
+    scratch: &mut Scratch,
+) -> LeadEnd<'n> {
+    let s = eye.s;
+    let mut c = Cur { i: pos, rel: 0 };
+    let mut run = 0;
+    let mask = CAN_SKIP | SLASH | if bang { BANG } else { 0 };
+    scratch.pending.clear();
+    loop {
+        if !before_end(s, c) {
+            return LeadEnd::Done(if c.i >= s.len() {
+                Reading::NONE
+            } else {
+                Reading::padding(*slash, c)
+            });
+        }
+        let (piece, nxt) = step(s, c);
+        if !piece
+            .as_slice()
+            .iter()
+            .all(|&ch| chars::flags(ch) & mask != 0)
+        {
+            return LeadEnd::Piece(piece, c, nxt);
+        }
+        *slash = *slash || piece.as_slice().iter().any(|&ch| chars::has(ch, SLASH));
+        let parts = parts_of(&piece);
+        let mut advanced = false;
+        if !scratch.pending.is_empty() || !parts.is_empty() {
+            scratch.states.clear();
+            scratch.states.push(0);
+            scratch.states.extend_from_slice(&scratch.pending);
+            match eye.step_states(&scratch.states, &parts, nxt, *slash, &mut scratch.new) {
+                Err(hit) => return LeadEnd::Done(hit),
+                Ok(adv) => advanced = adv,
+            }
+            scratch.new.retain(|&k| k != 0);
+            std::mem::swap(&mut scratch.pending, &mut scratch.new);
+        }
+        c = nxt;
+        run = if advanced { 0 } else { run + 1 };
+        if run >= MAX_RUN {
+            return LeadEnd::Done(Reading::padding(*slash, c));
+        }
+    }
+}
+
+/// A lead already read by the fast path: where it stopped, its run and whether it held a slash
+/// (it left no pending state).
 #[derive(Clone, Copy)]
 struct Lead {
     at: Cur,
-    run: usize,
     slash: bool,
 }
 
 /// The reading decided from plain ASCII alone (no `&`, nothing beyond ASCII), else the lead
-/// when it is complete (for the general reader to go on from): the lead over ASCII skips,
-/// then a first character that no name starts with.
+/// when it is complete (for the general reader to go on from): the lead over ASCII characters
+/// that start no name state, then a first character that no name starts with.
 #[inline]
 fn fast_read(
     s: &str,
@@ -301,6 +443,11 @@ fn fast_read(
     let n = b.len();
     let fast = chars::Fast::get();
     let lead_mask = SKIP | SLASH | if bracket { 0 } else { BANG };
+    let inert = if bracket {
+        &names.bracket_lead_inert
+    } else {
+        &names.angle_lead_inert
+    };
     let mut i = pos;
     let mut run = 0;
     let mut slash = false;
@@ -314,6 +461,9 @@ fn fast_read(
         if f & lead_mask == 0 {
             break;
         }
+        if !inert[usize::from(c)] {
+            return Err(None);
+        }
         slash |= f & SLASH != 0;
         blank &= f & chars::SPACE != 0;
         i += 1;
@@ -324,7 +474,7 @@ fn fast_read(
         if bracket && blank {
             return Ok(Reading::NONE);
         }
-        return Ok(Reading::at(Kind::Padding, "", slash, at));
+        return Ok(Reading::padding(slash, at));
     }
     if i >= n {
         return Ok(Reading::NONE);
@@ -334,17 +484,17 @@ fn fast_read(
         return Err(None);
     }
     // The lead is complete: it stopped at a plain ASCII character.
-    let lead = Some(Lead { at, run, slash });
+    let lead = Some(Lead { at, slash });
     let class = if bracket {
         names.bracket_first[usize::from(c)]
     } else {
         names.angle_first[usize::from(c)]
     };
     match class {
-        crate::names::FIRST_NONE => Ok(Reading::NONE),
-        crate::names::FIRST_NAMESPACE => {
-            // `_after_namespace` from the character after the first: letters, digits and
-            // separators (at most MAX_RUN), then a colon-like character or nothing.
+        names::FIRST_NONE => Ok(Reading::NONE),
+        names::FIRST_NAMESPACE => {
+            // `_after_namespace` from the character after the first: letters, digits,
+            // separators and skipped characters (at most MAX_RUN), then a colon-like character.
             let start = i + 1;
             let mut k = start;
             while k < n && k - start < MAX_RUN {
@@ -352,7 +502,7 @@ fn fast_read(
                 if x >= 0x80 {
                     return Err(lead);
                 }
-                if fast.ascii_flags(x) & (chars::ALNUM | chars::SEPARATOR) == 0 {
+                if fast.ascii_flags(x) & (chars::ALNUM | chars::SEPARATOR | SKIP) == 0 {
                     break;
                 }
                 k += 1;
@@ -417,11 +567,58 @@ fn one_step(s: &str, fast: chars::Fast, c: Cur, pending: &mut Option<(Piece, Cur
     }
 }
 
-/// `modeleye.read_after(text, pos, names)`, `pos` a byte offset just after an opener.
+/// A one-character reading `r` of the state `st` that the one-state step cannot take: a digit
+/// reading where a placeholder family may go on (`_step` adds a second state).
+#[inline]
+fn needs_general(trie: &Trie, st: u32, r: char) -> bool {
+    r.is_ascii() && names::is_digit_byte(r as u8) && trie.digit_node(st).is_some()
+}
+
+/// `reader.read_after(text, pos, names)`, `pos` a byte offset just after an opener.
 pub fn read_after<'n>(s: &str, pos: usize, names: &'n Names, scratch: &mut Scratch) -> Reading<'n> {
     match fast_read(s, pos, names, false) {
         Ok(r) => r,
         Err(done) => read_after_slow(s, pos, names, scratch, done),
+    }
+}
+
+/// The start of the name phase: the piece that ended the lead (decoded, or plain ASCII to be
+/// read again by the one-state step), the position of that piece, the slash, the pending states
+/// (in `scratch.pending`).
+struct Start {
+    at: Cur,
+    slash: bool,
+    first: Option<(Piece, Cur)>,
+}
+
+#[inline]
+fn start_name<'n>(
+    eye: &Eye<'_, 'n>,
+    pos: usize,
+    bang: bool,
+    done: Option<Lead>,
+    scratch: &mut Scratch,
+) -> Result<Start, Reading<'n>> {
+    match done {
+        Some(l) => {
+            scratch.pending.clear();
+            Ok(Start {
+                at: l.at,
+                slash: l.slash,
+                first: None,
+            })
+        }
+        None => {
+            let mut slash = false;
+            match lead(eye, pos, bang, &mut slash, scratch) {
+                LeadEnd::Done(r) => Err(r),
+                LeadEnd::Piece(piece, at, nxt) => Ok(Start {
+                    at,
+                    slash,
+                    first: Some((piece, nxt)),
+                }),
+            }
+        }
     }
 }
 
@@ -433,23 +630,19 @@ fn read_after_slow<'n>(
     done: Option<Lead>,
 ) -> Reading<'n> {
     let n = s.len();
-    let (mut c, run, slash, mut pending) = match done {
-        Some(l) => (l.at, l.run, l.slash, None),
-        None => lead(s, pos, true),
+    let trie = &names.trie;
+    let eye = Eye {
+        s,
+        trie,
+        closer: chars::GT,
     };
-    if run >= MAX_RUN {
-        return Reading::at(Kind::Padding, "", slash, c);
-    }
-    if c.i >= n {
-        return Reading::NONE;
-    }
-    if !before_end(s, c) {
-        return Reading::at(Kind::Padding, "", slash, c);
-    }
-    let (first, nxt) = pending.unwrap_or_else(|| step(s, c));
-    // Keep the decoded piece for the loop, unless it is plain ASCII (the loop's fast step).
-    let plain = nxt.i == c.i + 1 && s.as_bytes()[c.i] != b'&';
-    pending = if plain { None } else { Some((first, nxt)) };
+    let st = match start_name(&eye, pos, true, done, scratch) {
+        Ok(st) => st,
+        Err(r) => return r,
+    };
+    let slash = st.slash;
+    let mut c = st.at;
+    let (first, nxt) = st.first.unwrap_or_else(|| step(s, c));
     if names.pipes {
         if let Some(ch) = first.first() {
             if chars::has(ch, chars::PIPE) {
@@ -457,11 +650,17 @@ fn read_after_slow<'n>(
             }
         }
     }
-    let trie = &names.trie;
-    let states = &mut scratch.states;
-    let new = &mut scratch.new;
+    // Keep the decoded piece for the loop, unless it is plain ASCII (the loop's fast step).
+    let plain = nxt.i == c.i + 1 && s.as_bytes()[c.i] != b'&';
+    let mut pending = if plain { None } else { Some((first, nxt)) };
+    let Scratch {
+        states,
+        new,
+        pending: lead_states,
+    } = scratch;
     states.clear();
     states.push(0);
+    states.extend(lead_states.iter().copied());
     let mut run = 0;
     let fast = chars::Fast::get();
     while before_end(s, c) {
@@ -471,28 +670,24 @@ fn read_after_slow<'n>(
                     c = nc;
                     run += 1;
                     if run >= MAX_RUN {
-                        return Reading::at(Kind::Padding, "", slash, c);
+                        return Reading::padding(slash, c);
                     }
                     continue;
                 }
-                One::Char(orig, r, nc) => {
-                    run = 0;
+                One::Char(orig, r, nc) if !needs_general(trie, states[0], r) => {
                     c = nc;
                     if let Some(k) = trie.child(states[0], r) {
-                        if trie.is_reserved(k) {
-                            return Reading::at(Kind::Reserved, trie.prefix(k), slash, c);
+                        if let Some(hit) = eye.accept(k, c, slash) {
+                            return hit;
                         }
-                        if trie.is_token(k) {
-                            if let Some(gt) = closer_after(s, c, chars::GT) {
-                                return Reading::at(Kind::Token, trie.prefix(k), slash, gt);
-                            }
-                        }
+                        run = 0;
                         states[0] = k;
                         continue;
                     }
                     // The name died. A namespace colon: read on from the root.
                     if r == ':' {
                         states[0] = 0;
+                        run = 0;
                         continue;
                     }
                     if !keeps_reading(orig) {
@@ -501,52 +696,43 @@ fn read_after_slow<'n>(
                     match after_namespace(s, c) {
                         Some(a) => {
                             states[0] = 0;
+                            run = 0;
                             c = a;
                             continue;
                         }
                         None => return Reading::NONE,
                     }
                 }
+                One::Char(orig, _, nc) => pending = Some((Piece::one(orig), nc)),
                 One::General => {}
             }
         }
         let (piece, nc) = pending.take().unwrap_or_else(|| step(s, c));
         c = nc;
         let parts = parts_of(&piece);
-        if matches!(parts, Parts::Empty) {
+        if parts.is_empty() {
             run += 1;
             if run >= MAX_RUN {
-                return Reading::at(Kind::Padding, "", slash, c);
+                return Reading::padding(slash, c);
             }
             continue;
         }
-        run = 0;
-        new.clear();
-        for &st in states.iter() {
-            let hit = parts.find_map(|p| match walk(trie, st, p) {
-                Walk::Reserved(k) => Some(Reading::at(Kind::Reserved, trie.prefix(k), slash, c)),
-                Walk::Viable(k) => {
-                    if trie.is_token(k) {
-                        if let Some(gt) = closer_after(s, c, chars::GT) {
-                            return Some(Reading::at(Kind::Token, trie.prefix(k), slash, gt));
-                        }
-                    }
-                    push_unique(new, k);
-                    None
-                }
-                Walk::Dead => None,
-            });
-            if let Some(r) = hit {
-                return r;
-            }
-        }
+        let advanced = match eye.step_states(states, &parts, c, slash, new) {
+            Err(hit) => return hit,
+            Ok(adv) => adv,
+        };
         if !new.is_empty() {
             std::mem::swap(states, new);
+            run = if advanced { 0 } else { run + 1 };
+            if run >= MAX_RUN {
+                return Reading::padding(slash, c);
+            }
             continue;
         }
         // The name died: a namespace prefix is read past, once per colon.
         states.clear();
         states.push(0);
+        run = 0;
         if parts.any_colon_end() {
             continue;
         }
@@ -560,13 +746,13 @@ fn read_after_slow<'n>(
         }
     }
     if c.i < n {
-        Reading::at(Kind::Padding, "", slash, c)
+        Reading::padding(slash, c)
     } else {
         Reading::NONE
     }
 }
 
-/// `modeleye.read_bracket(text, pos, names)`.
+/// `reader.read_bracket(text, pos, names)`.
 pub fn read_bracket<'n>(
     s: &str,
     pos: usize,
@@ -579,6 +765,35 @@ pub fn read_bracket<'n>(
     }
 }
 
+/// `_bracket_bar`: after `[` and a bar, `NAME|]` (letters and digits, skippable characters
+/// allowed), a bar, then `]`.
+fn bracket_bar(s: &str, start: Cur, slash: bool) -> Reading<'static> {
+    let mut c = start;
+    let mut named = false;
+    while before_end(s, c) {
+        let (piece, nxt) = step(s, c);
+        match piece.first() {
+            Some(ch) if chars::has(ch, chars::PIPE) => {
+                if !named {
+                    return Reading::NONE;
+                }
+                return match closer_after(s, nxt, chars::RBRACKET) {
+                    Some(close) => Reading::at(Kind::Bar, "", slash, close),
+                    None => Reading::NONE,
+                };
+            }
+            Some(ch) if keeps_reading(ch) => named = true,
+            _ => {
+                if !piece.as_slice().iter().all(|&ch| chars::can_skip(ch)) {
+                    return Reading::NONE;
+                }
+            }
+        }
+        c = nxt;
+    }
+    Reading::NONE
+}
+
 fn read_bracket_slow<'n>(
     s: &str,
     pos: usize,
@@ -587,25 +802,45 @@ fn read_bracket_slow<'n>(
     done: Option<Lead>,
 ) -> Reading<'n> {
     let n = s.len();
-    let (mut c, run, slash, mut pending) = match done {
-        Some(l) => (l.at, l.run, l.slash, None),
-        None => lead(s, pos, false),
-    };
-    if run >= MAX_RUN || (!before_end(s, c) && c.i < n) {
-        let blank = s.as_bytes()[pos..c.i]
-            .iter()
-            .all(|&b| b < 0x80 && chars::is_space(b as char));
-        return if blank {
-            Reading::NONE
-        } else {
-            Reading::at(Kind::Padding, "", slash, c)
-        };
-    }
     let trie = &names.brackets;
-    let states = &mut scratch.states;
-    let new = &mut scratch.new;
+    let eye = Eye {
+        s,
+        trie,
+        closer: chars::RBRACKET,
+    };
+    let st = match start_name(&eye, pos, false, done, scratch) {
+        Ok(st) => st,
+        Err(r) if r.kind == Kind::Padding => {
+            // Layout, not padding: a run of plain ASCII whitespace (an indented JSON array).
+            let blank = s.as_bytes()[pos..r.end]
+                .iter()
+                .all(|&b| b < 0x80 && chars::is_space(b as char));
+            return if blank { Reading::NONE } else { r };
+        }
+        Err(r) => return r,
+    };
+    let slash = st.slash;
+    let mut c = st.at;
+    let (first, nxt) = st.first.unwrap_or_else(|| step(s, c));
+    if let Some(ch) = first.first() {
+        if chars::has(ch, chars::PIPE) {
+            let bar = bracket_bar(s, nxt, slash);
+            if !bar.is_none() {
+                return bar;
+            }
+            // Not `[|NAME|]`: the bar-shaped character may still be a letter of a name.
+        }
+    }
+    let plain = nxt.i == c.i + 1 && s.as_bytes()[c.i] != b'&';
+    let mut pending = if plain { None } else { Some((first, nxt)) };
+    let Scratch {
+        states,
+        new,
+        pending: lead_states,
+    } = scratch;
     states.clear();
     states.push(0);
+    states.extend(lead_states.iter().copied());
     let mut run = 0;
     let fast = chars::Fast::get();
     while before_end(s, c) {
@@ -615,64 +850,83 @@ fn read_bracket_slow<'n>(
                     c = nc;
                     run += 1;
                     if run >= MAX_RUN {
-                        return Reading::at(Kind::Padding, "", slash, c);
+                        return Reading::padding(slash, c);
                     }
                     continue;
                 }
-                One::Char(_, r, nc) => {
-                    run = 0;
+                One::Char(_, r, nc) if !needs_general(trie, states[0], r) => {
                     c = nc;
                     let Some(k) = trie.child(states[0], r) else {
                         return Reading::NONE;
                     };
-                    if trie.is_token(k) {
-                        if let Some(close) = closer_after(s, c, chars::RBRACKET) {
-                            return Reading::at(Kind::Token, trie.prefix(k), slash, close);
-                        }
+                    if let Some(hit) = eye.accept(k, c, slash) {
+                        return hit;
                     }
+                    run = 0;
                     states[0] = k;
                     continue;
                 }
+                One::Char(orig, _, nc) => pending = Some((Piece::one(orig), nc)),
                 One::General => {}
             }
         }
         let (piece, nc) = pending.take().unwrap_or_else(|| step(s, c));
         c = nc;
         let parts = parts_of(&piece);
-        if matches!(parts, Parts::Empty) {
+        if parts.is_empty() {
             run += 1;
             if run >= MAX_RUN {
-                return Reading::at(Kind::Padding, "", slash, c);
+                return Reading::padding(slash, c);
             }
             continue;
         }
-        run = 0;
-        new.clear();
-        for &st in states.iter() {
-            let hit = parts.find_map(|p| match walk(trie, st, p) {
-                Walk::Viable(k) => {
-                    if trie.is_token(k) {
-                        if let Some(close) = closer_after(s, c, chars::RBRACKET) {
-                            return Some(Reading::at(Kind::Token, trie.prefix(k), slash, close));
-                        }
-                    }
-                    push_unique(new, k);
-                    None
-                }
-                _ => None,
-            });
-            if let Some(r) = hit {
-                return r;
-            }
-        }
+        let advanced = match eye.step_states(states, &parts, c, slash, new) {
+            Err(hit) => return hit,
+            Ok(adv) => adv,
+        };
         if new.is_empty() {
             return Reading::NONE;
         }
         std::mem::swap(states, new);
+        run = if advanced { 0 } else { run + 1 };
+        if run >= MAX_RUN {
+            return Reading::padding(slash, c);
+        }
     }
     if c.i < n {
-        Reading::at(Kind::Padding, "", slash, c)
+        Reading::padding(slash, c)
     } else {
         Reading::NONE
     }
+}
+
+/// `reader.exact_after(text, i, names)`: the end (byte offset) of the exact token whose first
+/// character is at byte `i`, past any backslashes after that character, if one starts there.
+#[inline]
+pub fn exact_after(s: &str, i: usize, names: &Names) -> Option<usize> {
+    let b = s.as_bytes();
+    let c0 = *b.get(i)?;
+    if c0 < 0x80 && !names.exact.may_start(c0, b.get(i + 1).copied()) {
+        return None;
+    }
+    exact_after_at(s, i, names)
+}
+
+fn exact_after_at(s: &str, i: usize, names: &Names) -> Option<usize> {
+    let first = char_at(s, i);
+    let b = s.as_bytes();
+    let mut j = i + first.len_utf8();
+    while j < b.len() && b[j] == b'\\' {
+        j += 1;
+    }
+    let tail = &b[j..];
+    names
+        .exact
+        .rests(first, tail.first().copied())
+        .iter()
+        .find(|r| {
+            let r = r.as_bytes();
+            r.first() == tail.first() && tail.starts_with(r)
+        })
+        .map(|r| j + r.len())
 }

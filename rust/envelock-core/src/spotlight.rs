@@ -1,7 +1,8 @@
-//! The spotlighting transforms of `envelock.spotlight`, natively: `datamark`, `interleave` and
-//! their inverses. Held equal to the Python functions by `tests/test_spotlight_native.py` and the
-//! `fuzz_native` harness. The marker is assumed valid (`spotlight.marker_problem`): not a
-//! blank and not an `INTERLEAVE_RANGES` letter. "Whitespace" here is `BLANK_RANGES`.
+//! The spotlighting transforms of `envelock.envelope.spotlight`, natively: `datamark`, `interleave`
+//! and their inverses. Held equal to the Python functions by `tests/envelope/test_spotlight_native.py`
+//! and the `fuzz_native` harness. "Whitespace" here is every character of `BLANK_RANGES` except the
+//! turn's marker (`spotlight._blank_class`): a marker may itself be in `BLANK_RANGES` (a middle dot,
+//! a bullet), and it is never a blank of its own turn.
 
 use crate::tables as t;
 
@@ -15,16 +16,18 @@ fn is_interleave_letter(c: char) -> bool {
     in_ranges(t::INTERLEAVE_RANGES, c)
 }
 
-/// A blank between words (`unicode_tables.BLANK_RANGES`: whitespace and what renders as a blank).
-fn is_space(c: char) -> bool {
-    c == ' ' || in_ranges(t::BLANK_RANGES, c)
+/// A blank between words of a turn marked with `marker` (`spotlight._blank_class`: every
+/// character of `BLANK_RANGES` but the marker).
+#[inline]
+fn is_blank(c: char, marker: char) -> bool {
+    c != marker && in_ranges(t::BLANK_RANGES, c)
 }
 
-/// The end (byte offset) of the run of whitespace that starts at byte `i`.
-fn space_run_end(text: &str, i: usize) -> usize {
+/// The end (byte offset) of the run of blanks that starts at byte `i`.
+fn blank_run_end(text: &str, i: usize, marker: char) -> usize {
     text[i..]
         .char_indices()
-        .find(|&(_, c)| !is_space(c))
+        .find(|&(_, c)| !is_blank(c, marker))
         .map_or(text.len(), |(k, _)| i + k)
 }
 
@@ -34,8 +37,8 @@ pub fn datamark(text: &str, marker: char) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 4 + 4);
     let mut i = 0;
     while let Some(c) = text[i..].chars().next() {
-        if is_space(c) {
-            let j = space_run_end(text, i);
+        if is_blank(c, marker) {
+            let j = blank_run_end(text, i, marker);
             let run = &text[i..j];
             out.push(marker);
             if run != " " || text[j..].starts_with(marker) {
@@ -77,7 +80,7 @@ fn unmark(text: &str, marker: char, lone: Option<char>) -> String {
                 out.push(marker);
                 chars.next();
             }
-            Some(&n) if is_space(n) => {}
+            Some(&n) if is_blank(n, marker) => {}
             // A lone marker: a space in datamark, an inserted marker (nothing) in interleave.
             _ => out.extend(lone),
         }
@@ -94,8 +97,8 @@ pub fn interleave(text: &str, marker: char, seed: u64) -> String {
     let mut prev_letter = false;
     let mut i = 0;
     while let Some(c) = text[i..].chars().next() {
-        if is_space(c) {
-            let j = space_run_end(text, i);
+        if is_blank(c, marker) {
+            let j = blank_run_end(text, i, marker);
             out.push(marker);
             out.push_str(&text[i..j]);
             i = j;
@@ -108,6 +111,11 @@ pub fn interleave(text: &str, marker: char, seed: u64) -> String {
         }
         out.push(c);
         if c == marker {
+            // The doubled marker: a boundary between two letters if the marker were one (a
+            // valid marker never is; the draw keeps the two sides equal on any marker).
+            if letter && rng.quarter() {
+                out.push(marker);
+            }
             out.push(marker);
         }
         prev_letter = letter;
@@ -227,9 +235,15 @@ mod tests {
             "",
             " ",
             "ˆ",
+            "a\u{b7}b \u{b7} c",
         ] {
             assert_eq!(undatamark(&datamark(text, 'ˆ'), 'ˆ'), text);
             assert_eq!(uninterleave(&interleave(text, 'ˆ', 196), 'ˆ'), text);
+            // U+00B7 MIDDLE DOT is a blank of BLANK_RANGES, and not one of a turn it marks.
+            assert_eq!(undatamark(&datamark(text, '\u{b7}'), '\u{b7}'), text);
+            assert_eq!(uninterleave(&interleave(text, '\u{b7}', 7), '\u{b7}'), text);
         }
+        assert!(in_ranges(t::BLANK_RANGES, '\u{b7}') && in_ranges(t::BLANK_RANGES, ' '));
+        assert_eq!(datamark("a\u{b7}b c", '\u{b7}'), "a\u{b7}\u{b7}b\u{b7}c");
     }
 }

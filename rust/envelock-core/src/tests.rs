@@ -1,4 +1,5 @@
-//! Examples from the Python tests (tests/test_core_defang.py and friends).
+//! Examples from the Python tests (tests/eye/test_escape_rule.py and friends), with the answers of
+//! the Python reference (`envelock.eye.reference`).
 
 use crate::chars::skeleton;
 use crate::*;
@@ -19,10 +20,13 @@ const LEVELS: [&str; 3] = ["reserved", "markup", "xml"];
 
 #[test]
 fn escaping_the_escape() {
+    // An opener followed by `\` is escaped only when its reading past the backslash is dangerous.
     for (raw, want) in [
-        ("<\\", "<\\\\"),
+        ("<\\", "<\\"),
         ("<\\\\/retrieved_content>", "<\\\\\\/retrieved_content>"),
-        ("&lt;\\x", "&lt;\\\\x"),
+        ("&lt;\\x", "&lt;\\x"),
+        ("re.compile(r'<\\w+')", "re.compile(r'<\\w+')"),
+        ("\u{ab}\\- option \u{bb}", "\u{ab}\\- option \u{bb}"),
         ("[\\INST]", "[\\\\INST]"),
         ("[INST]", "[\\INST]"),
         ("[/INST]", "[\\/INST]"),
@@ -204,8 +208,8 @@ fn openers_in_text_order() {
 
 #[test]
 fn undo_uses_the_defangs_tokenization() {
-    // `&ltcc;` (U+2AA6) starts with the opener `&lt`: defang and undefang both tokenize as
-    // OPENER_RE.finditer does, so the round trip holds (it once lost the backslash).
+    // `&ltcc;` (U+2AA6) is an opener of its own, `&ltcir;` a reference to another character:
+    // defang and undefang both tokenize as OPENER_RE.finditer does, so the round trip holds.
     assert_eq!(d("&ltcc;\\", "reserved"), "&ltcc;\\");
     assert_eq!(u("&ltcc;\\", "reserved"), "&ltcc;\\");
     for s in ["&ltcc;\\", "&ltcir;\\x", "&ltquest;\\", "&lt\\cc;"] {
@@ -221,7 +225,7 @@ fn opener_letters_end_a_reading() {
     let mut sc = Scratch::default();
     let s = "<\u{1438}:retrieved_content";
     assert!(read_after(s, 1, &n, &mut sc).is_none());
-    assert_eq!(read_after(s, 4, &n, &mut sc).kind, Kind::Reserved);
+    assert_eq!(read_after(s, 4, &n, &mut sc).kind, Kind::Reserved); // byte 4: the colon
     let s = "<a\u{1438}b:retrieved_content";
     assert!(read_after(s, 1, &n, &mut sc).is_none());
 }
@@ -245,3 +249,4 @@ fn body_context_round_trip() {
         }
     }
 }
+

@@ -88,7 +88,7 @@ where
     Ok(result(py, input, out))
 }
 
-/// defang(text, level, reserved) -> str: `defang_reference(text, level=level, reserved=reserved)`.
+/// defang(text, level, reserved) -> str: `reference.defang(text, level, reserved)`.
 #[pyfunction]
 fn defang<'py>(
     py: Python<'py>,
@@ -114,41 +114,30 @@ fn defang_body<'py>(
     run(py, text, |s| core::defang_body(s, lvl, &names))
 }
 
-/// undefang(text, level) -> str: the exact inverse of defang (as the reference undefang).
+/// undefang(text, level, reserved) -> str: the exact inverse of defang with the same reserved
+/// names (`reference.undefang`: the reserved names decide where the escapes are).
 #[pyfunction]
 fn undefang<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyString>,
     level: &str,
+    reserved: Vec<String>,
 ) -> PyResult<Bound<'py, PyString>> {
     let lvl = self::level(level)?;
-    let names = names_for(
-        core::tables::RESERVED_NAMES
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-        true,
-        true,
-    )?;
+    let names = names_for(reserved, true, true)?;
     run(py, text, |s| core::undefang(s, lvl, &names))
 }
 
-/// undefang_body(text, level) -> str: the exact inverse of defang_body (`escape.undefang_body`).
+/// undefang_body(text, level, reserved) -> str: the exact inverse of defang_body (`escape.undefang_body`).
 #[pyfunction]
 fn undefang_body<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyString>,
     level: &str,
+    reserved: Vec<String>,
 ) -> PyResult<Bound<'py, PyString>> {
     let lvl = self::level(level)?;
-    let names = names_for(
-        core::tables::RESERVED_NAMES
-            .iter()
-            .map(|s| s.to_string())
-            .collect(),
-        true,
-        true,
-    )?;
+    let names = names_for(reserved, true, true)?;
     run(py, text, |s| core::undefang_body(s, lvl, &names))
 }
 
@@ -317,7 +306,7 @@ fn defang_many<'py>(
     PyList::new(py, items)
 }
 
-/// skeleton(text) -> str: `modeleye.skeleton`.
+/// skeleton(text) -> str: `reader.skeleton`.
 #[pyfunction]
 fn skeleton(text: &Bound<'_, PyString>) -> PyResult<String> {
     Ok(core::chars::skeleton(self::text(text)?))
