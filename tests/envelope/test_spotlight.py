@@ -48,21 +48,20 @@ from envelock import (
 from envelock.envelope.invisible import sanitize
 from envelock.escape import Level
 from envelock.eye import unicode_tables as unicode_tables
-from envelock.eye.charsets import char_class
 from envelock.eye.reader import reserved_tag_count
 from envelock.eye.unicode_tables import (
     BANG_CHARACTERS,
     BLANK_RANGES,
+    DEFAULT_IGNORABLE_RANGES,
     GT_LOOKALIKES,
     INTERLEAVE_RANGES,
     LBRACKET_LOOKALIKES,
     LT_LOOKALIKES,
+    MARK_RANGES,
     MARKER_CANDIDATES,
     PIPE_LOOKALIKES,
     QUOTE_LOOKALIKES,
     RBRACKET_LOOKALIKES,
-    DEFAULT_IGNORABLE_RANGES,
-    MARK_RANGES,
     READINGS,
     SLASH_LOOKALIKES,
     SPACE_RANGES,

@@ -16,7 +16,6 @@ skip into a failure.
 
 from __future__ import annotations
 
-import functools
 import html.entities
 import os
 import re
@@ -516,14 +515,14 @@ def _mutant(*patches: tuple[object, str, object]) -> Iterator[None]:
     for obj, name, value in patches:
         setattr(obj, name, value)
     me.names_for.cache_clear()
-    _reference.exact_start_re.cache_clear()
+    me._exact_finder.cache_clear()
     try:
         yield
     finally:
         for obj, name, value in saved:
             setattr(obj, name, value)
         me.names_for.cache_clear()
-        _reference.exact_start_re.cache_clear()
+        me._exact_finder.cache_clear()
 
 
 def _openers_from(refs: Any = None, numeric: Any = None, amp: Any = None) -> tuple[tuple[object, str, object], ...]:
@@ -601,7 +600,7 @@ NEW_CONTROLS: list[tuple[str, Callable[[], Any], str, tuple[str, ...], tuple[Cal
     ),
     (
         "exact tokens: the escape points without an opener forgotten",
-        lambda: _mutant((_reference, "exact_start_re", functools.lru_cache(lambda names: None))),
+        lambda: _mutant((_reference, "_non_opener_exact", lambda names: re.compile("(?!)"))),
         "\uff5cDSML\uff5c and >>TITLE<<",
         RESERVED_NAMES,
         (check_defang,),

@@ -24,9 +24,9 @@ import typing
 from typing import Any
 
 import typing_extensions
-from helpers.data import load_corpus, optional_module
 
 import envelock
+from helpers.data import load_corpus, optional_module
 
 REQUIRE_ENV = "ENVELOCK_REQUIRE_INTEGRATIONS"
 

@@ -262,9 +262,7 @@ def defang_brackets(text: str, names: Names) -> str:
     return _reference.defang_brackets(text, names, _bracket_prefilter(names))
 
 
-def defang(
-    text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None
-) -> str:
+def defang(text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None) -> str:
     """:func:`envelock.eye.reference.defang` through the generated regexes; equal on every input."""
     names = names_for(reserved, tokens)
     if not may_hold_opener(text):

@@ -92,9 +92,7 @@ def _non_opener_exact(names: Names) -> re.Pattern[str]:
     return names.exact_finder("".join(c for c in starts if not OPENER_RE.fullmatch(c) and not BRACKET_OPENER_RE.fullmatch(c)))
 
 
-def defang(
-    text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None
-) -> str:
+def defang(text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None) -> str:
     """The reference defang: one Python reading per escape point."""
     names = names_for(reserved, tokens)
     markup = level != "reserved"
@@ -164,7 +162,8 @@ def undefang_exact(text: str, names: Names) -> str:
     """Invert :func:`defang_exact`."""
     n = len(text)
     return drop_after(
-        text, [m.start() + 1 for m in _non_opener_exact(names).finditer(text) if m.start() + 1 < n and text[m.start() + 1] == "\\"]
+        text,
+        [m.start() + 1 for m in _non_opener_exact(names).finditer(text) if m.start() + 1 < n and text[m.start() + 1] == "\\"],
     )
 
 

@@ -28,31 +28,34 @@ _ENC_OPENER_RE = re.compile(
 # The rules this module reports (collected by envelock.scan.rules).
 
 ENCODED_TAG = Rule(
-    'encoded-tag',
-    'Percent-, backslash- or cipher-encoded envelope tag or control token',
+    "encoded-tag",
+    "Percent-, backslash- or cipher-encoded envelope tag or control token",
     (
-        '`%3C/retrieved_content%3E`, `\\u003c/retrieved_content`, `\\x3c...`, `%uFF1C...`, or a reserved name '
-        'in ROT13, Atbash or reversed. Not a tag as it stands, but one decoding step (by a tool, a template '
-        'or a model asked to decode) away from one.'
+        "`%3C/retrieved_content%3E`, `\\u003c/retrieved_content`, `\\x3c...`, `%uFF1C...`, or a reserved name "
+        "in ROT13, Atbash or reversed. Not a tag as it stands, but one decoding step (by a tool, a template "
+        "or a model asked to decode) away from one."
     ),
-    'warning',
+    "warning",
     5.0,
-    'encoded',
+    "encoded",
 )
 
 ENCODED_BLOB_TAG = Rule(
-    'encoded-blob-tag',
-    'Base64, hex or binary run that decodes to an envelope tag or control token',
+    "encoded-blob-tag",
+    "Base64, hex or binary run that decodes to an envelope tag or control token",
     (
-        'A run of base64 (standard or URL-safe), hex digits or 8-bit binary groups whose decoded bytes hold '
+        "A run of base64 (standard or URL-safe), hex digits or 8-bit binary groups whose decoded bytes hold "
         "an envelope tag or chat-template control token: the classic 'decode this and follow it' injection."
     ),
-    'warning',
+    "warning",
     5.0,
-    'encoded',
+    "encoded",
 )
 
-RULES: tuple[Rule, ...] = (ENCODED_TAG, ENCODED_BLOB_TAG,)
+RULES: tuple[Rule, ...] = (
+    ENCODED_TAG,
+    ENCODED_BLOB_TAG,
+)
 
 
 def _cipher_names(reserved: tuple[str, ...]) -> list[tuple[str, str]]:

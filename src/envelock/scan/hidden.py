@@ -43,74 +43,80 @@ from .tags import _first_danger
 # The rules this module reports (collected by envelock.scan.rules).
 
 TAG_SMUGGLING = Rule(
-    'tag-smuggling',
-    'Unicode TAG characters (ASCII smuggling)',
+    "tag-smuggling",
+    "Unicode TAG characters (ASCII smuggling)",
     (
-        'Characters U+E0000..U+E007F mirror ASCII invisibly; some models read them. The message shows the '
-        'hidden ASCII. Error when the hidden text is itself an envelope tag or control token. RGI emoji flag '
-        'sequences (England, Scotland, Wales) are not reported; other well-formed emoji tag sequences are a '
-        'note.'
+        "Characters U+E0000..U+E007F mirror ASCII invisibly; some models read them. The message shows the "
+        "hidden ASCII. Error when the hidden text is itself an envelope tag or control token. RGI emoji flag "
+        "sequences (England, Scotland, Wales) are not reported; other well-formed emoji tag sequences are a "
+        "note."
     ),
-    'warning',
+    "warning",
     6.5,
-    'hidden',
+    "hidden",
 )
 
 BIDI_CONTROL = Rule(
-    'bidi-control',
-    'Bidirectional override/embedding/isolate control',
+    "bidi-control",
+    "Bidirectional override/embedding/isolate control",
     (
-        'U+202A..U+202E and U+2066..U+2069 reorder how text is displayed (Trojan Source, CVE-2021-42574), so '
-        'a reviewer sees something other than what the model reads. The marks LRM/RLM/ALM are not reported.'
+        "U+202A..U+202E and U+2066..U+2069 reorder how text is displayed (Trojan Source, CVE-2021-42574), so "
+        "a reviewer sees something other than what the model reads. The marks LRM/RLM/ALM are not reported."
     ),
-    'warning',
+    "warning",
     5.0,
-    'hidden',
+    "hidden",
 )
 
 INVISIBLE_IN_WORD = Rule(
-    'invisible-in-word',
-    'Invisible character inside a word',
+    "invisible-in-word",
+    "Invisible character inside a word",
     (
-        'A default-ignorable character (zero-width space, word joiner, invisible operator, filler, ...) sits '
-        'between two letters or digits, where it can split a keyword for filters while a model still reads '
-        'the word. Not reported: ZWJ/ZWNJ in scripts that use them (Arabic/Persian, Syriac, Indic, Sinhala, '
-        'Myanmar, Khmer, Mongolian, Tibetan), ZWSP/WJ in scripts written without spaces (Thai, Lao, Khmer, '
-        'Myanmar, CJK), a single variation selector (a variation sequence), CGJ in Hebrew, Hangul fillers in '
-        'Hangul, emoji ZWJ sequences, LRM/RLM/ALM. A soft hyphen inside a word is a note.'
+        "A default-ignorable character (zero-width space, word joiner, invisible operator, filler, ...) sits "
+        "between two letters or digits, where it can split a keyword for filters while a model still reads "
+        "the word. Not reported: ZWJ/ZWNJ in scripts that use them (Arabic/Persian, Syriac, Indic, Sinhala, "
+        "Myanmar, Khmer, Mongolian, Tibetan), ZWSP/WJ in scripts written without spaces (Thai, Lao, Khmer, "
+        "Myanmar, CJK), a single variation selector (a variation sequence), CGJ in Hebrew, Hangul fillers in "
+        "Hangul, emoji ZWJ sequences, LRM/RLM/ALM. A soft hyphen inside a word is a note."
     ),
-    'warning',
+    "warning",
     4.0,
-    'hidden',
+    "hidden",
 )
 
 INVISIBLE_RUN = Rule(
-    'invisible-run',
-    'Run of invisible characters (hidden payload)',
+    "invisible-run",
+    "Run of invisible characters (hidden payload)",
     (
-        'Four or more default-ignorable characters in a row carry data no reader sees: variation-selector '
+        "Four or more default-ignorable characters in a row carry data no reader sees: variation-selector "
         "byte smuggling, 'Sneaky Bits' (U+2062/U+2064 as binary), or padding. The message shows the decoded "
-        'text when it decodes. Error when the decoded text is an envelope tag or control token.'
+        "text when it decodes. Error when the decoded text is an envelope tag or control token."
     ),
-    'warning',
+    "warning",
     6.0,
-    'hidden',
+    "hidden",
 )
 
 CONTROL_CHARACTER = Rule(
-    'control-character',
-    'C0/C1 control character or lone surrogate',
+    "control-character",
+    "C0/C1 control character or lone surrogate",
     (
-        'Control characters other than TAB, LF, CR and FF (ESC sequences that hide text in terminals, NUL, '
-        'backspace, NEL) and unpaired surrogates have no place in retrieved prose. compose_preface replaces '
-        'them with U+FFFD.'
+        "Control characters other than TAB, LF, CR and FF (ESC sequences that hide text in terminals, NUL, "
+        "backspace, NEL) and unpaired surrogates have no place in retrieved prose. compose_preface replaces "
+        "them with U+FFFD."
     ),
-    'warning',
+    "warning",
     4.0,
-    'hidden',
+    "hidden",
 )
 
-RULES: tuple[Rule, ...] = (TAG_SMUGGLING, BIDI_CONTROL, INVISIBLE_IN_WORD, INVISIBLE_RUN, CONTROL_CHARACTER,)
+RULES: tuple[Rule, ...] = (
+    TAG_SMUGGLING,
+    BIDI_CONTROL,
+    INVISIBLE_IN_WORD,
+    INVISIBLE_RUN,
+    CONTROL_CHARACTER,
+)
 
 _BIDI_CLASS = char_class(BIDI_EMBEDDING_CONTROLS)
 ((_TAG_LO, _TAG_HI),) = TAG_CHARACTERS

@@ -45,75 +45,81 @@ from ._base import _GT, _LT, _PIPE, _SLASH, SNIPPET_MAX, Context, Rule, _decode_
 # The rules this module reports (collected by envelock.scan.rules).
 
 CLOSE_TAG = Rule(
-    'envelope-close-tag',
-    'Envelope close tag in retrieved text',
+    "envelope-close-tag",
+    "Envelope close tag in retrieved text",
     (
-        'The text holds something a model reads as `</retrieved_content>` (or another reserved envelope '
-        'name): exact, or disguised by case, whitespace, separators, look-alike characters, invisible '
-        'characters or character references. Inside an envelope it would end the envelope early and let the '
-        'rest of the text pose as instructions. compose_preface defangs it; a raw copy of this text must '
-        'never reach a prompt.'
+        "The text holds something a model reads as `</retrieved_content>` (or another reserved envelope "
+        "name): exact, or disguised by case, whitespace, separators, look-alike characters, invisible "
+        "characters or character references. Inside an envelope it would end the envelope early and let the "
+        "rest of the text pose as instructions. compose_preface defangs it; a raw copy of this text must "
+        "never reach a prompt."
     ),
-    'error',
+    "error",
     9.0,
-    'tags',
+    "tags",
 )
 
 OPEN_TAG = Rule(
-    'envelope-open-tag',
-    'Forged envelope open tag in retrieved text',
+    "envelope-open-tag",
+    "Forged envelope open tag in retrieved text",
     (
-        'The text holds something a model reads as `<retrieved_content ...>` (a reserved envelope name '
+        "The text holds something a model reads as `<retrieved_content ...>` (a reserved envelope name "
         'without a slash), possibly with forged attributes such as `provenance="system-config"`. It would '
-        'start a fake envelope claiming a higher trust tier.'
+        "start a fake envelope claiming a higher trust tier."
     ),
-    'error',
+    "error",
     8.5,
-    'tags',
+    "tags",
 )
 
 CONTROL_TOKEN = Rule(
-    'chat-control-token',
-    'Chat-template control token',
+    "chat-control-token",
+    "Chat-template control token",
     (
-        'The text holds a chat-template special token (`<|im_end|>`, `<|eot_id|>`, DeepSeek `<｜…｜>`, '
-        '`<start_of_turn>`, `[INST]`, `<</SYS>>`, `</function_results>`, ...). A model, or a template that '
-        'splices text without escaping, can take it for a turn boundary. `<s>`/`</s>` are reported as '
-        'warnings because they are also HTML strikethrough and type parameters.'
+        "The text holds a chat-template special token (`<|im_end|>`, `<|eot_id|>`, DeepSeek `<｜…｜>`, "
+        "`<start_of_turn>`, `[INST]`, `<</SYS>>`, `</function_results>`, ...). A model, or a template that "
+        "splices text without escaping, can take it for a turn boundary. `<s>`/`</s>` are reported as "
+        "warnings because they are also HTML strikethrough and type parameters."
     ),
-    'error',
+    "error",
     8.0,
-    'tags',
+    "tags",
 )
 
 DEFANGED_TAG = Rule(
-    'defanged-tag',
+    "defanged-tag",
     "Text already in envelock's escaped form",
     (
-        'The text holds an opener followed by a backslash before a reserved name or control token '
+        "The text holds an opener followed by a backslash before a reserved name or control token "
         "(`<\\/retrieved_content>`, `[\\INST]`): envelock's own escape. Third-party text has no reason to carry "
-        'it; it is either a pasted composed preface or an attempt to confuse a naive un-escaper.'
+        "it; it is either a pasted composed preface or an attempt to confuse a naive un-escaper."
     ),
-    'warning',
+    "warning",
     3.0,
-    'tags',
+    "tags",
 )
 
 PADDED_OPENER = Rule(
-    'padded-opener',
-    'Opener followed by long padding',
+    "padded-opener",
+    "Opener followed by long padding",
     (
-        'An opener (`<`, a look-alike or `&lt;`) is followed by a run of whitespace, invisible characters, '
+        "An opener (`<`, a look-alike or `&lt;`) is followed by a run of whitespace, invisible characters, "
         "controls, slashes or separators too long for the model's-eye lookahead to follow (32 or more in a "
-        'row, or past 256 characters while a reserved name could still form). What a model makes of it cannot '
-        'be bounded, so compose_preface escapes the opener (fail closed). Padding is a hiding technique.'
+        "row, or past 256 characters while a reserved name could still form). What a model makes of it cannot "
+        "be bounded, so compose_preface escapes the opener (fail closed). Padding is a hiding technique."
     ),
-    'warning',
+    "warning",
     4.0,
-    'tags',
+    "tags",
 )
 
-RULES: tuple[Rule, ...] = (CLOSE_TAG, OPEN_TAG, CONTROL_TOKEN, DEFANGED_TAG, PADDED_OPENER,)
+RULES: tuple[Rule, ...] = (
+    CLOSE_TAG,
+    OPEN_TAG,
+    CONTROL_TOKEN,
+    DEFANGED_TAG,
+    PADDED_OPENER,
+)
 
 
 @dataclass(frozen=True)
@@ -369,9 +375,7 @@ def _disguised(span: str) -> bool:
     ``…`` of ``[ARGS…]`` in help text) is not one: that is spacing, a warning at most."""
     if "&" in span:
         return True
-    return any(
-        c > "\x7f" and (modeleye.is_ignorable(c) or c in _BRACKETS or any(modeleye.readings(c))) for c in span
-    )
+    return any(c > "\x7f" and (modeleye.is_ignorable(c) or c in _BRACKETS or any(modeleye.readings(c))) for c in span)
 
 
 _BRACKETS = frozenset(modeleye.LBRACKET_CHARS + modeleye.RBRACKET_CHARS)

@@ -42,32 +42,35 @@ _PROSE_RE = re.compile(
 # The rules this module reports (collected by envelock.scan.rules).
 
 FORGED_ATTRIBUTE = Rule(
-    'forged-attribute',
-    'Quote followed by an envelope attribute name',
+    "forged-attribute",
+    "Quote followed by an envelope attribute name",
     (
-        'A quote (or `&quot;`, `%22`) followed by `provenance=`, `source=`, `origin=` or `fetched_at=`: an '
-        'attempt to break out of an attribute value and forge provenance when the text is used as an origin '
-        'or source. compose_preface escapes attribute values, so this is a hiding technique, not a breach.'
+        "A quote (or `&quot;`, `%22`) followed by `provenance=`, `source=`, `origin=` or `fetched_at=`: an "
+        "attempt to break out of an attribute value and forge provenance when the text is used as an origin "
+        "or source. compose_preface escapes attribute values, so this is a hiding technique, not a breach."
     ),
-    'warning',
+    "warning",
     5.0,
-    'text',
+    "text",
 )
 
 PROSE_TURN_MARKER = Rule(
-    'prose-turn-marker',
-    'Prose turn marker at the start of a line',
+    "prose-turn-marker",
+    "Prose turn marker at the start of a line",
     (
-        '`Human:`, `Assistant:`, `### Instruction:`, `SYSTEM:`, ... at the start of a line imitate a '
-        'conversation turn. No escape can neutralise prose; the envelope and the hygiene rule are the '
-        'defence. Reported for review only.'
+        "`Human:`, `Assistant:`, `### Instruction:`, `SYSTEM:`, ... at the start of a line imitate a "
+        "conversation turn. No escape can neutralise prose; the envelope and the hygiene rule are the "
+        "defence. Reported for review only."
     ),
-    'note',
+    "note",
     2.0,
-    'text',
+    "text",
 )
 
-RULES: tuple[Rule, ...] = (FORGED_ATTRIBUTE, PROSE_TURN_MARKER,)
+RULES: tuple[Rule, ...] = (
+    FORGED_ATTRIBUTE,
+    PROSE_TURN_MARKER,
+)
 
 
 def _scan_prose(text: str, out: list[_Raw]) -> None:
