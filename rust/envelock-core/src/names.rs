@@ -268,7 +268,9 @@ impl Exact {
             0 => false,
             k => match next {
                 Some(b'\\') => true,
-                Some(b) => self.seconds[usize::from(k) - 1][usize::from(b >> 6)] & (1 << (b & 63)) != 0,
+                Some(b) => {
+                    self.seconds[usize::from(k) - 1][usize::from(b >> 6)] & (1 << (b & 63)) != 0
+                }
                 None => self.seconds[usize::from(k) - 1] == [u64::MAX; 4],
             },
         }

@@ -249,4 +249,3 @@ fn body_context_round_trip() {
         }
     }
 }
-
