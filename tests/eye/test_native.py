@@ -35,9 +35,12 @@ from envelock.eye import reader as me
 from envelock.eye import reference as _reference
 from envelock.eye.tokens import ANGLE_TOKEN_NAMES, BRACKET_TOKEN_NAMES, RESERVED_NAMES
 from envelock.eye.unicode_tables import (
+    AMP_REFERENCES,
     GT_LOOKALIKES,
     LBRACKET_LOOKALIKES,
     LT_LOOKALIKES,
+    LT_NUMERIC,
+    LT_REFERENCES,
     PIPE_LOOKALIKES,
     RBRACKET_LOOKALIKES,
     READINGS,
@@ -527,12 +530,12 @@ def _mutant(*patches: tuple[object, str, object]) -> Iterator[None]:
 
 def _openers_from(refs: Any = None, numeric: Any = None, amp: Any = None) -> tuple[tuple[object, str, object], ...]:
     """Patches that make the reference find angle openers by another grammar."""
-    saved_amp = me.AMP_REFERENCES
-    me.AMP_REFERENCES = amp if amp is not None else saved_amp
+    # the reference reads AMP_REFERENCES from its module when it builds a pattern
+    setattr(me, "AMP_REFERENCES", amp if amp is not None else AMP_REFERENCES)  # noqa: B010
     try:
-        pattern = me._opener_pattern(me.LT_CHARS, me._ref_pattern(refs or me.LT_REFERENCES, numeric or me.LT_NUMERIC))
+        pattern = me._opener_pattern(me.LT_CHARS, me._ref_pattern(refs or LT_REFERENCES, numeric or LT_NUMERIC))
     finally:
-        me.AMP_REFERENCES = saved_amp
+        setattr(me, "AMP_REFERENCES", AMP_REFERENCES)  # noqa: B010
     regex = re.compile(pattern)
     return ((me, "OPENER_RE", regex), (_reference, "OPENER_RE", regex))
 
@@ -617,21 +620,21 @@ NEW_CONTROLS: list[tuple[str, Callable[[], Any], str, tuple[str, ...], tuple[Cal
     ),
     (
         "references: a legacy name without its exclusions (&ltimes; read as &lt + imes)",
-        lambda: _mutant(*_openers_from(refs=tuple((n, legacy, ()) for n, legacy, _ in me.LT_REFERENCES))),
+        lambda: _mutant(*_openers_from(refs=tuple((n, legacy, ()) for n, legacy, _ in LT_REFERENCES))),
         "&ltimes;",
         EXCLUSION_NAMES,
         (check_defang,),
     ),
     (
         "references: a legacy name that needs its ';' (&laquo)",
-        lambda: _mutant(*_openers_from(refs=tuple((n, legacy and n != "laquo", x) for n, legacy, x in me.LT_REFERENCES))),
+        lambda: _mutant(*_openers_from(refs=tuple((n, legacy and n != "laquo", x) for n, legacy, x in LT_REFERENCES))),
         "&laquo/retrieved_content>",
         RESERVED_NAMES,
         (check_defang, check_openers),
     ),
     (
         "references: no Windows-1252 number (&#139;)",
-        lambda: _mutant(*_openers_from(numeric=tuple(c for c in me.LT_NUMERIC if c != 0x8B))),
+        lambda: _mutant(*_openers_from(numeric=tuple(c for c in LT_NUMERIC if c != 0x8B))),
         "&#139;/retrieved_content>",
         RESERVED_NAMES,
         (check_defang, check_openers),

@@ -253,9 +253,9 @@ def _scan_hidden(text: str, ctx: Context, out: list[_Raw]) -> None:
         # is reported, as one finding (a word of 10,000 letters joined by U+200B is one word).
         count = _SHORT_RUN_RE.subn("", word)[1]
         if count == 1:
-            run = _SHORT_RUN_RE.search(word)
-            assert run is not None
-            msg = f"invisible {' '.join(f'U+{ord(c):04X}' for c in run.group())} inside a word"
+            found = _SHORT_RUN_RE.search(word)
+            assert found is not None
+            msg = f"invisible {' '.join(f'U+{ord(c):04X}' for c in found.group())} inside a word"
         else:
             kinds = sorted(c for c in set(word) if _SHORT_RUN_RE.fullmatch(c))
             msg = f"{count} invisible runs ({' '.join(f'U+{ord(c):04X}' for c in kinds[:8])}) inside a word"
