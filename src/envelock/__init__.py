@@ -15,6 +15,7 @@ from .envelope.spotlight import SPOTLIGHT_MODES, new_nonce
 from .envelope.verify import Verification, verify_preface
 from .errors import EnvelockError, EnvelopeBreach, InvalidEntry, InvalidOption, NestingError
 from .eye.escape import LEVELS, defang, undefang
+from .eye.load_tokens import TokenizerFileError, Tokens, load_tokens
 from .eye.tokens import RESERVED_NAMES
 from .scan import scan_text
 from .types import Envelope, Finding, Location, Problem, Spotlight, Transformation
@@ -37,6 +38,8 @@ __all__ = [
     "PrefaceEntry",
     "Problem",
     "Spotlight",
+    "TokenizerFileError",
+    "Tokens",
     "Transformation",
     "Trust",
     "Verification",
@@ -45,6 +48,7 @@ __all__ = [
     "defang",
     "entries_of",
     "hygiene_rule",
+    "load_tokens",
     "new_nonce",
     "parse_preface",
     "scan_text",

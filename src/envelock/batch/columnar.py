@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import BatchInputError
 from ..eye.escape import Level
 from ..eye.levels import check_level
+from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
 from ..types import Finding, Problem
 from .pool import check_workers, ordered_map
@@ -267,10 +268,10 @@ def _scan_task(task: tuple[int, Any, Any, Any, Any], spec: ScanSpec) -> Any:
     return pa.RecordBatch.from_pydict(cols, schema=findings_schema())
 
 
-def _verify_task(task: tuple[int, Any, Any, Any, Any], level: Level) -> Any:
+def _verify_task(task: tuple[int, Any, Any, Any, Any], level: Level, tokens: Tokens | None = None) -> Any:
     pa = _pa()
     first, texts, ids, _, _ = task
-    found = verify_texts(texts.to_pylist(), first, level)
+    found = verify_texts(texts.to_pylist(), first, level, tokens)
     cols: dict[str, list[Any]] = {name: [] for name in problems_schema().names}
     for rp in found:
         row_id = None if ids is None else ids[rp.row - first].as_py()
@@ -295,6 +296,7 @@ def scan_batches(
     origin_column: str | None = None,
     reserved: tuple[str, ...] = RESERVED_NAMES,
     disable: Iterable[str] = (),
+    tokens: Tokens | None = None,
     workers: int | None = None,
     task_rows: int = TASK_ROWS,
     max_bytes: int = MAX_TEXT_BYTES,
@@ -302,7 +304,7 @@ def scan_batches(
     """Findings of ``data`` (a ``pyarrow.Table``, a ``RecordBatch``, or an iterable of them) as
     record batches of :func:`findings_schema`, one per task, in row order. Streams: at most
     ``2 * workers`` tasks are in flight. See :func:`scan_table`."""
-    spec = ScanSpec(tuple(reserved), frozenset(disable))
+    spec = ScanSpec(tuple(reserved), frozenset(disable), tokens)
     n = check_workers(workers)
     tasks = _tasks(data, _Columns(column, id_column, source_column, origin_column), task_rows, max_bytes, compact=n > 1)
     yield from ordered_map(partial(_scan_task, spec=spec), tasks, n)
@@ -317,6 +319,7 @@ def scan_table(
     origin_column: str | None = None,
     reserved: tuple[str, ...] = RESERVED_NAMES,
     disable: Iterable[str] = (),
+    tokens: Tokens | None = None,
     workers: int | None = None,
     task_rows: int = TASK_ROWS,
     max_bytes: int = MAX_TEXT_BYTES,
@@ -325,7 +328,7 @@ def scan_table(
 
     ``data`` is a ``pyarrow.Table``, a ``RecordBatch`` or an iterable of them; ``id_column``,
     ``source_column`` and ``origin_column`` are carried into the findings as strings.
-    ``reserved`` and ``disable`` are ``scan_text``'s. ``workers`` processes (default: every
+    ``reserved``, ``disable`` and ``tokens`` are ``scan_text``'s. ``workers`` processes (default: every
     core; 1 scans in this process) take ``task_rows`` rows at a time. A row over ``max_bytes``
     UTF-8 bytes, a null, a non-text column or bytes that are not UTF-8 raise
     :class:`~envelock.errors.BatchInputError` naming the row and column.
@@ -339,6 +342,7 @@ def scan_table(
             origin_column=origin_column,
             reserved=reserved,
             disable=disable,
+            tokens=tokens,
             workers=workers,
             task_rows=task_rows,
             max_bytes=max_bytes,
@@ -353,6 +357,7 @@ def verify_batches(
     *,
     id_column: str | None = None,
     level: Level = "reserved",
+    tokens: Tokens | None = None,
     workers: int | None = None,
     task_rows: int = TASK_ROWS,
     max_bytes: int = MAX_TEXT_BYTES,
@@ -361,7 +366,7 @@ def verify_batches(
     lvl = check_level(level)
     n = check_workers(workers)
     tasks = _tasks(data, _Columns(column, id_column), task_rows, max_bytes, compact=n > 1)
-    yield from ordered_map(partial(_verify_task, level=lvl), tasks, n)
+    yield from ordered_map(partial(_verify_task, level=lvl, tokens=tokens), tasks, n)
 
 
 def verify_table(
@@ -370,6 +375,7 @@ def verify_table(
     *,
     id_column: str | None = None,
     level: Level = "reserved",
+    tokens: Tokens | None = None,
     workers: int | None = None,
     task_rows: int = TASK_ROWS,
     max_bytes: int = MAX_TEXT_BYTES,
@@ -378,7 +384,16 @@ def verify_table(
     one problems table (:func:`problems_schema`); empty when every row verifies. Input checks
     and ``workers`` as for :func:`scan_table`."""
     batches = list(
-        verify_batches(data, column, id_column=id_column, level=level, workers=workers, task_rows=task_rows, max_bytes=max_bytes)
+        verify_batches(
+            data,
+            column,
+            id_column=id_column,
+            level=level,
+            tokens=tokens,
+            workers=workers,
+            task_rows=task_rows,
+            max_bytes=max_bytes,
+        )
     )
     return _pa().Table.from_batches(batches, schema=problems_schema())
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..envelope.verify import verify_preface
 from ..eye.escape import Level
+from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
 from ..scan import scan_text
 from ..scan.fingerprints import fingerprints
@@ -34,9 +35,10 @@ class ScanSpec:
 
     reserved: tuple[str, ...] = RESERVED_NAMES
     disable: frozenset[str] = frozenset()
+    tokens: Tokens | None = None
 
     def __post_init__(self) -> None:
-        scan_text("", reserved=self.reserved, disable=self.disable)  # unknown rule ids raise ValueError here
+        scan_text("", reserved=self.reserved, disable=self.disable, tokens=self.tokens)  # unknown rule ids raise ValueError here
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ def scan_texts(texts: Sequence[str], first_row: int, spec: ScanSpec) -> list[Row
     """``scan_text`` of every text; row numbers count from ``first_row``."""
     out: list[RowFindings] = []
     for i, text in enumerate(texts):
-        found = scan_text(text, reserved=spec.reserved, disable=spec.disable)
+        found = scan_text(text, reserved=spec.reserved, disable=spec.disable, tokens=spec.tokens)
         if found:
             out.append(RowFindings(first_row + i, tuple(found), tuple(fingerprints(found, text))))
     return out
@@ -74,11 +76,12 @@ def finding_of(d: dict[str, Any]) -> Finding:
 _FINDING_FIELDS = ("rule", "severity", "message", "offset", "line", "column", "end_offset", "end_line", "end_column", "snippet")
 
 
-def verify_texts(texts: Sequence[str], first_row: int, level: Level) -> list[RowProblems]:
-    """``verify_preface`` of every text at ``level``; row numbers count from ``first_row``."""
+def verify_texts(texts: Sequence[str], first_row: int, level: Level, tokens: Tokens | None = None) -> list[RowProblems]:
+    """``verify_preface`` of every text at ``level`` (``tokens``: a team's own control tokens); row
+    numbers count from ``first_row``."""
     out: list[RowProblems] = []
     for i, text in enumerate(texts):
-        verdict = verify_preface(text, level=level)
+        verdict = verify_preface(text, level=level, tokens=tokens)
         if verdict.problems:
             out.append(RowProblems(first_row + i, verdict.problems))
     return out

@@ -13,6 +13,7 @@ from ..envelope.spotlight import SPOTLIGHT_MODES, check_marker, check_nonce
 from ..errors import InvalidOption
 from ..eye.backend import implementation
 from ..eye.escape import LEVELS
+from ..eye.load_tokens import TokenizerFileError, Tokens, load_tokens
 from ..scan.rules import RULES_BY_ID, SEVERITIES
 from .exits import EXIT_USAGE
 from .read import PIPE_TIMEOUT
@@ -77,8 +78,31 @@ def _seconds(value: str) -> float:
     return s
 
 
+def _tokenizer(value: str) -> Tokens:
+    try:
+        return load_tokens(value)
+    except TokenizerFileError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+class _TokensUnion(argparse.Action):
+    """``--tokenizer`` may be given more than once: the tokens of every file, together."""
+
+    def __call__(self, parser: argparse.ArgumentParser, ns: argparse.Namespace, value: Any, option: str | None = None) -> None:
+        before = getattr(ns, self.dest, None)
+        setattr(ns, self.dest, value if before is None else before | value)
+
+
 def _common(p: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
     p.add_argument("--version", action="version", version=f"envelock {__version__} ({implementation()})")
+    p.add_argument(
+        "--tokenizer",
+        type=_tokenizer,
+        action=_TokensUnion,
+        default=None,
+        metavar="PATH",
+        help="also the control tokens of this tokenizer.json or tekken.json (repeatable): escaped, verified, scanned",
+    )
     p.add_argument("--format", choices=formats, default="text", help="output format (default text)")
     p.add_argument("--stdin-filename", default="<stdin>", metavar="NAME", help="name to report for '-'")
     p.add_argument(

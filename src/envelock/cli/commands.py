@@ -169,7 +169,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
     targets = _targets(args)
     shown = [args.stdin_filename if t.path == "-" else t.path for t in targets]
     srcroot = _srcroot(args, shown)
-    options = ScanOptions(frozenset(args.disable), not args.no_inline_ignore, args.pipe_timeout)
+    options = ScanOptions(frozenset(args.disable), not args.no_inline_ignore, args.pipe_timeout, args.tokenizer)
     checked = _scan_all(targets, options, args)
     results = [_result(s, relative_uri(s, srcroot), c, baseline) for s, c in zip(shown, checked, strict=True)]
     return conclude(args, "scan", results, srcroot, failed=_fails_scan(args, results), read=any(r.read for r in results))
@@ -184,7 +184,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
     results = []
     for s, t in zip(shown, targets, strict=True):
         c = (
-            verify_path(t.path, level=args.level, nonce=args.nonce, spotlight=args.spotlight, pipe_timeout=args.pipe_timeout)
+            verify_path(
+                t.path,
+                level=args.level,
+                nonce=args.nonce,
+                spotlight=args.spotlight,
+                pipe_timeout=args.pipe_timeout,
+                tokens=args.tokenizer,
+            )
             if t.readable
             else _unread(t)
         )
@@ -273,6 +280,7 @@ def _compose(args: argparse.Namespace, command: str, entries: Callable[[], list[
             spotlight=args.spotlight or "none",
             marker=args.marker,
             nonce=nonce,
+            tokens=args.tokenizer,
         )
     except EnvelopeBreach as e:
         print(f"envelock {command}: {e}", file=sys.stderr)
@@ -296,7 +304,7 @@ def _json_entries(args: argparse.Namespace) -> list[PrefaceEntry]:
     del text
     if not values:
         raise UsageError(f"{shown}: no entries (an empty file or an empty array composes nothing)")
-    return entries_from_json(values, level=args.level, nesting=args.nesting, strict=args.strict_provenance)
+    return entries_from_json(values, level=args.level, nesting=args.nesting, strict=args.strict_provenance, tokens=args.tokenizer)
 
 
 def _wrapped_entry(args: argparse.Namespace) -> list[PrefaceEntry]:

@@ -15,6 +15,7 @@ from ..envelope.entry import PrefaceEntry
 from ..envelope.nesting import NestingPolicy
 from ..errors import InvalidEntry, NestingError
 from ..eye.escape import Level
+from ..eye.load_tokens import Tokens
 from .exits import UsageError
 
 ENTRY_FIELDS = ("source", "origin", "body", "fetched_at")
@@ -45,7 +46,13 @@ def parse_entries(text: str) -> list[Any]:
 
 
 def entries_from_json(
-    values: list[Any], where: str = "", *, level: Level = "reserved", nesting: NestingPolicy = "allow", strict: bool = False
+    values: list[Any],
+    where: str = "",
+    *,
+    level: Level = "reserved",
+    nesting: NestingPolicy = "allow",
+    strict: bool = False,
+    tokens: Tokens | None = None,
 ) -> list[PrefaceEntry]:
     """Entries from parsed JSON (see the module docstring). Raises InvalidEntry / NestingError."""
     out: list[PrefaceEntry] = []
@@ -69,9 +76,9 @@ def entries_from_json(
         body = v["body"]
         if isinstance(body, list):
             # A JSON array as a body is an explicit nested preface (the caller's trust decision).
-            inner = entries_from_json(body, f"{label}.", level=level, nesting=nesting, strict=strict)
+            inner = entries_from_json(body, f"{label}.", level=level, nesting=nesting, strict=strict, tokens=tokens)
             try:
-                body = compose_preface(inner, level=level, nesting=nesting, strict_provenance=strict)
+                body = compose_preface(inner, level=level, nesting=nesting, strict_provenance=strict, tokens=tokens)
             except (InvalidEntry, NestingError) as e:
                 raise bad(f"(entry {e.index} inside) {e.reason}", e.field) from e
         for k in ("source", "origin"):

@@ -28,6 +28,7 @@ from ..batch.pool import ordered_map
 from ..batch.rows import MAX_TEXT_BYTES, TASK_ROWS, RowFindings, RowProblems, ScanSpec, finding_of, scan_texts, verify_texts
 from ..errors import BatchInputError
 from ..eye.escape import Level
+from ..eye.load_tokens import Tokens
 from ..types import Finding, Problem
 from .baseline import Baseline, suppress
 from .exits import UsageError
@@ -141,8 +142,8 @@ def _scan_chunk(chunk: tuple[int, list[str]], spec: ScanSpec) -> list[RowFinding
     return scan_texts(chunk[1], chunk[0], spec)
 
 
-def _verify_chunk(chunk: tuple[int, list[str]], level: Level) -> list[RowProblems]:
-    return verify_texts(chunk[1], chunk[0], level)
+def _verify_chunk(chunk: tuple[int, list[str]], level: Level, tokens: Tokens | None = None) -> list[RowProblems]:
+    return verify_texts(chunk[1], chunk[0], level, tokens)
 
 
 def _jsonl_results(path: str, args: argparse.Namespace, command: str, build: _Rows) -> list[FileResult]:
@@ -151,11 +152,11 @@ def _jsonl_results(path: str, args: argparse.Namespace, command: str, build: _Ro
     chunks = _chunks(_jsonl_rows(data, args.column, args.id_column), ids)
     out: list[FileResult] = []
     if command == "scan":
-        spec = ScanSpec(disable=frozenset(args.disable))
+        spec = ScanSpec(disable=frozenset(args.disable), tokens=args.tokenizer)
         for found in ordered_map(partial(_scan_chunk, spec=spec), chunks, args.jobs):
             out.extend(build.row(rf.row, ids[rf.row], rf.findings, rf.fingerprints) for rf in found)
     else:
-        for probs in ordered_map(partial(_verify_chunk, level=args.level), chunks, args.jobs):
+        for probs in ordered_map(partial(_verify_chunk, level=args.level, tokens=args.tokenizer), chunks, args.jobs):
             out.extend(build.problems(rp.row, ids[rp.row], rp.problems) for rp in probs)
     return [build.file(len(data), len(ids)), *out]
 
@@ -183,11 +184,15 @@ def _parquet_results(path: str, args: argparse.Namespace, command: str, build: _
     batches = pf.iter_batches(batch_size=TASK_ROWS * 4, columns=cols)
     out: list[FileResult] = []
     if command == "scan":
-        stream = columnar.scan_batches(batches, args.column, id_column=args.id_column, disable=args.disable, workers=args.jobs)
+        stream = columnar.scan_batches(
+            batches, args.column, id_column=args.id_column, disable=args.disable, tokens=args.tokenizer, workers=args.jobs
+        )
         for batch in stream:
             out.extend(_grouped_findings(batch.to_pylist(), build))
     else:
-        stream = columnar.verify_batches(batches, args.column, id_column=args.id_column, level=args.level, workers=args.jobs)
+        stream = columnar.verify_batches(
+            batches, args.column, id_column=args.id_column, level=args.level, tokens=args.tokenizer, workers=args.jobs
+        )
         for batch in stream:
             out.extend(_grouped_problems(batch.to_pylist(), build))
     return [build.file(Path(path).stat().st_size, pf.metadata.num_rows), *out]

@@ -16,6 +16,7 @@ from functools import partial
 from ..batch.pool import ordered_map
 from ..envelope.verify import verify_preface
 from ..eye.escape import Level
+from ..eye.load_tokens import Tokens
 from ..scan import scan_text
 from ..scan.fingerprints import fingerprints
 from ..scan.suppress import inline_ignores, split_suppressed
@@ -36,6 +37,7 @@ class ScanOptions:
     disable: frozenset[str] = frozenset()
     inline_ignore: bool = True
     pipe_timeout: float = PIPE_TIMEOUT
+    tokens: Tokens | None = None
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,7 @@ class Checked:
 
 def scan_text_checked(text: str, options: ScanOptions, *, decoding: str | None = None, size: int = 0) -> Checked:
     """Scan decoded text (never raises on content); applies inline ``envelock: ignore[...]`` comments."""
-    findings = scan_text(text, disable=options.disable)
+    findings = scan_text(text, disable=options.disable, tokens=options.tokens)
     prints = fingerprints(findings, text)
     if not options.inline_ignore:
         return Checked(tuple(findings), tuple(prints), decoding=decoding, size=size)
@@ -87,7 +89,7 @@ def _scan_decoded(decoded: Decoded, size: int, options: ScanOptions) -> Checked:
     if (
         decoded.eight_bit is not None
         and not _has_error(checked.findings)
-        and _has_error(scan_text(decoded.eight_bit, disable=options.disable))
+        and _has_error(scan_text(decoded.eight_bit, disable=options.disable, tokens=options.tokens))
     ):
         # Two readings of the same bytes, and only the one a consumer that does not sniff would take
         # shows an error: that one is reported (fail closed).
@@ -124,7 +126,15 @@ def scan_paths(targets: Sequence[Target], options: ScanOptions, jobs: int) -> It
     return ordered_map(partial(_scan_task, options=options), tasks, jobs)
 
 
-def verify_path(path: str, *, level: Level, nonce: str | None, spotlight: SpotlightMode | None, pipe_timeout: float) -> Checked:
+def verify_path(
+    path: str,
+    *,
+    level: Level,
+    nonce: str | None,
+    spotlight: SpotlightMode | None,
+    pipe_timeout: float,
+    tokens: Tokens | None = None,
+) -> Checked:
     """Read one composed preface and verify it: every problem a finding; not UTF-8 is a skip (which fails)."""
     try:
         data = read_input(path, pipe_timeout=pipe_timeout)
@@ -136,6 +146,6 @@ def verify_path(path: str, *, level: Level, nonce: str | None, spotlight: Spotli
     except UnicodeDecodeError as e:
         return Checked(size=size, skipped=f"not valid UTF-8 ({e.reason} at byte {e.start}): not a composed preface")
     del data
-    verdict = verify_preface(text, level=level, nonce=nonce, spotlight=spotlight)
+    verdict = verify_preface(text, level=level, nonce=nonce, spotlight=spotlight, tokens=tokens)
     findings = [problem_finding(p, text) for p in verdict.problems]
     return Checked(tuple(findings), tuple(fingerprints(findings, text)), size=size)

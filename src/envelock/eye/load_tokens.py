@@ -141,6 +141,10 @@ class Tokens:
     def __len__(self) -> int:
         return len(self.strings)
 
+    def __or__(self, other: Tokens) -> Tokens:
+        """The tokens of both (``load_tokens(a) | load_tokens(b)``: two tokenizers served side by side)."""
+        return Tokens.of(self.strings | other.strings)
+
     def __iter__(self) -> Iterator[str]:
         return iter(sorted(self.strings))
 
