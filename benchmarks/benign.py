@@ -366,10 +366,17 @@ CLASSES = (
     "bar token",
     "padding (fail closed)",
     "bracket token",
+    "bracket bar token",
+    "bracket reserved name",
     "bracket padding (fail closed)",
 )
 _ANGLE_CLASS = {"reserved": "reserved name", "token": "<NAME> token", "bar": "bar token", "padding": "padding (fail closed)"}
-_BRACKET_CLASS = {"token": "bracket token", "padding": "bracket padding (fail closed)"}
+_BRACKET_CLASS = {
+    "token": "bracket token",
+    "bar": "bracket bar token",
+    "reserved": "bracket reserved name",
+    "padding": "bracket padding (fail closed)",
+}
 
 #: What the planned reader keeps reading: the opener, closer, slash, bar, bracket, quote, ``!``/``?`` and colon look-alikes.
 _STRUCTURAL = frozenset(
@@ -609,6 +616,8 @@ def measure_item(
             ex.append(f"{item.label.split(':')[0]}:{lines.line(start)}: {_context(text, start, end)}")
 
     for start, end, reading in opener_readings(text, RESERVED_NAMES, "angle"):
+        if reading.kind == "none":
+            continue  # an opener followed by a backslash is escaped only for a dangerous reading
         opener = text[start:end]
         escaped_angle.add(start)
         if end < n and text[end] == "\\":

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 from helpers.data import ROOT, load_corpus, shared_dir
 
-from envelock import Finding, defang, scan_text
+from envelock import Finding, defang, load_tokens, scan_text
 from envelock.eye import backend
 from envelock.eye import reader as modeleye
 from envelock.scan.rules import RULES, RULES_BY_ID, SEVERITY_RANK
@@ -387,3 +387,26 @@ def test_scanner_agrees_with_defang_on_reserved_tags() -> None:
 def test_pipe_token_names_keep_their_separators() -> None:
     msgs = [f.message for f in scan_text("<|im_start|>x<|im\u200b_end|>")]
     assert msgs == ["chat-template control token <|im_start|>", "chat-template control token <|im_end|>"]
+
+
+@pytest.mark.parametrize(
+    ("text", "severity"),
+    [
+        ("usage: cp <filename> <dir>", "warning"),  # a placeholder in a usage string (ja/man1/tcsh.1)
+        ("tokens <unk> and <sep>", "warning"),
+        ("<a1>", "warning"),  # reads as the AI token
+        ("<think>", "error"),  # curated: measured as a chat token on real text
+        ("<start_of_turn>", "error"),  # a separator in the name: not a placeholder shape
+        ("<bos>", "error"),
+    ],
+)
+def test_plain_word_tokens_are_warnings(text: str, severity: str) -> None:
+    found = [f for f in scan_text(text) if f.rule == "chat-control-token"]
+    assert found and {f.severity for f in found} == {severity}, found
+    assert defang(text) != text  # the defang escapes them all the same
+
+
+def test_a_loaded_plain_word_token_is_an_error() -> None:
+    tokens = load_tokens(["<filename>"])
+    assert {f.severity for f in scan_text("a <filename> b", tokens=tokens)} == {"error"}
+    assert {f.severity for f in scan_text("a <filename> b")} == {"warning"}  # control: built in, a warning

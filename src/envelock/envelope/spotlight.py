@@ -116,9 +116,9 @@ def marker_problem(marker: object) -> str | None:
     """Why ``marker`` cannot be a datamarking marker, or ``None`` when it can.
 
     A marker is one non-ASCII code point a reader sees and reads as nothing else: general
-    category P*, S* or Lm (``ˆ`` U+02C6, the paper's marker, is Lm); not read past by the
-    model's eye (``SKIP_RANGES``: blanks, marks, ``-_.``); not taken for a letter or digit
-    (``READINGS``); not a look-alike of a structural character (the ``LT``/``GT``/``SLASH``/
+    category P*, S* or Lm (``ˆ`` U+02C6, the paper's marker, is Lm); not a blank (the narrow
+    blank set ``BLANK_RANGES``: what a reader takes for a space between words); not taken for a
+    letter or digit (``READINGS``); not a look-alike of a structural character (the ``LT``/``GT``/``SLASH``/
     ``PIPE``/bracket/quote tables, or ``BANG_CHARACTERS``); neither its NFKC form nor its UTS #39
     prototype holds an ASCII letter, digit or one of ``<>&"'\\/|[]!?:;#=```; not a letter
     interleaving writes markers between (``INTERLEAVE_RANGES``).

@@ -31,6 +31,7 @@ from ..eye.reader import (
 )
 from ..eye.tokens import (
     ANGLE_TOKEN_NAMES,
+    CURATED_ANGLE_TOKEN_NAMES,
     ANGLE_TOKEN_PATTERNS,
     BRACKET_TOKEN_CONTEXT,
     BRACKET_TOKEN_NAMES,
@@ -231,7 +232,7 @@ def _padding_finding(text: str, start: int, end: int, reading_end: int, ctx: Con
 _ATTR_RE = re.compile(r"(provenance|source|origin)[ \t]{0,4}=[ \t]{0,4}\\?[\"']?([^\"'\\\s>]{1,64})", re.IGNORECASE)
 
 
-def _describe_hit(text: str, start: int, hit: _Hit) -> tuple[str, str, Severity]:
+def _describe_hit(text: str, start: int, hit: _Hit, ctx: Context) -> tuple[str, str, Severity]:
     """(rule, message, severity) for a hit that starts at ``start``."""
     snippet = text[start : hit.end]
     if hit.kind == "reserved":
@@ -267,7 +268,28 @@ def _describe_hit(text: str, start: int, hit: _Hit) -> tuple[str, str, Severity]
         )
     if _guillemet_quoted(snippet):
         return "chat-control-token", f"{visible(snippet)} quotes a word with guillemets (a model may read {token})", "warning"
+    if _placeholder_shaped(hit.name, ctx):
+        return (
+            "chat-control-token",
+            f"{visible(snippet)} reads as the control token {token}, but a plain word in angle brackets is also how"
+            " documentation writes a placeholder",
+            "warning",
+        )
     return "chat-control-token", f"chat-template control token {token}{_disguises(snippet, token)}", "error"
+
+
+#: Angle token names measured as chat tokens on real text (the curated list), whatever their shape.
+_CURATED = frozenset(n.lower() for n in CURATED_ANGLE_TOKEN_NAMES if n != "s")
+
+
+def _placeholder_shaped(name: str, ctx: Context) -> bool:
+    """A generated angle token whose name is a plain word (letters and digits only, no ``_ - | :``):
+    ``<filename>``, ``<unk>``, ``<AI>`` are how man pages and usage strings write placeholders, so the
+    scanner reports them as warnings (the defang escapes them all the same). A curated name, or a
+    token the team loaded (``tokens=``), stays an error."""
+    if not name.isalnum() or name.lower() in _CURATED:
+        return False
+    return ctx.tokens is None or name not in ctx.tokens.angle
 
 
 def _first_danger(text: str, ctx: Context) -> str | None:
@@ -318,7 +340,7 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
         hit = _hit(text, reading, ctx)
         if hit is None:
             continue  # a bare ``<|`` (see _hit)
-        rule, message, severity = _describe_hit(text, start, hit)
+        rule, message, severity = _describe_hit(text, start, hit, ctx)
         out.append(_Raw(rule, severity, message, start, max(hit.end, end)))
 
 
