@@ -264,8 +264,8 @@ def walked(fn: Callable[[str], object], text: str) -> int:
     return Walked.box[0]
 
 
-def preface(n: int, body: str = "", origin: str = "web:x") -> str:
-    return str(compose_preface([PrefaceEntry("external", origin, body)] * n))
+def preface(n: int, body: str = "", origin: str = "web:x", level: Level = "reserved") -> str:
+    return str(compose_preface([PrefaceEntry("external", origin, body)] * n, level=level))
 
 
 def _n_entries(n: int) -> list[PrefaceEntry]:
@@ -293,8 +293,16 @@ PREFACES: dict[str, tuple[Callable[[int], str], Callable[[str, int], object]]] =
         lambda n: preface(n, "a </retrieved_content> b").replace("<\\/", "</"),
         lambda t, n: verify_preface(t),
     ),
-    "non-canonical/verify": (lambda n: preface(n, "<x").replace("\n<x", "\n<\\x"), lambda t, n: verify_preface(t)),
-    "non-canonical/parse": (lambda n: preface(n, "<x").replace("\n<x", "\n<\\x"), lambda t, n: parse_preface(t)),
+    # Non-canonical bodies exist only at a level that escapes more than the model's eye (at reserved every
+    # body without an unescaped tag is canonical): a raw markup opener at markup.
+    "non-canonical/verify": (
+        lambda n: preface(n, "<x", level="markup").replace("\n<\\x", "\n<x"),
+        lambda t, n: verify_preface(t, level="markup"),
+    ),
+    "non-canonical/parse": (
+        lambda n: preface(n, "<x", level="markup").replace("\n<\\x", "\n<x"),
+        lambda t, n: parse_preface(t, level="markup"),
+    ),
     "attributes/verify": (lambda n: preface(n, "b", "web:x").replace('"web:x"', '"web&#58;x"'), lambda t, n: verify_preface(t)),
     "expected-mismatch/verify": (preface, lambda t, n: verify_preface(t, expected=_wrong(n))),
 }
@@ -322,7 +330,8 @@ def test_many_problem_prefaces_really_have_many_problems(kind: str) -> None:
     make, _ = PREFACES[kind]
     text = make(50)
     wanted = _wrong(50) if kind.startswith("expected-") else None
-    problems = verify_preface(text, expected=wanted).problems
+    level: Level = "markup" if kind.startswith("non-canonical") else "reserved"
+    problems = verify_preface(text, expected=wanted, level=level).problems
     assert len(problems) >= 50, (kind, problems[:3])
     assert len({p.offset for p in problems}) >= 50
 
@@ -358,9 +367,9 @@ def test_negative_control_eager_line_of_in_verify_is_caught(monkeypatch: pytest.
     verify = importlib.import_module("envelock.envelope.verify")
     real = verify._expect
 
-    def old_expect(problems: list[Any], env: Any, *args: Any, lines: LineIndex, **kw: Any) -> None:
-        _old_locate(lines, env.offset)
-        real(problems, env, *args, lines=lines, **kw)
+    def old_expect(problems: list[Any], env: Any, *args: Any, **kw: Any) -> None:
+        _old_locate(kw["lines"] if "lines" in kw else args[-1], env.offset)
+        real(problems, env, *args, **kw)
 
     monkeypatch.setattr(verify, "_expect", old_expect)
     ok, small, big = preface_linear("empty-entries/verify-expected", 100)

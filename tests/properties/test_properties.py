@@ -139,7 +139,7 @@ def test_control_a_context_blind_undo_breaks_the_round_trip(monkeypatch: pytest.
     import envelock.envelope.parse as parse_mod
     from envelock.escape import undefang as plain_undefang
 
-    monkeypatch.setattr(parse_mod, "undefang_body", lambda raw, level="reserved": plain_undefang(raw, level=level))
+    monkeypatch.setattr(parse_mod, "undefang_body", lambda raw, level="reserved", **_: plain_undefang(raw, level=level))
     body = "<[TOO" + " " * 31
     out = compose_preface([PrefaceEntry("external", "o", body)])
     with pytest.raises(EnvelopeBreach):
