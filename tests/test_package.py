@@ -31,7 +31,7 @@ import envelock_build  # noqa: E402
 #: What the test suite reads outside src/ and tests/ (keep in step with scripts/ci_sdist.sh).
 NEEDED_IN_SDIST = (
     "LICENSE", "README.md", "SECURITY.md", "CHANGELOG.md", ".pre-commit-hooks.yaml", "docs/cli.md", "docs/design.md",
-    "tests/conftest.py", "tests/strategies.py", "tests/diagnostics.py", "corpus/README.md",
+    "tests/conftest.py", "tests/helpers/strategies.py", "tests/helpers/diagnostics.py", "corpus/README.md",
     "examples/turn.json", "fuzz/_common.py", "scripts/gen_unicode_tables.py", "build_backend/envelock_build/__init__.py",
 )  # fmt: skip
 
@@ -75,7 +75,10 @@ def test_classifiers_name_the_supported_pythons_and_systems() -> None:
 def test_runtime_dependencies_are_lxml_only_and_extras_say_what_they_are_for() -> None:
     assert [d.split(">")[0].split("=")[0].strip() for d in PROJECT["dependencies"]] == ["lxml"]
     extras = PROJECT["optional-dependencies"]
-    assert set(extras) == {"gitignore", "examples", "arrow", "ray", "scale"}  # what a user installs; nothing for contributors
+    frameworks = {"langchain", "llamaindex", "anthropic", "openai", "mcp"}
+    # what a user installs; nothing for contributors
+    assert set(extras) == {"gitignore", "examples", "arrow", "ray", "scale", "integrations", *frameworks}
+    assert set(extras["integrations"]) == {d for f in frameworks for d in extras[f]}  # all five, nothing else
     assert any(d.startswith("pathspec") for d in extras["gitignore"])
     assert any(d.startswith("anthropic") for d in extras["examples"])
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from helpers.integrations import need
-from test_docs import Block, fenced_blocks
+from helpers.markdown import Block, fenced_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "integrations.md"
