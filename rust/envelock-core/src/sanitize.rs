@@ -70,6 +70,23 @@ fn interesting_leads() -> [bool; 256] {
     t
 }
 
+/// The first index at or after `i` where 8 bytes of printable ASCII (0x20..=0x7F) do not follow.
+fn skip_printable_ascii(b: &[u8], mut i: usize) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const SPACE: u64 = 0x2020_2020_2020_2020;
+    let mut w = [0u8; 8];
+    while i + 8 <= b.len() {
+        w.copy_from_slice(&b[i..i + 8]);
+        let x = u64::from_le_bytes(w);
+        // A byte >= 0x80, or (all below 0x80) a byte below 0x20.
+        if x & HIGH != 0 || x.wrapping_sub(SPACE) & !x & HIGH != 0 {
+            break;
+        }
+        i += 8;
+    }
+    i
+}
+
 /// The runs one collector keeps (all, or only the first with `first`).
 struct Runs {
     spans: Vec<Span>,
@@ -109,6 +126,9 @@ pub fn sanitize_events(s: &str, first: bool) -> SanitizeEvents {
     let b = s.as_bytes();
     let n = b.len();
     let leads = interesting_leads();
+    // Eight bytes at a time through printable ASCII, valid while no such byte begins a character
+    // of the sets (true of the tables: controls and non-ASCII only).
+    let words = (0x20..0x80).all(|c| !leads[c]);
     let mut impossible = Runs::new(first);
     let mut invisible = Runs::new(first);
     let (mut i, mut cp) = (0usize, 0usize);
@@ -116,9 +136,21 @@ pub fn sanitize_events(s: &str, first: bool) -> SanitizeEvents {
         if !leads[usize::from(b[i])] {
             impossible.close(cp);
             invisible.close(cp);
-            while i < n && !leads[usize::from(b[i])] {
-                cp += usize::from(b[i] & 0xC0 != 0x80);
-                i += 1;
+            loop {
+                if words {
+                    let j = skip_printable_ascii(b, i);
+                    cp += j - i;
+                    i = j;
+                }
+                // Byte by byte through the word that stopped the skip (or everything, without it).
+                let stop = if words { (i + 8).min(n) } else { n };
+                while i < stop && !leads[usize::from(b[i])] {
+                    cp += usize::from(b[i] & 0xC0 != 0x80);
+                    i += 1;
+                }
+                if i >= n || leads[usize::from(b[i])] {
+                    break;
+                }
             }
             if first && impossible.done() && invisible.done() {
                 break;
@@ -222,6 +254,27 @@ mod tests {
         assert_eq!(e.impossible, vec![(0, 1)]);
         assert_eq!(e.invisible, vec![(2, 3)]);
         assert_eq!(ev(s), (vec![(0, 1), (4, 5)], vec![(2, 3), (6, 7)]));
+    }
+
+    #[test]
+    fn word_skip_stops_at_controls_and_non_ascii() {
+        let s = b"abcdefghijklmnop\x01qrstuvwxyz0123456789";
+        assert_eq!(skip_printable_ascii(s, 0), 16);
+        assert_eq!(skip_printable_ascii(s, 17), 33);
+        assert_eq!(skip_printable_ascii("abcdefg\u{e9}abcdefgh".as_bytes(), 0), 0);
+        assert_eq!(skip_printable_ascii(b"\x7f\x7f\x7f\x7f \x20~~x", 0), 8);
+        // Each control byte alone in a word of printable bytes.
+        for c in 0u8..0x20 {
+            let mut w = *b"xxxxxxxx";
+            for k in 0..8 {
+                w[k] = c;
+                assert_eq!(skip_printable_ascii(&w, 0), 0, "{c:#x} at {k}");
+                w[k] = b'x';
+            }
+        }
+        // Every position of an event agrees with the byte-by-byte walk.
+        let long = format!("{}\u{0}{}\u{E0041}{}", "a".repeat(37), "b".repeat(9), "c".repeat(20));
+        assert_eq!(ev(&long), (vec![(37, 38)], vec![(47, 48)]));
     }
 
     #[test]
