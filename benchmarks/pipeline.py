@@ -1,9 +1,9 @@
 """compose and verify on real text, with and without one non-ASCII character, in one run.
 
-    python benchmarks/pipeline.py [--size BYTES] [--levels reserved,xml] [--json PATH]
+    python benchmarks/pipeline.py [--size BYTES] [--levels reserved,xml] [--out DIR]
 
 On real text envelock did not write, cut to ``--size`` UTF-8 bytes (2 MB): ``code`` (the
-interpreter's stdlib ``*.py``, sorted by name), ``prose`` (``pydoc_data.topics``, the Python docs'
+interpreter's stdlib ``*.py`` files that are ASCII, sorted by name), ``prose`` (``pydoc_data.topics``, the Python docs'
 topic texts) and ``multilingual`` (the Debian man pages under ``/usr/share/man/<lang>/`` when they
 are installed, else ``tests/data/benign/prose_*.txt``), each also with one ``é`` prepended
 (``+é``: the text is no longer ASCII, so every ASCII shortcut is off). One body per preface.
@@ -40,6 +40,7 @@ from typing import Any
 import markupsafe
 
 from envelock import PrefaceEntry, compose_preface, verify_preface
+from envelock.escape import Level, check_level
 from envelock.eye import backend
 
 HERE = Path(__file__).resolve().parent
@@ -96,7 +97,9 @@ def _man_pages(size: int) -> tuple[str, str] | None:
 def source_text(kind: str, size: int) -> tuple[str, str]:
     """The real text of ``kind`` and where it came from."""
     if kind == "code":
-        return _files(sorted(STDLIB.glob("*.py"))), "<stdlib>/*.py (sorted by name)"
+        # The ASCII files only: the base row is then ASCII text, and ``+é`` is the cliff.
+        files = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(STDLIB.glob("*.py"))]
+        return "\n\n".join(f for f in files if f.isascii()), "<stdlib>/*.py, the ASCII files (sorted by name)"
     if kind == "prose":
         from pydoc_data.topics import topics
 
@@ -159,19 +162,19 @@ def best(fn: Callable[[], object], budget: float, least: int = 2, most: int = 20
     return min(times)
 
 
-def measure(body: str, level: str, configs: tuple[str, ...], budget: float) -> dict[str, Any]:
+def measure(body: str, level: Level, configs: tuple[str, ...], budget: float) -> dict[str, Any]:
     entry = [PrefaceEntry("external", "web:bench", body)]
     nbytes = len(body.encode("utf-8"))
     out: dict[str, Any] = {"bytes": nbytes, "markupsafe": best(lambda: markupsafe.escape(body), budget, least=3)}
     composed: dict[str, str] = {}
     for cfg in configs:
         with configuration(cfg):
-            composed[cfg] = str(compose_preface(entry, level=level))  # type: ignore[arg-type]
-            if not verify_preface(composed[cfg], level=level).ok:  # type: ignore[arg-type]
+            composed[cfg] = str(compose_preface(entry, level=level))
+            if not verify_preface(composed[cfg], level=level).ok:
                 raise SystemExit(f"{cfg}: the composed preface does not verify")
-            p = composed[cfg]
-            out[f"compose/{cfg}"] = best(lambda: compose_preface(entry, level=level), budget)  # type: ignore[arg-type]
-            out[f"verify/{cfg}"] = best(lambda p=p: verify_preface(p, level=level), budget)  # type: ignore[arg-type,misc]
+            preface = composed[cfg]
+            out[f"compose/{cfg}"] = best(lambda: compose_preface(entry, level=level), budget)
+            out[f"verify/{cfg}"] = best(lambda: verify_preface(preface, level=level), budget)  # noqa: B023 -- called here
     if len(set(composed.values())) != 1:
         raise SystemExit("the configurations compose different prefaces")
     return out
@@ -183,39 +186,51 @@ def main() -> int:
     ap.add_argument("--levels", default="reserved,xml")
     ap.add_argument("--kinds", default="code,prose,multilingual")
     ap.add_argument("--budget", type=float, default=1.0, help="seconds per timing (at least 2 runs)")
-    ap.add_argument("--json", type=Path)
+    ap.add_argument("--out", type=Path, help="also write pipeline.txt and pipeline.json there")
     args = ap.parse_args()
     if not backend.NATIVE_AVAILABLE:
         raise SystemExit("needs the native core (pip install -e .)")
     configs = ("python", "before", "native")
-    print(f"# compose/verify MB/s of body text (x ms: time / markupsafe.escape of the same text), {args.size // 1024} KB bodies")
-    print(f"# {platform.python_implementation()} {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores")
+    lines: list[str] = []
+
+    def say(line: str) -> None:
+        lines.append(line)
+        print(line, flush=True)
+
+    say(f"# compose/verify MB/s of body text (x ms: time / markupsafe.escape of the same text), {args.size // 1024} KB bodies")
+    say(f"# {platform.python_implementation()} {platform.python_version()}, {platform.machine()}, {os.cpu_count()} cores")
     rows: list[dict[str, Any]] = []
     sources: dict[str, str] = {}
-    head = f"{'text':<18}{'level':<9}{'ms MB/s':>9}"
+    head = f"{'text':<24}{'level':<9}{'ms MB/s':>9}"
     for op in ("compose", "verify"):
         for cfg in configs:
             head += f"{op[:3] + '/' + cfg:>17}"
-    print(head)
+    say(head)
     for kind in args.kinds.split(","):
         raw, where = source_text(kind, args.size)
         sources[kind] = where
         text = _cut(raw, args.size)
         for label, body in ((kind, text), (kind + " +é", "é" + text[:-1])):
             for level in args.levels.split(","):
-                r = measure(body, level, configs, args.budget)
+                r = measure(body, check_level(level), configs, args.budget)
                 r.update(text=label, level=level)
                 rows.append(r)
-                line = f"{label:<18}{level:<9}{r['bytes'] / MB / r['markupsafe']:>9.0f}"
+                shown = label + (" (ascii)" if body.isascii() else "")
+                line = f"{shown:<24}{level:<9}{r['bytes'] / MB / r['markupsafe']:>9.0f}"
                 for op in ("compose", "verify"):
                     for cfg in configs:
                         t = r[f"{op}/{cfg}"]
                         line += f"{r['bytes'] / MB / t:>9.0f} {t / r['markupsafe']:>5.1f}x"
-                print(line, flush=True)
+                say(line)
     for kind, where in sources.items():
-        print(f"# {kind}: {where}")
-    if args.json:
-        args.json.write_text(json.dumps({"rows": rows, "sources": sources}, indent=1), encoding="utf-8")
+        say(f"# {kind}: {where}")
+    say(
+        f"# python: {backend.IMPLEMENTATIONS['fast' if 'fast' in backend.IMPLEMENTATIONS else 'reference'].NAME}; budget {args.budget} s per timing"
+    )
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "pipeline.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (args.out / "pipeline.json").write_text(json.dumps({"rows": rows, "sources": sources}, indent=1), encoding="utf-8")
     return 0
 
 

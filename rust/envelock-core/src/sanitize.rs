@@ -64,9 +64,7 @@ fn interesting_leads() -> [bool; 256] {
         }
     }
     // A continuation byte never begins a character.
-    for b in 0x80..=0xBF {
-        t[b] = false;
-    }
+    t[0x80..=0xBF].fill(false);
     t
 }
 
@@ -104,7 +102,7 @@ impl Runs {
     }
 
     fn extend(&mut self, cp: usize) {
-        if self.open.is_none() && !(self.first && !self.spans.is_empty()) {
+        if self.open.is_none() && !self.done() {
             self.open = Some(cp);
         }
     }
@@ -261,7 +259,10 @@ mod tests {
         let s = b"abcdefghijklmnop\x01qrstuvwxyz0123456789";
         assert_eq!(skip_printable_ascii(s, 0), 16);
         assert_eq!(skip_printable_ascii(s, 17), 33);
-        assert_eq!(skip_printable_ascii("abcdefg\u{e9}abcdefgh".as_bytes(), 0), 0);
+        assert_eq!(
+            skip_printable_ascii("abcdefg\u{e9}abcdefgh".as_bytes(), 0),
+            0
+        );
         assert_eq!(skip_printable_ascii(b"\x7f\x7f\x7f\x7f \x20~~x", 0), 8);
         // Each control byte alone in a word of printable bytes.
         for c in 0u8..0x20 {
@@ -273,7 +274,12 @@ mod tests {
             }
         }
         // Every position of an event agrees with the byte-by-byte walk.
-        let long = format!("{}\u{0}{}\u{E0041}{}", "a".repeat(37), "b".repeat(9), "c".repeat(20));
+        let long = format!(
+            "{}\u{0}{}\u{E0041}{}",
+            "a".repeat(37),
+            "b".repeat(9),
+            "c".repeat(20)
+        );
         assert_eq!(ev(&long), (vec![(37, 38)], vec![(47, 48)]));
     }
 
