@@ -29,9 +29,10 @@ from helpers.data import NATIVE_HOW, optional_module
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from envelock import PrefaceEntry, compose_preface, verify_preface
 from envelock.envelope import invisible as inv
 from envelock.errors import InvalidEntry
-from envelock.escape import undefang_body
+from envelock.escape import Level, undefang_body
 from envelock.eye import backend, levels
 from envelock.eye.charsets import BIDI_EMBEDDING_CONTROLS, CANCEL_TAG, TAG_SPEC_CHARACTERS, XML_IMPOSSIBLE
 from envelock.eye.unicode_tables import RGI_EMOJI_TAG_SEQUENCES
@@ -261,6 +262,28 @@ def test_xml_unescape_equals_reference(text: str) -> None:
             assert backend.xml_unescape_text(text) == levels.xml_unescape_text(text)
         return
     check_unescape(text)
+
+
+def _public(impl: str, text: str, level: Level) -> tuple[Any, ...]:
+    """compose (its text and transformations, or its error) and the problems verify finds in a
+    preface with ``text`` put raw into its body and its origin, on implementation ``impl``."""
+    entry = PrefaceEntry("external", "web:x", text)
+    with backend.use(impl):
+        try:
+            composed = compose_preface([entry], level=level)
+            made: tuple[Any, ...] = (str(composed), composed.transformations)
+        except InvalidEntry as exc:
+            made = (type(exc), str(exc))
+        raw = f'<retrieved_content provenance="external" origin="web:{text}" fetched_at="2026-11-29T21:29:03Z">\n{text}\n</retrieved_content>'
+        found = verify_preface(raw, level=level).problems
+    return made, found
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(rich_text | with_surrogates, st.sampled_from(["reserved", "xml"]))
+def test_compose_and_verify_equal_on_both(text: str, level: Level) -> None:
+    """Through the public functions: the same preface and transformations, the same problems."""
+    assert _public("native", text, level) == _public("reference", text, level)
 
 
 @pytest.mark.parametrize("text", ["a&amp;lt;b", "&&amp;&lt;&gt;&#13;&#13", "\u00e9&gt;", "x" * 10])
