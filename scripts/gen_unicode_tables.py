@@ -760,6 +760,7 @@ def rust_module(
     import html.entities
 
     sys.path.insert(0, str(ROOT / "src"))
+    from envelock.eye import charsets
     from envelock.eye import reader as modeleye
     from envelock.eye import tokens as tokens
 
@@ -769,7 +770,8 @@ def rust_module(
         "//!",
         f"//! The same data as src/envelock/eye/unicode_tables.py (Unicode {ud.unidata_version}, UTS #39 {t.version}),",
         "//! plus Python's html.entities.html5 and html.unescape tables, the reader's bounds from",
-        "//! envelock.eye.reader and the default names from envelock.eye.tokens.",
+        "//! envelock.eye.reader, the default names from envelock.eye.tokens and the sanitize sets",
+        "//! from envelock.eye.charsets.",
         "//! Unicode data (c) Unicode, Inc., used under the Unicode terms of use.",
         "",
         f"pub const UNICODE_VERSION: &str = {_rs_str(t.version)};",
@@ -835,6 +837,17 @@ def rust_module(
         "".join(f"    0x{c:X},\n" for c in sorted(html._invalid_codepoints)) + "];",  # type: ignore[attr-defined]
         "",
     ]
+    # The sanitize pass (envelope/invisible.py): what compose strips and replaces.
+    out += _rs_ranges("TAG_CHARACTER_RANGES", "envelock.eye.charsets.TAG_CHARACTERS.", list(charsets.TAG_CHARACTERS))
+    out += _rs_ranges(
+        "BIDI_EMBEDDING_RANGES", "envelock.eye.charsets.BIDI_EMBEDDING_CONTROLS.", list(charsets.BIDI_EMBEDDING_CONTROLS)
+    )
+    out += _rs_ranges("XML_IMPOSSIBLE_RANGES", "envelock.eye.charsets.XML_IMPOSSIBLE.", list(charsets.XML_IMPOSSIBLE))
+    out += _rs_strs(
+        "RGI_EMOJI_TAG_SEQUENCES",
+        "unicode_tables.RGI_EMOJI_TAG_SEQUENCES (emoji-sequences.txt), in the same order (the regex alternation's).",
+        t.tags,
+    )
     out += _rs_strs("RESERVED_NAMES", "envelock.eye.tokens.RESERVED_NAMES.", tokens.RESERVED_NAMES)
     out += _rs_strs("ANGLE_TOKEN_NAMES", "envelock.eye.tokens.ANGLE_TOKEN_NAMES.", tokens.ANGLE_TOKEN_NAMES)
     out += _rs_strs("BRACKET_TOKEN_NAMES", "envelock.eye.tokens.BRACKET_TOKEN_NAMES.", tokens.BRACKET_TOKEN_NAMES)

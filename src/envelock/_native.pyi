@@ -22,11 +22,13 @@ __all__ = [
     "openers_many",
     "read_after",
     "read_bracket",
+    "sanitize_events",
     "skeleton",
     "undatamark",
     "undefang",
     "undefang_body",
     "uninterleave",
+    "xml_unescape_text",
 ]
 
 # Stub-only type aliases (private: the module has no such attributes).
@@ -74,6 +76,15 @@ def openers_many(texts: list[str], reserved: tuple[str, ...]) -> list[list[tuple
 def defang_many(texts: list[str], level: _Level, reserved: tuple[str, ...]) -> list[str]:
     """``defang`` of each text, on every core with the GIL released for large batches.
     Raises :class:`SurrogateError` (with the index of the text) for a lone surrogate."""
+
+def sanitize_events(text: str, first: bool = False) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(runs of characters XML 1.0 cannot carry, runs of invisible text ``invisible="strip"`` removes):
+    ``envelope.invisible``'s ``XML_IMPOSSIBLE_RE`` runs and ``INVISIBLE_RE``'s group-2 runs (TAG and
+    bidi embedding characters outside RGI emoji tag sequences), ``(start, end)`` in text order;
+    with ``first``, at most the first run of each."""
+
+def xml_unescape_text(text: str) -> str:
+    """``levels.xml_unescape_text``; returns ``text`` itself when nothing changes."""
 
 def skeleton(text: str) -> str:
     """``eye.reader.skeleton``."""

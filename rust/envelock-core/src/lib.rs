@@ -11,6 +11,7 @@ pub mod defang;
 pub mod names;
 pub mod opener;
 pub mod reader;
+pub mod sanitize;
 pub mod spotlight;
 #[rustfmt::skip]
 #[allow(clippy::all)]
@@ -20,6 +21,7 @@ pub use defang::{defang, defang_body, undefang, undefang_body, xml_escape, xml_u
 pub use names::{EmptySkeleton, Names};
 pub use opener::Family;
 pub use reader::{exact_after, read_after, read_bracket, Kind, Reading, Scratch};
+pub use sanitize::{sanitize_events, SanitizeEvents};
 
 /// One opener whose reading is not none, or that is followed by a backslash.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -2,7 +2,8 @@
 //!
 //! The same data as src/envelock/eye/unicode_tables.py (Unicode 17.0.0, UTS #39 17.0.0),
 //! plus Python's html.entities.html5 and html.unescape tables, the reader's bounds from
-//! envelock.eye.reader and the default names from envelock.eye.tokens.
+//! envelock.eye.reader, the default names from envelock.eye.tokens and the sanitize sets
+//! from envelock.eye.charsets.
 //! Unicode data (c) Unicode, Inc., used under the Unicode terms of use.
 
 pub const UNICODE_VERSION: &str = "17.0.0";
@@ -30235,6 +30236,33 @@ pub static INVALID_CODEPOINTS: &[u32] = &[
     0xFFFFF,
     0x10FFFE,
     0x10FFFF,
+];
+
+/// envelock.eye.charsets.TAG_CHARACTERS.
+pub static TAG_CHARACTER_RANGES: &[(u32, u32)] = &[
+    (0xE0000, 0xE007F),
+];
+
+/// envelock.eye.charsets.BIDI_EMBEDDING_CONTROLS.
+pub static BIDI_EMBEDDING_RANGES: &[(u32, u32)] = &[
+    (0x202A, 0x202E),
+    (0x2066, 0x2069),
+];
+
+/// envelock.eye.charsets.XML_IMPOSSIBLE.
+pub static XML_IMPOSSIBLE_RANGES: &[(u32, u32)] = &[
+    (0x0000, 0x0008),
+    (0x000B, 0x000C),
+    (0x000E, 0x001F),
+    (0xD800, 0xDFFF),
+    (0xFFFE, 0xFFFF),
+];
+
+/// unicode_tables.RGI_EMOJI_TAG_SEQUENCES (emoji-sequences.txt), in the same order (the regex alternation's).
+pub static RGI_EMOJI_TAG_SEQUENCES: &[&str] = &[
+    "\u{1f3f4}\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f}",
+    "\u{1f3f4}\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}",
+    "\u{1f3f4}\u{e0067}\u{e0062}\u{e0077}\u{e006c}\u{e0073}\u{e007f}",
 ];
 
 /// envelock.eye.tokens.RESERVED_NAMES.

@@ -306,6 +306,37 @@ fn defang_many<'py>(
     PyList::new(py, items)
 }
 
+/// A run `(start, end)` in code points.
+type Span = (usize, usize);
+
+/// sanitize_events(text, first=False) -> (impossible runs, invisible runs): the runs of characters
+/// XML cannot carry and of invisible text to strip (`envelope.invisible`), in code points.
+#[pyfunction]
+#[pyo3(signature = (text, first = false))]
+fn sanitize_events(
+    py: Python<'_>,
+    text: &Bound<'_, PyString>,
+    first: bool,
+) -> PyResult<(Vec<Span>, Vec<Span>)> {
+    let s = self::text(text)?;
+    let ev = if s.len() >= DETACH_BYTES {
+        py.detach(|| core::sanitize_events(s, first))
+    } else {
+        core::sanitize_events(s, first)
+    };
+    Ok((ev.impossible, ev.invisible))
+}
+
+/// xml_unescape_text(text) -> str: `levels.xml_unescape_text` (the four references the XML
+/// text escape writes); returns ``text`` itself when nothing changes.
+#[pyfunction]
+fn xml_unescape_text<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+) -> PyResult<Bound<'py, PyString>> {
+    run(py, text, core::xml_unescape)
+}
+
 /// skeleton(text) -> str: `reader.skeleton`.
 #[pyfunction]
 fn skeleton(text: &Bound<'_, PyString>) -> PyResult<String> {
@@ -387,6 +418,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(openers, m)?)?;
     m.add_function(wrap_pyfunction!(defang_many, m)?)?;
     m.add_function(wrap_pyfunction!(openers_many, m)?)?;
+    m.add_function(wrap_pyfunction!(sanitize_events, m)?)?;
+    m.add_function(wrap_pyfunction!(xml_unescape_text, m)?)?;
     m.add_function(wrap_pyfunction!(skeleton, m)?)?;
     m.add_function(wrap_pyfunction!(datamark, m)?)?;
     m.add_function(wrap_pyfunction!(undatamark, m)?)?;

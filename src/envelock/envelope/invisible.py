@@ -10,6 +10,12 @@
   ``controls``: ``"replace"`` with U+FFFD (default) or ``"reject"``.
 
 Every removal and replacement is returned as a :class:`Transformation`.
+
+The regexes here are the reference. When the native core is in use
+(:func:`envelock.eye.backend.native_sanitize_events`, which decides), :func:`sanitize` and
+:func:`first_problems` find the same runs in one native pass and only build the result here;
+for a text the core cannot take (a lone surrogate) the backend answers ``None`` and the
+reference runs.
 """
 
 from __future__ import annotations
@@ -18,9 +24,13 @@ import re
 from typing import Literal
 
 from ..errors import InvalidEntry
+from ..eye import backend
 from ..eye.charsets import BIDI_EMBEDDING_CONTROLS, TAG_CHARACTERS, XML_IMPOSSIBLE, char_class
 from ..eye.unicode_tables import RGI_EMOJI_TAG_SEQUENCES
 from ..types import Transformation
+
+#: A run ``(start, end)`` in code points.
+Span = tuple[int, int]
 
 InvisiblePolicy = Literal["strip", "keep", "reject"]
 ControlsPolicy = Literal["replace", "reject"]
@@ -57,6 +67,18 @@ def first_strippable(text: str) -> re.Match[str] | None:
     if not has_invisible(text):
         return None
     return next((m for m in INVISIBLE_RE.finditer(text) if m.group(2)), None)
+
+
+def first_problems(text: str, *, invisible: bool = True) -> tuple[Span | None, Span | None]:
+    """The first run of characters XML 1.0 cannot carry and (with ``invisible``) the first run of
+    invisible text ``invisible="strip"`` would remove, each ``None`` when there is none."""
+    found = backend.native_sanitize_events(text, True)
+    if found is not None:
+        bad, hidden = found
+        return (bad[0] if bad else None), (hidden[0] if hidden and invisible else None)
+    m = XML_IMPOSSIBLE_RE.search(text) if has_xml_impossible(text) else None
+    h = first_strippable(text) if invisible else None
+    return (m.span() if m else None), (h.span() if h else None)
 
 
 def check_policies(invisible: str, controls: str) -> None:
@@ -111,6 +133,51 @@ def handle_controls(text: str, policy: str, *, index: int | None, field: str) ->
 
 def sanitize(text: str, *, invisible: str, controls: str, index: int | None, field: str) -> tuple[str, list[Transformation]]:
     """Controls first (offsets refer to the original), then invisible text."""
+    found = backend.native_sanitize_events(text)
+    if found is not None:
+        return _apply(text, *found, invisible=invisible, controls=controls, index=index, field=field)
     text, changes = handle_controls(text, controls, index=index, field=field)
     text, more = handle_invisible(text, invisible, index=index, field=field)
     return text, changes + more
+
+
+def _splice(text: str, spans: list[Span], fill: str) -> str:
+    """``text`` with each span replaced by ``fill`` repeated to its length (``""``: removed)."""
+    out: list[str] = []
+    last = 0
+    for start, end in spans:
+        out.append(text[last:start])
+        out.append(fill * (end - start))
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _apply(
+    text: str, bad: list[Span], hidden: list[Span], *, invisible: str, controls: str, index: int | None, field: str
+) -> tuple[str, list[Transformation]]:
+    """:func:`sanitize` from the runs it acts on: what :func:`handle_controls` then
+    :func:`handle_invisible` do. The replacement keeps every length and neither set holds U+FFFD,
+    so the invisible runs of the replaced text are those of the original."""
+    changes: list[Transformation] = []
+    if bad:
+        if controls == "reject":
+            start = bad[0][0]
+            raise InvalidEntry(
+                f"character U+{ord(text[start]):04X} at offset {start} cannot be carried by XML 1.0 (controls='reject')",
+                index=index,
+                field=field,
+            )
+        changes = [Transformation(index, field, "replaced-control", s, e, text[s:e]) for s, e in bad]
+        text = _splice(text, bad, "\ufffd")
+    if invisible == "keep" or not hidden:
+        return text, changes
+    if invisible == "reject":
+        start = hidden[0][0]
+        raise InvalidEntry(
+            f"invisible character U+{ord(text[start]):04X} at offset {start} (TAG or bidi control; invisible='reject')",
+            index=index,
+            field=field,
+        )
+    changes += [Transformation(index, field, "stripped-invisible", s, e, text[s:e]) for s, e in hidden]
+    return _splice(text, hidden, ""), changes

@@ -31,7 +31,7 @@ from ..eye.tokens import RESERVED_NAMES
 from ..types import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, LineIndex, Problem, Spotlight
 from . import spotlight
 from .entry import CANONICAL_FETCHED_AT_RE, parse_iso8601
-from .invisible import XML_IMPOSSIBLE_RE, first_strippable, has_xml_impossible
+from .invisible import first_problems
 from .render import ATTR_INVALID_RE, CLOSE_TAG, OPEN_TAG_RE, OPTIONAL_ATTRIBUTES, SEPARATOR, TAG, unescape_attribute
 
 _CLOSE = "\n" + CLOSE_TAG
@@ -66,10 +66,10 @@ def _snippet(text: str, start: int, width: int = 40) -> str:
 
 def _attribute(scan: _Scan, raw: str, name: str, offset: int, path: tuple[int, ...]) -> str:
     value = unescape_attribute(raw)
-    bad = XML_IMPOSSIBLE_RE.search(value)
+    bad, hidden = first_problems(value, invisible=scan.invisible == "strip")
     if bad:
-        scan.problem("attribute-invalid-char", f"{name}: U+{ord(bad.group()[0]):04X} cannot be carried by XML", offset, path)
-    if scan.invisible == "strip" and first_strippable(value):
+        scan.problem("attribute-invalid-char", f"{name}: U+{ord(value[bad[0]]):04X} cannot be carried by XML", offset, path)
+    if hidden:
         scan.problem("invisible-text", f"{name}: invisible TAG/bidi character (compose strips these)", offset, path)
     plain = undefang(value)
     if defang(plain) != value:
@@ -279,14 +279,13 @@ def scan_preface(
         k = bisect_right(starts, offset) - 1
         return (k,) if k >= 0 else ()
 
-    bad = XML_IMPOSSIBLE_RE.search(text) if has_xml_impossible(text) else None
+    bad, hidden = first_problems(text, invisible=invisible == "strip")
     if bad:
-        message = f"U+{ord(bad.group()[0]):04X} cannot be carried by XML (compose replaces it)"
-        scan.problem("invalid-char", message, bad.start(), owner(bad.start()))
-    hidden = first_strippable(text) if invisible == "strip" else None
+        message = f"U+{ord(text[bad[0]]):04X} cannot be carried by XML (compose replaces it)"
+        scan.problem("invalid-char", message, bad[0], owner(bad[0]))
     if hidden:
-        message = f"invisible TAG/bidi character U+{ord(hidden.group(2)[0]):04X} (compose strips these)"
-        scan.problem("invisible-text", message, hidden.start(), owner(hidden.start()))
+        message = f"invisible TAG/bidi character U+{ord(text[hidden[0]]):04X} (compose strips these)"
+        scan.problem("invisible-text", message, hidden[0], owner(hidden[0]))
     return envelopes, scan.problems, scan.depth_seen
 
 

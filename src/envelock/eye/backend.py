@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from typing import Protocol
 
-from . import fastpath, reference
+from . import fastpath, levels, reference
 from .levels import Level
 from .load_tokens import Tokens
 
@@ -174,3 +174,26 @@ def _openers(text: str, reserved: tuple[str, ...]) -> list[NativeOpener]:
     # Cached: verify and the scanner ask twice for the same text (one family each).
     assert _native is not None
     return list(_native.openers(text, reserved))
+
+
+def xml_unescape_text(text: str) -> str:
+    """:func:`envelock.eye.levels.xml_unescape_text` (the inverse of the XML text escape), in the native
+    core when it is in use."""
+    return native_or("xml_unescape_text", levels.xml_unescape_text, text)
+
+
+#: A run ``(start, end)`` in code points.
+Span = tuple[int, int]
+
+
+def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], list[Span]] | None:
+    """The runs of characters XML cannot carry and of invisible text to strip
+    (:mod:`envelock.envelope.invisible`) in one native pass, only the first of each with ``first``;
+    ``None`` when the native core is not in use or cannot take ``text``: the caller then finds them
+    with the Python reference."""
+    if _native is None or not is_native():
+        return None
+    try:
+        return _native.sanitize_events(text, first)
+    except SurrogateError:
+        return None

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from typing import cast
 
 from . import backend
-from .backend import IMPLEMENTATIONS, implementation
-from .levels import BODY_CONTEXT, LEVELS, Level, check_level, xml_escape_text, xml_unescape_text
+from .backend import IMPLEMENTATIONS, implementation, xml_unescape_text
+from .levels import BODY_CONTEXT, LEVELS, Level, check_level, xml_escape_text
 from .load_tokens import Tokens
 from .reader import BRACKET_OPENER_RE, OPENER_RE, Kind, Reading, names_for, read_after, read_bracket
 from .tokens import RESERVED_NAMES
