@@ -905,11 +905,24 @@ def test_negative_control_quadratic_undatamark_is_caught(monkeypatch: pytest.Mon
 # --- blanks an attacker may space words with are marked too ------------------------------------
 
 BLANK_ONLY = sorted(set(_chars(BLANK_RANGES)) - set(_chars(SPACE_RANGES)))
+#: Each range of the blank table at its ends and middle (the datamark functions are run on these;
+#: the regex class they share is checked on every blank, in one pass, below).
+BLANK_SAMPLES = sorted({chr(c) for lo, hi in BLANK_RANGES for c in (lo, (lo + hi) // 2, hi)} - set(_chars(SPACE_RANGES)))
 
 
 def _unmarked_blanks(datamark: Callable[[str, str], str]) -> list[str]:
-    """The blanks (not Python whitespace) that ``datamark`` leaves without a marker between two words."""
-    return [f"U+{ord(b):04X}" for b in BLANK_ONLY if "\u02c6" not in datamark(f"Ignore{b}previous", "\u02c6")]
+    """The blanks (not Python whitespace) that ``datamark`` leaves without a marker between two words:
+    every one of them, in one call (``|`` is no blank, so each ``Ignore?previous`` is judged alone)."""
+    marked = datamark("".join(f"Ignore{b}previous|" for b in BLANK_SAMPLES), "\u02c6").split("|")[:-1]
+    assert len(marked) == len(BLANK_SAMPLES)
+    return [f"U+{ord(b):04X}" for b, m in zip(BLANK_SAMPLES, marked, strict=True) if "\u02c6" not in m]
+
+
+def test_the_blank_class_holds_every_blank() -> None:
+    """The class datamark's regexes use matches every blank of the table (all 960,000), and no marker."""
+    _, _, run = sp._marker_res("\u02c6")
+    assert run.fullmatch("".join(BLANK_ONLY))
+    assert not run.match("\u02c6")
 
 
 def test_every_blank_between_words_is_marked() -> None:
@@ -925,6 +938,7 @@ def test_control_datamark_of_python_whitespace_only_is_caught(monkeypatch: pytes
     sp._marker_res.cache_clear()
     try:
         assert _unmarked_blanks(sp.datamark) != []
+        assert not sp._marker_res("\u02c6")[2].fullmatch("".join(BLANK_ONLY))  # the class check catches it too
     finally:
         sp._marker_res.cache_clear()
 
