@@ -286,7 +286,9 @@ def _runs_in_word(text: str, start: int, end: int, out: list[_Raw]) -> None:
         run = m.group()
         if s == 0 and run == _BOM:
             continue
-        prev, nxt = text[s - 1], text[e]
+        # A variation selector is a mark, so it can end a word and its run: at the end of the text
+        # nothing follows (a space stands for that: no script makes the run legitimate).
+        prev, nxt = text[s - 1], (text[e] if e < len(text) else " ")
         kinds = set(run)
         if kinds <= _JOINERS and (_in(JOINING_SCRIPTS, prev) or _in(JOINING_SCRIPTS, nxt)):
             continue
