@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from envelock.eye.load_tokens import Tokens
 from envelock.eye.tokens import RESERVED_NAMES
 from envelock.types import Finding, LineIndex, Severity
+
 from . import encoded, hidden, tags, text
 from ._base import Context, Rule, _Raw, _snippet
 from .rules import RULES, RULES_BY_ID, SEVERITY_RANK

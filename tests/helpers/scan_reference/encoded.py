@@ -13,6 +13,7 @@ from envelock.eye.reader import (
     read_after,
     visible,
 )
+
 from ._base import BLOB_MAX, SNIPPET_MAX, Context, Rule, _decode_escapes, _Raw
 from .context import is_text
 from .tags import _first_danger, _hit, _name_maps

@@ -37,6 +37,7 @@ from envelock.eye.unicode_tables import (
     MARK_RANGES,
     RGI_EMOJI_TAG_SEQUENCES,
 )
+
 from ._base import Context, Rule, _in, _Raw
 from .tags import _first_danger
 

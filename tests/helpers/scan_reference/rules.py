@@ -12,6 +12,7 @@ or control token.
 from __future__ import annotations
 
 from envelock.types import Severity
+
 from . import encoded, hidden, tags, text
 from ._base import Rule
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from envelock.types import Finding, LineIndex, line_bounds
+
 from .rules import RULES_BY_ID
 
 _IGNORE_RE = re.compile(

@@ -39,6 +39,7 @@ from envelock.eye.tokens import (
 )
 from envelock.eye.unicode_tables import QUOTATION_ANGLES
 from envelock.types import Severity
+
 from . import context
 from ._base import _GT, _LT, _PIPE, _SLASH, SNIPPET_MAX, Context, Rule, _decode_escapes, _disguises, _Raw
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from envelock.eye.tokens import PROSE_TURN_MARKERS
+
 from ._base import Rule, _Raw
 from .context import markup_attribute, string_literal_start
 
