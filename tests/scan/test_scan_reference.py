@@ -138,7 +138,7 @@ def test_control_lost_duplicate_is_caught(monkeypatch: pytest.MonkeyPatch) -> No
 
     def dedupe_by_rule(text: str, **kw: object) -> list[Finding]:
         out: list[Finding] = []
-        for f in real(text, **kw):  # type: ignore[arg-type]
+        for f in real(text, **kw):
             if not out or (out[-1].rule, out[-1].message) != (f.rule, f.message):
                 out.append(f)
         return out
