@@ -81,6 +81,21 @@ def test_repeated_shapes(shape: str) -> None:
         same("x " + shape * n + "\n")
 
 
+#: The edges of the plain ``NAME|>`` fast path and of the bare-``<|`` prefilter.
+PIPE_EDGES = (
+    "<|im_end|>", "<|" + "a" * 62 + "|>", "<|" + "a" * 63 + "|>", "<|" + "a" * 64 + "|>", "<|___|>", "<|-|>", "<|a|>>",
+    "<|a| >", "<|a|\u200b>", "<|\u200bim_end|>", "<|im\u200b_end|>", "\uff1c|im_end|>", "&lt;|im_end|>", "<\uff5cim_end\uff5c>",
+    "<|im_end&#124;>", "<|im_end|&gt;", "<|im&#95;end|>", "<|im end|>", "<|im_end\n|>", "<|im_end<|>", "<|a>", "<|_>",
+    "<||>", "<| |>", "<|\t", "<|", "<|a", "<|a|", "<|é|>", "<|日本|>", "</|im_end|>", "<\\|im_end|>", "<|im_end|/>",
+)
+
+
+@pytest.mark.parametrize("text", PIPE_EDGES)
+def test_pipe_edges(text: str) -> None:
+    for t in (text, text * 3, "x" + text + "y", text + "\n" + text):
+        same(t)
+
+
 @settings(max_examples=300)
 @given(st.lists(st.sampled_from(FRAGMENTS), max_size=40))
 def test_fragments(parts: list[str]) -> None:

@@ -181,6 +181,10 @@ _SIMPLE_PIPE_RE = (
 )
 
 
+#: An ASCII letter or digit (``str.isalnum`` of an ASCII character).
+_ASCII_ALNUM_RE = re.compile("[A-Za-z0-9]")
+
+
 def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
     """``name|>`` from ``i`` (just after the opening bar; bars and ``>`` may be look-alikes or references)."""
     simple = _SIMPLE_PIPE_RE.match(text, i) if _SIMPLE_PIPE_RE is not None else None
@@ -335,6 +339,7 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
     # (snippet, hit) -> (rule, message, severity): a description depends on the hit and its text only
     # (except a ``<s>``, see _describe_hit), and hostile text repeats one construct many times.
     described: dict[tuple[str, str, str, bool, bool], tuple[str, str, Severity]] = {}
+    pipes: dict[tuple[str, bool], tuple[str, str, Severity] | tuple[()]] = {}
     append = out.append
     for start, end, kind, name, slash, rend in opener_records(text, ctx.reserved, "angle", ctx.tokens):
         escaped = end < n and text[end] == "\\"
@@ -357,8 +362,23 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
         if kind == "padding":
             append(_padding_finding(text, start, end, rend, ctx))
             continue
-        if kind == "bar" and (rend >= n or text[rend] in _PIPE_STOPS or text[rend].isspace()):
-            continue  # _pipe_token gives up on its first character: a bare ``<|`` (a pipe operator)
+        if kind == "bar":
+            if rend >= n or text[rend] in _PIPE_STOPS or text[rend].isspace():
+                continue  # _pipe_token gives up on its first character: a bare ``<|`` (a pipe operator)
+            simple = _SIMPLE_PIPE_RE.match(text, rend) if _SIMPLE_PIPE_RE is not None else None
+            if simple is not None:
+                # The plain ``NAME|>`` of _pipe_token, described once per spelling (the pipe's
+                # description depends on its name only).
+                stop = simple.end()
+                spelled = (text[start:stop], slash)
+                pipe = pipes.get(spelled)
+                if pipe is None:
+                    word = simple.group(1)
+                    hit = _Hit("pipe", f"<|{word}|>", slash, stop, True)
+                    pipe = pipes[spelled] = _describe_hit(text, start, hit) if _ASCII_ALNUM_RE.search(word) else ()
+                if pipe:
+                    append(_Raw(pipe[0], pipe[2], pipe[1], start, max(stop, end)))
+                continue
         hit = _hit_of(text, kind, name, slash, rend, ctx)
         if hit is None:
             continue  # a bare ``<|`` (see _hit)
