@@ -190,15 +190,23 @@ def _blob_danger(data: bytes, ctx: Context) -> str | None:
 
 
 def _scan_blobs(text: str, ctx: Context, out: list[_Raw]) -> None:
+    # Hex digits are base64 characters, so every run of 16 or more hex digits lies inside a base64
+    # run (and a run that reaches the base64 run's end is whole in the text too): the hex runs are
+    # looked for only inside base64 runs that hold a "3c" or "5b", not in a second pass over the text.
+    hex_runs: list[re.Match[str]] = []
     for m in _B64_RE.finditer(text):
-        if m.group().isdigit():
+        run = m.group()
+        low = run.lower()
+        if "3c" in low or "5b" in low:
+            hex_runs.extend(_HEX_RE.finditer(text, m.start(), m.start() + len(run.rstrip("="))))
+        if run.isdigit():
             continue
-        for data in _b64_candidates(m.group()):
+        for data in _b64_candidates(run):
             danger = _blob_danger(data, ctx)
             if danger:
                 out.append(_Raw(ENCODED_BLOB_TAG.id, "warning", f"base64 run decodes to {danger!r}", m.start(), m.end()))
                 break
-    for m in _HEX_RE.finditer(text):
+    for m in hex_runs:
         hexrun = m.group()
         if len(hexrun) % 2:
             hexrun = hexrun[:-1]
