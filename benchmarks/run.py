@@ -50,10 +50,24 @@ ADVERSARIAL = ("adv-lt", "adv-conten", "adv-ltref", "adv-ignorables", "adv-close
 #: ``preface-entries``: empty bodies, all sound; ``preface-problems``: every body holds a raw ``<|im_start|>``,
 #: so verify reports one problem per envelope.
 PREFACES = ("preface-entries", "preface-problems")
+#: Inputs for ``scan_text`` alone (with ``defang`` and ``markupsafe.escape`` as anchors): hostile shapes
+#: repeated (one finding per repetition, or none at all), and real text nobody here wrote.
+SCAN_SHAPES: dict[str, str] = {
+    "scan-im-end": "<|im_end|>",  # one control token per 10 characters: 100,000 findings per MB
+    "scan-pipe": "<|",  # an F#/Elm pipe: a ``<|`` with no closing ``|>``, no finding
+    "scan-inst": "[INST]",  # one bracket token per 6 characters
+    "scan-zwsp": "a\u200b",  # one word of letters joined by ZERO WIDTH SPACE
+    "scan-pct": "%3C",  # percent-encoded openers, nothing after them
+    "scan-uesc": "\\u003c",  # JSON/JS-escaped openers
+}
+#: Real text: the Python documentation's topics (``pydoc_data``) and the standard library's ``*.py``.
+SCAN_REAL = ("scan-pydoc", "scan-stdlib")
+SCAN_CLASSES = (*SCAN_SHAPES, *SCAN_REAL)
 #: The metrics whose time(8n) / time(n) is reported for each class.
 SCALING: dict[str, tuple[str, ...]] = {
     **{k: ("compose[reserved]",) for k in ADVERSARIAL},
     **{k: ("verify[reserved]", "verify+expected[reserved]") for k in PREFACES},
+    **{k: ("scan_text",) for k in SCAN_CLASSES},
 }
 
 WORDS = (
@@ -119,7 +133,21 @@ def _multilingual(rng: random.Random) -> str:
     ])
 
 
+def _real_text(kind: str) -> str:
+    """The Python documentation's topics, or the standard library's top-level ``*.py`` in name order."""
+    if kind == "scan-pydoc":
+        return "\n".join(importlib.import_module("pydoc_data.topics").topics.values())
+    stdlib = Path(os.__file__).parent
+    return "".join(p.read_text(encoding="utf-8", errors="surrogateescape") for p in sorted(stdlib.glob("*.py")))
+
+
 def make_input(kind: str, size: int) -> str:
+    if kind in SCAN_REAL:
+        real = _real_text(kind)
+        return (real * (size // len(real) + 1))[:size]
+    if kind in SCAN_SHAPES:
+        unit = SCAN_SHAPES[kind]
+        return (unit * (size // len(unit) + 1))[:size]
     if kind == "prose":
         return _fill(size, _sentence)
     if kind == "html":
@@ -197,8 +225,15 @@ def best_of(fn: Callable[[], Any], repeat: int, budget: float) -> float:
     return best
 
 
-def implementations(text: str, notes: list[str], preface: list[PrefaceEntry] | None = None) -> dict[str, Callable[[], Any]]:
+def implementations(
+    text: str, notes: list[str], preface: list[PrefaceEntry] | None = None, kind: str = ""
+) -> dict[str, Callable[[], Any]]:
     """What is timed on ``text``; with ``preface`` (its entries), ``text`` is a composed preface and is verified as such."""
+    if kind in SCAN_CLASSES:
+        scan = _scan_text()
+        return {"markupsafe.escape": lambda: markupsafe.escape(text), "defang": lambda: DEFANG.defang(text)} | (
+            {"scan_text": lambda: scan(text)} if scan is not None else {}
+        )
     entries = preface if preface is not None else [PrefaceEntry("external", "web:https://bench.example/", text)]
     impls: dict[str, Callable[[], Any]] = {
         "original-regex": lambda: original_defang(text),
@@ -250,7 +285,7 @@ def run(sizes: list[int], repeat: int, out: Path, kinds: tuple[str, ...]) -> dic
                 impls = implementations(text, notes, preface=entries)
             else:
                 text = make_input(kind, size)
-                impls = implementations(text, notes)
+                impls = implementations(text, notes, kind=kind)
             row: dict[str, float] = {}
             for name, fn in impls.items():
                 if name.startswith("lxml") and kind.startswith("adv") and size > 4 * MB:
@@ -262,7 +297,7 @@ def run(sizes: list[int], repeat: int, out: Path, kinds: tuple[str, ...]) -> dic
                     notes.append(f"{name} on {kind}/{size}: {type(exc).__name__}: {str(exc)[:80]}")
             nbytes = len(text.encode("utf-8"))
             results.append({"input": kind, "size": size, "bytes": nbytes, "seconds": row})
-            print(f"  {kind:15} {size // KB:>6} KB  " + "  ".join(f"{k}={nbytes / v / 1e6:.0f}" for k, v in row.items() if v > 0), flush=True)
+            print(f"  {kind:15} {size // KB:>6} KB  " + "  ".join(f"{k}={nbytes / v / 1e6:.2f}" for k, v in row.items() if v > 0), flush=True)
     return {"results": results, "notes": sorted(set(notes))}
 
 
@@ -275,6 +310,7 @@ RATIOS = [
     ("compose[xml]", "lxml-xml-strict"),
     ("verify[reserved]", "lxml-xml-strict"),
     ("verify+expected[reserved]", "compose[reserved]"),
+    ("scan_text", "markupsafe.escape"),
 ]
 
 
@@ -296,7 +332,7 @@ def report(data: dict[str, Any]) -> str:
         cells = [f"{s[a] / s[b]:25.2f}" if a in s and b in s else f"{'-':>25}" for a, b in RATIOS]
         lines.append(f"{r['input']:15} {r['size'] // KB:>5}KB " + " ".join(cells))
     lines.append("")
-    lines.append("Scaling: time(8n) / time(n) (target <= 10) of compose on adversarial inputs, of verify on prefaces")
+    lines.append("Scaling: time(8n) / time(n) (target <= 10) of compose on adversarial inputs, of verify on prefaces, of scan_text on scan-*")
     by = {(r["input"], r["size"]): r["seconds"] for r in results}
     sizes = sorted({r["size"] for r in results})
     for kind, metrics in SCALING.items():
@@ -384,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.sizes:
         sizes = args.sizes
     repeat = 3 if args.quick else 5
-    kinds = tuple(k for k in (*TEXT_CLASSES, *ADVERSARIAL, *PREFACES) if not args.only or k in args.only.split(","))
+    kinds = tuple(k for k in (*TEXT_CLASSES, *ADVERSARIAL, *PREFACES, *SCAN_CLASSES) if not args.only or k in args.only.split(","))
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"envelock {getattr(envelock, '__version__', '?')} defang impl={DEFANG.implementation()}; sizes {[s // KB for s in sizes]} KB; best of {repeat}")
     data = run(sizes, repeat, args.out, kinds)

@@ -375,3 +375,139 @@ def test_negative_control_eager_line_of_in_verify_is_caught(monkeypatch: pytest.
     ok, small, big = preface_linear("empty-entries/verify-expected", 100)
     assert not ok, f"the old eager line_of passed the linearity check: {small} -> {big}"
     assert big > 20 * small
+
+
+# -- the scanner on hostile repeated shapes ---------------------------------------------------
+#
+# ``scan_text`` runs eleven passes. Their regexes have bounded quantifiers only (linear by
+# construction); what can grow is the Python work around them: the characters the passes and the
+# finding builder walk through the text's own ``str`` methods (indexing, slices, ``find``...;
+# :class:`Walked` counts them), the pieces the model's eye decodes (:func:`counting`), and the opener
+# records the tag passes look at. One finding per repetition (``<|im_end|>``: 200,000 findings in
+# 2 MB) must cost a bounded amount each, and so must a repetition that is no finding at all (``<|``,
+# an F#/Elm pipe). Bounds: ``work(8n) <= 9 * work(n)`` and ``work(8n) <= SCAN_PER_CHAR * 8n``.
+# Negative controls: a pipe-token reader that searches the rest of the text for ``|>``, the old
+# per-finding line count from offset 0, a word search that slices the rest of the text at every
+# invisible run, and a bracket pass that recounts from every opener must each fail a bound.
+
+SCAN = importlib.import_module("envelock.scan")
+SCAN_TAGS = importlib.import_module("envelock.scan.tags")
+SCAN_HIDDEN = importlib.import_module("envelock.scan.hidden")
+
+#: The shapes (also in benchmarks/run.py as ``scan-*`` and in tests/scan/test_scan_reference.py).
+SCAN_SHAPES: dict[str, str] = {
+    "im_end": "<|im_end|>",
+    "im_end-lines": "<|im_end|>\n",
+    "pipe": "<|",
+    "pipe-name": "<|a",
+    "pipe-reference": "<|&#97;",
+    "inst": "[INST]",
+    "zwsp-word": "a\u200b",
+    "zwsp-words": "ab\u200bc ",
+    "percent": "%3C",
+    "json-escape": "\\u003c",
+    "close": "</retrieved_content>",
+    "lt": "<",
+    "bracket": "[",
+    "padded": "<" + " " * 40,
+    "base64": "PC9yZXRyaWV2ZWRfY29udGVudD4= ",
+    "references": "&lt;|im_end|&gt;",
+}
+SCAN_N = 2000
+#: Work units per input character (the worst shape, a padded opener, is about 11).
+SCAN_PER_CHAR = 16
+
+
+def scan_work(text: str) -> int:
+    """Characters walked, pieces decoded and opener records read by one ``scan_text(text)``."""
+    records = [0]
+    real = SCAN_TAGS.opener_records
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        got = real(*args, **kw)
+        records[0] += len(got)
+        return got
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(SCAN_TAGS, "opener_records", counted)
+    Walked.box = [0]
+    try:
+        with counting() as decoded:
+            SCAN.scan_text(Walked(text))
+    finally:
+        mp.undo()
+    return Walked.box[0] + decoded[0] + records[0]
+
+
+def repeated(shape: str, n: int) -> str:
+    return (SCAN_SHAPES[shape] * (n // len(SCAN_SHAPES[shape]) + 1))[:n]
+
+
+def scan_linear(shape: str, n: int = SCAN_N) -> tuple[bool, int, int]:
+    small, big = scan_work(repeated(shape, n)), scan_work(repeated(shape, 8 * n))
+    return big <= 9 * small and big <= SCAN_PER_CHAR * 8 * n, small, big
+
+
+@pytest.mark.parametrize("shape", sorted(SCAN_SHAPES))
+def test_scan_work_is_linear(shape: str) -> None:
+    ok, small, big = scan_linear(shape)
+    assert ok, f"{shape}: work({SCAN_N})={small}, work({8 * SCAN_N})={big} ({big / (8 * SCAN_N):.1f} per character)"
+
+
+@pytest.mark.parametrize("shape", ["im_end", "inst", "close", "zwsp-words", "references"])
+def test_scan_shapes_really_have_many_findings(shape: str) -> None:
+    """The shapes that should report one finding per repetition do (else the guard is vacuous), and
+    the counter sees the work."""
+    text = repeated(shape, SCAN_N)
+    assert len(SCAN.scan_text(text)) >= SCAN_N // (2 * len(SCAN_SHAPES[shape]))
+    assert scan_work(text) >= SCAN_N
+
+
+def test_negative_control_unbounded_pipe_search_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = SCAN_TAGS._pipe_token
+
+    def unbounded(text: str, i: int, slash: bool) -> Any:
+        text.find("|>", i)  # where the token would end, searched to the end of the text
+        return real(text, i, slash)
+
+    monkeypatch.setattr(SCAN_TAGS, "_pipe_token", unbounded)
+    ok, small, big = scan_linear("pipe-name", 500)
+    assert not ok, f"an unbounded pipe-token search passed: {small} -> {big}"
+
+
+def test_negative_control_per_finding_line_count_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(LineIndex, "locate", _old_locate)
+    ok, small, big = scan_linear("im_end-lines", 500)
+    assert not ok, f"the old per-finding line count passed: {small} -> {big}"
+
+
+def test_negative_control_slicing_words_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    def slicing(text: str) -> list[re.Match[str]]:
+        out: list[re.Match[str]] = []
+        for run in SCAN_HIDDEN._ANY_RUN_RE.finditer(text):
+            rest = text[run.start() - 1 :]  # the rest of the text, copied at every run
+            word = SCAN_HIDDEN._IN_WORD_RE.match(rest)
+            if word is not None:
+                out.append(SCAN_HIDDEN._IN_WORD_RE.match(text, run.start() - 1))
+        return out
+
+    monkeypatch.setattr(SCAN_HIDDEN, "_words_with_invisibles", slicing)
+    ok, small, big = scan_linear("zwsp-words", 500)
+    assert not ok, f"a word search slicing the rest of the text passed: {small} -> {big}"
+
+
+def test_negative_control_recounting_family_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pass that rescans from every opener it reads (a planted quadratic family)."""
+    families = list(SCAN.FAMILIES)
+    k = next(i for i, f in enumerate(families) if f.name == "brackets")
+    real = families[k].run
+
+    def rescanning(text: str, ctx: Any, out: list[Any]) -> None:
+        real(text, ctx, out)
+        for start, *_ in SCAN_TAGS.opener_records(text, ctx.reserved, "bracket", ctx.tokens):
+            text.count("[", start)
+
+    families[k] = SCAN.Family(families[k].name, families[k].rules, rescanning)
+    monkeypatch.setattr(SCAN, "FAMILIES", tuple(families))
+    ok, small, big = scan_linear("inst", 500)
+    assert not ok, f"a family rescanning from every opener passed: {small} -> {big}"

@@ -91,6 +91,20 @@ def undefang_body(
     return out[: -len(BODY_CONTEXT)]
 
 
+#: ``(start, end, kind, name, slash, reading_end)`` of one opener (:func:`opener_records`).
+OpenerRecord = tuple[int, int, str, str, bool, int]
+
+
+def opener_records(text: str, reserved: tuple[str, ...], family: str, tokens: Tokens | None = None) -> list[OpenerRecord]:
+    """What :func:`opener_readings` yields, as plain tuples ``(start, end, kind, name, slash,
+    reading_end)``: the scanner reads hundreds of thousands of them on hostile text, and a tuple
+    costs a fraction of a :class:`Reading`. Same openers, same order."""
+    found = backend.native_openers(text, reserved, tokens)
+    if found is not None:
+        return [(start, end, kind, name, slash, rend) for start, end, kind, name, slash, rend, fam in found if fam == family]
+    return [(start, end, r.kind, r.name, r.slash, r.end) for start, end, r in opener_readings(text, reserved, family, tokens)]
+
+
 def opener_readings(
     text: str, reserved: tuple[str, ...], family: str, tokens: Tokens | None = None
 ) -> Iterator[tuple[int, int, Reading]]:

@@ -47,7 +47,7 @@ from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
 from ..types import Finding, LineIndex, Severity
 from . import encoded, hidden, tags, text
-from ._base import Context, Rule, _Raw, _snippet
+from ._base import SNIPPET_MAX, Context, Rule, _Raw, _snippet
 from .rules import RULES, RULES_BY_ID, SEVERITY_RANK
 
 __all__ = ["FAMILIES", "RULES", "Family", "Finding", "Rule", "Severity", "scan_text"]
@@ -120,15 +120,44 @@ def scan_text(
     for family in FAMILIES:
         if not family.rule_ids <= off:
             family.run(text, ctx, raw)
+    return _findings(text, raw, off)
+
+
+def _order(r: _Raw) -> tuple[int, int, str, int]:
+    return (r.start, -SEVERITY_RANK[r.severity], r.rule, r.end)
+
+
+def _findings(text: str, raw: list[_Raw], off: frozenset[str]) -> list[Finding]:
+    """The findings of the passes' raw reports: sorted by position (then severity, rule, end), the
+    disabled rules dropped, one per (rule, start, end). Hostile text repeats one construct hundreds
+    of thousands of times, so a snippet is made once per distinct text it shows."""
+    raw.sort(key=_order)
     seen: set[tuple[str, int, int]] = set()
     lines = LineIndex(text)
+    locate, line_offset = lines.locate, lines.offset
+    # The line of the current start, its first offset and the next line's (the starts come in order:
+    # a start or an end before ``following`` is on ``line``; any other is looked up).
+    line, first, following = 1, 0, line_offset(2)
+    snippets: dict[tuple[str, bool], str] = {}
     findings: list[Finding] = []
-    for r in sorted(raw, key=lambda r: (r.start, -SEVERITY_RANK[r.severity], r.rule, r.end)):
-        if r.rule in off or (r.rule, r.start, r.end) in seen:
+    for rule, severity, message, start, end in raw:
+        key = (rule, start, end)
+        if rule in off or key in seen:
             continue
-        seen.add((r.rule, r.start, r.end))
-        line, col = lines.locate(r.start)
-        end_line, end_col = lines.locate(r.end)
-        snippet = _snippet(text, r.start, r.end)
-        findings.append(Finding(r.rule, r.severity, r.message, r.start, line, col, r.end, end_line, end_col, snippet))
+        seen.add(key)
+        if start >= following:
+            line, col = locate(start)
+            first = start - col + 1
+            following = line_offset(line + 1)
+        col = start - first + 1
+        if end < following:
+            end_line, end_col = line, end - first + 1
+        else:
+            end_line, end_col = locate(end)
+        part = text[start : min(end, start + SNIPPET_MAX)]
+        shown = (part, end - start > len(part))
+        snippet = snippets.get(shown)
+        if snippet is None:
+            snippet = snippets[shown] = _snippet(text, start, end)
+        findings.append(Finding(rule, severity, message, start, line, col, end, end_line, end_col, snippet))
     return findings

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import unquote
 
 from ..eye import reader as modeleye
@@ -47,8 +48,9 @@ class Context:
     tokens: Tokens | None = None
 
 
-@dataclass(frozen=True)
-class _Raw:
+class _Raw(NamedTuple):
+    """One finding as a pass reports it (a tuple: hostile text can hold hundreds of thousands)."""
+
     rule: str
     severity: Severity
     message: str

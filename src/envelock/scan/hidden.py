@@ -173,6 +173,12 @@ _BLACK_FLAG = "\U0001f3f4"
 _WELL_FORMED_TAG_SPEC_RE = re.compile(f"[{char_class(TAG_SPEC_CHARACTERS)}]{{1,32}}{re.escape(chr(CANCEL_TAG))}")
 
 
+_ASCII = "".join(map(chr, range(128)))
+#: No ASCII character is a TAG character, a bidi control or a default-ignorable one (checked here,
+#: from the generated tables): on ASCII text (``str.isascii`` is one fast pass) those passes find nothing.
+_NONE_IN_ASCII = not any(rx.search(_ASCII) for rx in (_TAG_RUN_RE, _BIDI_RUN_RE, _ANY_RUN_RE))
+
+
 def _is_variation_selector(ch: str) -> bool:
     return in_ranges(VARIATION_SELECTORS, ch) or in_ranges(MONGOLIAN_VARIATION_SELECTORS, ch)
 
@@ -186,6 +192,8 @@ def _decode_tag_chars(run: str) -> str:
 
 
 def _scan_tags(text: str, ctx: Context, out: list[_Raw]) -> None:
+    if _NONE_IN_ASCII and text.isascii():
+        return
     for m in _TAG_RUN_RE.finditer(text):
         s, e = m.start(), m.end()
         if s > 0 and text[s - 1] == _BLACK_FLAG:
@@ -206,6 +214,8 @@ def _scan_tags(text: str, ctx: Context, out: list[_Raw]) -> None:
 
 
 def _scan_bidi(text: str, out: list[_Raw]) -> None:
+    if _NONE_IN_ASCII and text.isascii():
+        return
     for m in _BIDI_RUN_RE.finditer(text):
         cps = " ".join(f"U+{ord(c):04X}" for c in m.group()[:8])
         out.append(_Raw(BIDI_CONTROL.id, "warning", f"bidirectional control {cps} reorders displayed text", m.start(), m.end()))
@@ -231,6 +241,8 @@ def _decode_hidden(run: str) -> str | None:
 
 
 def _scan_hidden(text: str, ctx: Context, out: list[_Raw]) -> None:
+    if _NONE_IN_ASCII and text.isascii():
+        return
     for m in _LONG_RUN_RE.finditer(text):
         s, e, run = m.start(), m.end(), m.group()
         decoded = _decode_hidden(run)
@@ -286,7 +298,9 @@ def _runs_in_word(text: str, start: int, end: int, out: list[_Raw]) -> None:
         run = m.group()
         if s == 0 and run == _BOM:
             continue
-        prev, nxt = text[s - 1], text[e]
+        # A variation selector is a mark, so it can end a word and its run: at the end of the text
+        # nothing follows (a space stands for that: no script makes the run legitimate).
+        prev, nxt = text[s - 1], (text[e] if e < len(text) else " ")
         kinds = set(run)
         if kinds <= _JOINERS and (_in(JOINING_SCRIPTS, prev) or _in(JOINING_SCRIPTS, nxt)):
             continue

@@ -7,11 +7,11 @@ module only gives each reading a span and a message.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from ..eye import reader as modeleye
-from ..eye.escape import opener_readings
+from ..eye.escape import opener_records
 from ..eye.reader import (
     BRACKET_OPENER_RE,
     GT_CHARS,
@@ -123,8 +123,7 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class _Hit:
+class _Hit(NamedTuple):
     kind: str  # "reserved", "token" or "pipe"
     name: str
     slash: bool
@@ -161,13 +160,51 @@ def _tag_end(text: str, i: int) -> tuple[int, bool]:
     return i, False
 
 
+#: A run of characters ``_pipe_token`` reads as themselves and adds to the name (invisible ones are
+#: dropped): none is ``&`` (a reference), a bar, a closer, an opener or a blank (``str.isspace``,
+#: which is what ``\s`` matches in a ``str`` pattern).
+_PLAIN_NAME_RE = re.compile("[^&\\s" + re.escape("".join(sorted(_PIPE | _GT | _LT))) + "]+")
+
+
+_PIPE_STOPS = _PIPE | _GT | _LT
+#: The plain form ``NAME|>`` (printable ASCII name, then ``|>`` at once), which the loop of
+#: ``_pipe_token`` reads exactly as written: matched in one step. The name holds no reference
+#: (``&``), no bar, closer or opener, no blank and no invisible character; the bar must lie inside
+#: the 64-character window, so the name has at most 63 characters; and ``>`` right after the bar
+#: ends the token (it is not a character the closer search skips).
+_ASCII_NAME = "".join(
+    c for c in map(chr, range(0x21, 0x7F)) if c not in _PIPE_STOPS and c != "&" and not modeleye.is_ignorable(c)
+)
+_SIMPLE_PIPE_RE = (
+    re.compile(f"([{re.escape(_ASCII_NAME)}]{{1,63}})\\|>")
+    if "|" in _PIPE and ">" in _GT and not modeleye.can_skip(">") and ">" not in _SLASH
+    else None
+)
+
+
+#: An ASCII letter or digit (``str.isalnum`` of an ASCII character).
+_ASCII_ALNUM_RE = re.compile("[A-Za-z0-9]")
+
+
 def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
     """``name|>`` from ``i`` (just after the opening bar; bars and ``>`` may be look-alikes or references)."""
+    simple = _SIMPLE_PIPE_RE.match(text, i) if _SIMPLE_PIPE_RE is not None else None
+    if simple is not None:
+        word = simple.group(1)
+        return _Hit("pipe", f"<|{word}|>", slash, simple.end(), True) if any(c.isalnum() for c in word) else None
     n = len(text)
     lim = min(n, i + 64)
     j = i
     name: list[str] = []
     while j < lim:
+        run = _PLAIN_NAME_RE.match(text, j, lim)
+        if run is not None:
+            # Characters that are not references, bars, closers, openers or blanks are read one by one
+            # as themselves (each piece is the character): take the whole run at once.
+            word = run.group()
+            name.append(word if word.isascii() else "".join(c for c in word if not modeleye.is_ignorable(c)))
+            j = run.end()
+            continue
         piece, nxt = decode_at(text, j)
         ch = piece[:1]
         if ch and ch in _PIPE:
@@ -190,15 +227,20 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
 
 def _hit(text: str, reading: Reading, ctx: Context) -> _Hit | None:
     """The construct a reading found, with the span a finding shows (``None`` for padding)."""
-    _, res_map, tok_map, _ = _name_maps(ctx)
-    if reading.kind == "reserved":
-        close, closed = _tag_end(text, reading.end)
-        return _Hit("reserved", res_map.get(reading.name, reading.name), reading.slash, close if closed else reading.end, closed)
-    if reading.kind == "token":
-        return _Hit("token", tok_map.get(reading.name, reading.name), reading.slash, reading.end, True)
-    if reading.kind == "bar":
+    return _hit_of(text, reading.kind, reading.name, reading.slash, reading.end, ctx)
+
+
+def _hit_of(text: str, kind: str, name: str, slash: bool, end: int, ctx: Context) -> _Hit | None:
+    """:func:`_hit` of a reading given by its fields."""
+    if kind == "bar":
         # ``<|`` without a closing ``|>`` is not reported: an F#/Elm pipe operator (a deliberate exception).
-        return _pipe_token(text, reading.end, reading.slash)
+        return _pipe_token(text, end, slash)
+    _, res_map, tok_map, _ = _name_maps(ctx)
+    if kind == "reserved":
+        close, closed = _tag_end(text, end)
+        return _Hit("reserved", res_map.get(name, name), slash, close if closed else end, closed)
+    if kind == "token":
+        return _Hit("token", tok_map.get(name, name), slash, end, True)
     return None
 
 
@@ -316,32 +358,60 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
     """Every opener the model's eye reads as a tag or token (what the defang escapes) is a finding."""
     names = _name_maps(ctx)[0]
     n = len(text)
-    for start, end, reading in opener_readings(text, ctx.reserved, "angle", ctx.tokens):
+    # (snippet, hit) -> (rule, message, severity): a description depends on the hit and its text only
+    # (except a ``<s>``, see _describe_hit), and hostile text repeats one construct many times.
+    described: dict[tuple[str, str, str, bool, bool], tuple[str, str, Severity]] = {}
+    pipes: dict[tuple[str, bool], tuple[str, str, Severity] | tuple[()]] = {}
+    append = out.append
+    for start, end, kind, name, slash, rend in opener_records(text, ctx.reserved, "angle", ctx.tokens):
         escaped = end < n and text[end] == "\\"
         if escaped:
             k = end
             while k < n and k - end < MAX_RUN and text[k] == "\\":
                 k += 1
-            hit = _hit(text, reading, ctx)
+            hit = _hit_of(text, kind, name, slash, rend, ctx)
             if hit is None:
                 # A backslash-escaped slash: <\u002f...
                 window = _decode_escapes(text[end : k + 128])
                 if read_after(window, 0, names).kind in ("reserved", "token"):
-                    out.append(_Raw(DEFANGED_TAG.id, "warning", "escaped slash before a reserved name", start, min(n, k + 16)))
+                    append(_Raw(DEFANGED_TAG.id, "warning", "escaped slash before a reserved name", start, min(n, k + 16)))
                 continue
             what = "an envelope tag" if hit.kind == "reserved" else "a control token"
-            out.append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of {what} ({hit.name!r})", start, hit.end))
+            append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of {what} ({hit.name!r})", start, hit.end))
             continue
-        if not reading:
+        if kind == "none":
             continue
-        if reading.kind == "padding":
-            out.append(_padding_finding(text, start, end, reading.end, ctx))
+        if kind == "padding":
+            append(_padding_finding(text, start, end, rend, ctx))
             continue
-        hit = _hit(text, reading, ctx)
+        if kind == "bar":
+            if rend >= n or text[rend] in _PIPE_STOPS or text[rend].isspace():
+                continue  # _pipe_token gives up on its first character: a bare ``<|`` (a pipe operator)
+            simple = _SIMPLE_PIPE_RE.match(text, rend) if _SIMPLE_PIPE_RE is not None else None
+            if simple is not None:
+                # The plain ``NAME|>`` of _pipe_token, described once per spelling (the pipe's
+                # description depends on its name only).
+                stop = simple.end()
+                spelled = (text[start:stop], slash)
+                pipe = pipes.get(spelled)
+                if pipe is None:
+                    word = simple.group(1)
+                    hit = _Hit("pipe", f"<|{word}|>", slash, stop, True)
+                    pipe = pipes[spelled] = _describe_hit(text, start, hit, ctx) if _ASCII_ALNUM_RE.search(word) else ()
+                if pipe:
+                    append(_Raw(pipe[0], pipe[2], pipe[1], start, max(stop, end)))
+                continue
+        hit = _hit_of(text, kind, name, slash, rend, ctx)
         if hit is None:
             continue  # a bare ``<|`` (see _hit)
-        rule, message, severity = _describe_hit(text, start, hit, ctx)
-        out.append(_Raw(rule, severity, message, start, max(hit.end, end)))
+        key = (text[start : hit.end], hit.kind, hit.name, hit.slash, hit.closed)
+        got = described.get(key) if hit.name != "s" else None
+        if got is None:
+            got = _describe_hit(text, start, hit, ctx)
+            if hit.name != "s":
+                described[key] = got
+        rule, message, severity = got
+        append(_Raw(rule, severity, message, start, max(hit.end, end)))
 
 
 def _scan_brackets(text: str, ctx: Context, out: list[_Raw]) -> None:
@@ -356,39 +426,48 @@ def _scan_brackets(text: str, ctx: Context, out: list[_Raw]) -> None:
     """
     names, _, _, brk = _name_maps(ctx)
     n = len(text)
-    for start, end, reading in opener_readings(text, ctx.reserved, "bracket", ctx.tokens):
-        if not reading:
+    # (span, name, slash, in context) -> (rule, severity, message): hostile text repeats one token many times.
+    described: dict[tuple[str, str, bool, bool], tuple[str, Severity, str]] = {}
+    append = out.append
+    for start, end, kind, rname, slash, rend in opener_records(text, ctx.reserved, "bracket", ctx.tokens):
+        if kind == "none":
             continue
-        if reading.kind == "bar":
-            span = text[start : reading.end]
+        if kind == "bar":
+            span = text[start:rend]
             if end < n and text[end] == "\\":
                 msg = f"already-escaped form of control token {visible(span)}"
-                out.append(_Raw(DEFANGED_TAG.id, "warning", msg, start, reading.end))
+                append(_Raw(DEFANGED_TAG.id, "warning", msg, start, rend))
             else:
                 msg = f"chat-template control token {visible(span)} (a bracket-bar token: EXAONE, BlueLM)"
-                out.append(_Raw(CONTROL_TOKEN.id, "error", msg, start, reading.end))
+                append(_Raw(CONTROL_TOKEN.id, "error", msg, start, rend))
             continue
-        if reading.kind == "padding":
-            layout = context.layout_padding(text, end, reading.end, names, bracket=True)
+        if kind == "padding":
+            layout = context.layout_padding(text, end, rend, names, bracket=True)
             what = "code layout the eye reads past" if layout else "padding too long to read past"
-            out.append(_Raw(PADDED_OPENER.id, "note" if layout else "warning", f"bracket followed by {what}", start, reading.end))
+            append(_Raw(PADDED_OPENER.id, "note" if layout else "warning", f"bracket followed by {what}", start, rend))
             continue
-        name = brk.get(reading.name, reading.name)
-        token = f"[{'/' if reading.slash else ''}{name}]"
-        span = text[start : reading.end]
+        name = brk.get(rname, rname)
+        span = text[start:rend]
         if end < n and text[end] == "\\":
-            out.append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of control token {token}", start, reading.end))
+            token = f"[{'/' if slash else ''}{name}]"
+            append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of control token {token}", start, rend))
             continue
-        disguised = _disguised(span)
         after = BRACKET_TOKEN_CONTEXT.get(name)
-        in_context = after is None or text[reading.end : reading.end + 8].lstrip().startswith(after)
-        if disguised or (span == token and in_context):
-            msg = f"chat-template control token {token}{_disguises(span, token)}"
-            out.append(_Raw(CONTROL_TOKEN.id, "error", msg, start, reading.end))
-        else:
-            why = "differs only in case or spacing" if span != token else f"not followed by {after!r} as in its template"
-            msg = f"{span} reads as control token {token} ({why}; also ordinary code or help text)"
-            out.append(_Raw(CONTROL_TOKEN.id, "warning", msg, start, reading.end))
+        in_context = after is None or text[rend : rend + 8].lstrip().startswith(after)
+        key = (span, name, slash, in_context)
+        got = described.get(key)
+        if got is None:
+            got = described[key] = _describe_bracket(span, name, slash, in_context, after)
+        append(_Raw(got[0], got[1], got[2], start, rend))
+
+
+def _describe_bracket(span: str, name: str, slash: bool, in_context: bool, after: str | None) -> tuple[str, Severity, str]:
+    """(rule, severity, message) of a ``[NAME]`` token spelled ``span`` (see :func:`_scan_brackets`)."""
+    token = f"[{'/' if slash else ''}{name}]"
+    if _disguised(span) or (span == token and in_context):
+        return CONTROL_TOKEN.id, "error", f"chat-template control token {token}{_disguises(span, token)}"
+    why = "differs only in case or spacing" if span != token else f"not followed by {after!r} as in its template"
+    return CONTROL_TOKEN.id, "warning", f"{span} reads as control token {token} ({why}; also ordinary code or help text)"
 
 
 def _disguised(span: str) -> bool:

@@ -32,12 +32,15 @@ def _scan_attributes(text: str, out: list[_Raw]) -> None:
     )
 
 
-_PROSE_RE = re.compile(
-    r"(?:^|(?<=[\r\u2028\u2029\x85]))[ \t]{0,8}("
-    + "|".join(re.escape(p) for p in sorted(PROSE_TURN_MARKERS, key=len, reverse=True))
-    + ")",
-    re.IGNORECASE | re.MULTILINE,
-)
+_MARKERS = "|".join(re.escape(p) for p in sorted(PROSE_TURN_MARKERS, key=len, reverse=True))
+#: A marker at the start of the text, or after a line break (LF, CR, U+2028, U+2029, NEL). The break
+#: is matched as a character (not as ``^`` with a lookbehind) so that the regex engine skips to the
+#: next break in its own loop instead of trying every position; no marker starts with a blank or
+#: holds a break, so the marker spans (group 1) are those of ``(?:^|(?<=[\r...]))`` under MULTILINE.
+_PROSE_HEAD_RE = re.compile(rf"\A[ \t]{{0,8}}({_MARKERS})", re.IGNORECASE)
+_PROSE_RE = re.compile(rf"[\n\r\u2028\u2029\x85][ \t]{{0,8}}({_MARKERS})", re.IGNORECASE)
+if any(c in "\n\r\u2028\u2029\x85" for p in PROSE_TURN_MARKERS for c in p) or any(p[:1] in " \t" for p in PROSE_TURN_MARKERS):
+    raise ImportError("a prose turn marker starts with a blank or holds a line break")  # pragma: no cover
 
 # The rules this module reports (collected by envelock.scan.rules).
 
@@ -76,8 +79,9 @@ RULES: tuple[Rule, ...] = (
 def _scan_prose(text: str, out: list[_Raw]) -> None:
     """Turn markers at the start of a line, in any case but all-lowercase (``user: bool`` and
     ``system: linux`` are annotations and YAML keys, see :mod:`envelock.scan.context`)."""
+    head = _PROSE_HEAD_RE.match(text)
     out.extend(
         _Raw("prose-turn-marker", "note", f"prose turn marker {m.group(1)!r} at the start of a line", m.start(1), m.end(1))
-        for m in _PROSE_RE.finditer(text)
+        for m in ([head] if head else []) + list(_PROSE_RE.finditer(text))
         if not m.group(1).islower()
     )

@@ -1,0 +1,122 @@
+"""Shared pieces of the scanner: the finding types, character sets, positions and snippets."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from envelock.eye import reader as modeleye
+from envelock.eye.load_tokens import Tokens
+from envelock.eye.reader import (
+    GT_CHARS,
+    LT_CHARS,
+    PIPE_CHARS,
+    SLASH_CHARS,
+    visible,
+)
+from envelock.types import Severity
+
+#: Longest snippet (in code points, before making it visible).
+SNIPPET_MAX = 80
+#: Longest run of base64/hex decoded per candidate (bounds memory, not time).
+BLOB_MAX = 1 << 20
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One scanner rule, declared next to the pass that reports it (ruff's manner): a stable ``id``
+    (what tools and suppressions key on), a ``short`` description and the ``help`` text, the default
+    ``severity``, GitHub code scanning's ``security_severity`` (0.1-3.9 low, 4.0-6.9 medium, 7.0-8.9
+    high, 9.0+ critical: how bad it is when the construct reaches a prompt raw) and the module
+    (``family``) that reports it."""
+
+    id: str
+    short: str
+    help: str
+    severity: Severity
+    security_severity: float
+    family: str
+
+
+@dataclass(frozen=True)
+class Context:
+    """What one scan looks for: the reserved envelope names and a team's own control tokens."""
+
+    reserved: tuple[str, ...]
+    tokens: Tokens | None = None
+
+
+@dataclass(frozen=True)
+class _Raw:
+    rule: str
+    severity: Severity
+    message: str
+    start: int
+    end: int
+
+
+_GT = frozenset(GT_CHARS)
+_LT = frozenset(LT_CHARS)
+_SLASH = frozenset(SLASH_CHARS)
+_PIPE = frozenset(PIPE_CHARS)
+
+
+def _in(ranges: tuple[tuple[int, int], ...], ch: str) -> bool:
+    cp = ord(ch)
+    return any(lo <= cp <= hi for lo, hi in ranges)
+
+
+def _disguises(snippet: str, canonical: str) -> str:
+    if snippet == canonical:
+        return ""
+    found: list[str] = []
+    if "&" in snippet:
+        found.append("character references")
+    if any(modeleye.is_ignorable(c) for c in snippet):
+        found.append("invisible characters")
+    if any(ord(c) > 0x7F and not modeleye.is_ignorable(c) for c in snippet):
+        found.append("look-alike characters")
+    if any(c.isupper() for c in snippet) and not canonical.isupper():
+        found.append("case")
+    if not found:
+        found.append("spacing or separators")
+    return " (disguised by " + ", ".join(found) + ")"
+
+
+def _snippet(text: str, start: int, end: int) -> str:
+    part = text[start : min(end, start + SNIPPET_MAX)]
+    shown = visible(part)
+    if len(shown) > 2 * SNIPPET_MAX:
+        shown = shown[: 2 * SNIPPET_MAX]
+    return shown + ("…" if end - start > len(part) or len(shown) < len(visible(part)) else "")
+
+
+_ESC_RE = re.compile(
+    r"\\{1,4}(?:u([0-9a-fA-F]{4})|u\{([0-9a-fA-F]{1,6})\}|x([0-9a-fA-F]{2})|x\{([0-9a-fA-F]{1,6})\}|U([0-9a-fA-F]{8})"
+    r"|([0-7]{3})|([0-9a-fA-F]{1,6}) ?)"
+    r"|%[uU]([0-9a-fA-F]{4})|=([0-9A-Fa-f]{2})|\+(AD[w4]|AC8)-?"
+)
+_UTF7 = {"ADw": "<", "AD4": ">", "AC8": "/"}
+
+
+def _esc_char(m: re.Match[str]) -> str:
+    if m.group(10):
+        return _UTF7[m.group(10)]
+    for g, base in ((1, 16), (2, 16), (3, 16), (4, 16), (5, 16), (6, 8), (7, 16), (8, 16), (9, 16)):
+        v = m.group(g)
+        if v is not None:
+            cp = int(v, base)
+            if 0 < cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF:
+                return chr(cp)
+            return m.group()
+    return m.group()
+
+
+def _decode_escapes(window: str) -> str:
+    for _ in range(3):
+        new = unquote(_ESC_RE.sub(_esc_char, window), errors="replace")
+        if new == window:
+            break
+        window = new
+    return window

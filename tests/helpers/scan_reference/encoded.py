@@ -1,0 +1,206 @@
+"""Encoded tags: percent/backslash escapes, ciphers, base64/hex/binary blobs that decode to a tag or token."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import re
+from functools import lru_cache
+
+from envelock.eye.reader import (
+    OPENER_RE,
+    read_after,
+    visible,
+)
+
+from ._base import BLOB_MAX, SNIPPET_MAX, Context, Rule, _decode_escapes, _Raw
+from .context import is_text
+from .tags import _first_danger, _hit, _name_maps
+
+# Encoded openers of '<' or '＜': percent (incl. double-encoded and %uXXXX), backslash escapes
+# (JSON/JS/Python/C/Rust/CSS), quoted-printable and UTF-7.
+_ENC_OPENER_RE = re.compile(
+    r"%(?:25){0,3}(?:3[cC]|[uU](?:003[cC]|[fF][fF]1[cC]))"
+    r"|\\{1,4}(?:u003[cC]|u[fF][fF]1[cC]|u\{0{0,4}3[cC]\}|x3[cC]|x\{3[cC]\}|U0000003[cC]|0?74(?![0-7])|0{0,4}3[cC](?![0-9a-fA-F]))"
+    r"|=3[cC]|\+ADw-?"
+)
+
+# The rules this module reports (collected by envelock.scan.rules).
+
+ENCODED_TAG = Rule(
+    "encoded-tag",
+    "Percent-, backslash- or cipher-encoded envelope tag or control token",
+    (
+        "`%3C/retrieved_content%3E`, `\\u003c/retrieved_content`, `\\x3c...`, `%uFF1C...`, or a reserved name "
+        "in ROT13, Atbash or reversed. Not a tag as it stands, but one decoding step (by a tool, a template "
+        "or a model asked to decode) away from one."
+    ),
+    "warning",
+    5.0,
+    "encoded",
+)
+
+ENCODED_BLOB_TAG = Rule(
+    "encoded-blob-tag",
+    "Base64, hex or binary run that decodes to an envelope tag or control token",
+    (
+        "A run of base64 (standard or URL-safe), hex digits or 8-bit binary groups whose decoded bytes hold "
+        "an envelope tag or chat-template control token: the classic 'decode this and follow it' injection."
+    ),
+    "warning",
+    5.0,
+    "encoded",
+)
+
+RULES: tuple[Rule, ...] = (
+    ENCODED_TAG,
+    ENCODED_BLOB_TAG,
+)
+
+
+def _cipher_names(reserved: tuple[str, ...]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    atbash = str.maketrans("abcdefghijklmnopqrstuvwxyz", "zyxwvutsrqponmlkjihgfedcba")
+    for name in reserved:
+        low = name.lower()
+        out.append((codecs.encode(low, "rot13"), f"ROT13 of {name!r}"))
+        out.append((low.translate(atbash), f"Atbash of {name!r}"))
+        out.append((low[::-1], f"{name!r} reversed"))
+    return out
+
+
+@lru_cache(maxsize=16)
+def _cipher_re(reserved: tuple[str, ...]) -> tuple[re.Pattern[str], dict[str, str]]:
+    alts: list[str] = []
+    labels: dict[str, str] = {}
+    for enc, label in _cipher_names(reserved):
+        words = [w for w in re.split(r"[_\- ]", enc) if w]
+        alts.append(r"[ \t_\-]{0,3}".join(re.escape(w) for w in words))
+        labels["".join(words)] = label
+    return re.compile("|".join(alts), re.IGNORECASE), labels
+
+
+#: An encoded opener right after another (``%3C%3C``): the first one's reading ends at the second
+#: (a reading stops at the next opener), so only the last of a run can start a tag. Skipping the
+#: others in the regex keeps a run of them from costing a Python step each.
+_FOLLOWED_BY_OPENER_RE = re.compile(f"(?:{_ENC_OPENER_RE.pattern})(?=(?:{_ENC_OPENER_RE.pattern})|<)")
+_ENC_CANDIDATE_RE = re.compile(f"(?!{_FOLLOWED_BY_OPENER_RE.pattern})(?:{_ENC_OPENER_RE.pattern})")
+
+
+def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
+    n = len(text)
+    starts = [m.start() for m in _ENC_CANDIDATE_RE.finditer(text)]
+    for k, s in enumerate(starts):
+        m = _ENC_OPENER_RE.match(text, s)
+        assert m is not None
+        # The window ends at the next candidate (its opener ends any reading; a ``<`` stands for
+        # it), so every character is decoded once however dense the candidates are: linear.
+        nxt = starts[k + 1] if k + 1 < len(starts) else n
+        window = text[s : min(s + 192, nxt)] + ("<" if nxt < s + 192 else "")
+        decoded = _decode_escapes(window)
+        om = OPENER_RE.match(decoded)
+        if not om:
+            continue
+        hit = _hit(decoded, read_after(decoded, om.end(), _name_maps(ctx)[0]), ctx)
+        if hit is None:
+            continue
+        # Map the end back roughly: the raw text up to the first whitespace after the name.
+        e = s + len(m.group())
+        lim = min(n, s + 192)
+        while e < lim and not text[e].isspace():
+            e += 1
+        what = visible(decoded[: hit.end][:SNIPPET_MAX])
+        out.append(_Raw(ENCODED_TAG.id, "warning", f"encoded form of {what!r}", s, e))
+    cre, labels = _cipher_re(ctx.reserved)
+    for m in _cipher_matches(text, cre, ctx.reserved):
+        key = re.sub(r"[ \t_\-]", "", m.group()).lower()
+        out.append(_Raw(ENCODED_TAG.id, "warning", f"{labels.get(key, 'encoded reserved name')}", m.start(), m.end()))
+
+
+#: (``_ascii_case_folds``) The non-ASCII characters that ``re.IGNORECASE`` takes for an ASCII letter (KELVIN SIGN, LATIN SMALL
+#: LETTER LONG S, DOTLESS I, CAPITAL I WITH DOT ABOVE): where one occurs, the lowered text is no guide.
+@lru_cache(maxsize=1)
+def _ascii_case_folds() -> tuple[str, ...]:
+    return tuple(c for c in map(chr, range(0x80, 0x10000)) if re.fullmatch("[a-z]", c, re.IGNORECASE))
+
+
+def _cipher_matches(text: str, cre: re.Pattern[str], reserved: tuple[str, ...]) -> list[re.Match[str]]:
+    """The cipher regex's matches, tried only where a first word occurs (``str.find`` on the lowered
+    text, whose offsets are the text's), not at every position."""
+    if not text.isascii() and any(c in text for c in _ascii_case_folds()):
+        return list(cre.finditer(text))
+    lowered = text.lower()
+    found: dict[int, re.Match[str]] = {}
+    for first in {re.split(r"[_\- ]", enc)[0] for enc, _ in _cipher_names(reserved)}:
+        i = lowered.find(first)
+        while i >= 0:
+            m = cre.match(text, i)
+            if m and i not in found:
+                found[i] = m
+            i = lowered.find(first, i + 1)
+    # finditer's matches do not overlap: keep the leftmost, then the next one after its end.
+    out: list[re.Match[str]] = []
+    end = -1
+    for i in sorted(found):
+        if i >= end:
+            out.append(found[i])
+            end = found[i].end()
+    return out
+
+
+_B64_RE = re.compile(r"(?<![A-Za-z0-9+/\-_])[A-Za-z0-9+/\-_]{16,}={0,2}")
+_HEX_RE = re.compile(r"(?<![0-9a-fA-F])(?:[0-9a-fA-F]{2}){8,}")
+_BIN_RE = re.compile(r"[01]{8}(?:[ \t]{1,2}[01]{8}){3,}")
+
+
+def _b64_candidates(run: str) -> list[bytes]:
+    body = run.rstrip("=")[:BLOB_MAX]
+    alt = "-" in body or "_" in body
+    if alt and ("+" in body or "/" in body):
+        return []
+    out: list[bytes] = []
+    for shift in range(4):
+        chunk = body[shift:]
+        rest = len(chunk) % 4
+        # The last group too (padded as it would be): a tag that ends the run is in it.
+        chunk = chunk[: len(chunk) - rest] if rest == 1 else chunk + "=" * ((4 - rest) % 4)
+        if len(chunk) < 8:
+            continue
+        try:
+            out.append(base64.b64decode(chunk, altchars=b"-_" if alt else None, validate=True))
+        except (binascii.Error, ValueError):
+            continue
+    return out
+
+
+def _blob_danger(data: bytes, ctx: Context) -> str | None:
+    if b"<" not in data and b"[" not in data and b"&" not in data and b"\xef" not in data:
+        return None
+    if not is_text(data):
+        return None  # random bytes (a hash, an identifier that happens to be base64) hold no message
+    return _first_danger(data.decode("utf-8", "replace"), ctx)
+
+
+def _scan_blobs(text: str, ctx: Context, out: list[_Raw]) -> None:
+    for m in _B64_RE.finditer(text):
+        if m.group().isdigit():
+            continue
+        for data in _b64_candidates(m.group()):
+            danger = _blob_danger(data, ctx)
+            if danger:
+                out.append(_Raw(ENCODED_BLOB_TAG.id, "warning", f"base64 run decodes to {danger!r}", m.start(), m.end()))
+                break
+    for m in _HEX_RE.finditer(text):
+        hexrun = m.group()
+        if "3c" not in hexrun.lower() and "5b" not in hexrun.lower():
+            continue
+        danger = _blob_danger(bytes.fromhex(hexrun[:BLOB_MAX]), ctx)
+        if danger:
+            out.append(_Raw(ENCODED_BLOB_TAG.id, "warning", f"hex run decodes to {danger!r}", m.start(), m.end()))
+    for m in _BIN_RE.finditer(text):
+        groups = m.group().split()
+        data = bytes(int(g, 2) for g in groups[: BLOB_MAX // 8])
+        danger = _blob_danger(data, ctx)
+        if danger:
+            out.append(_Raw(ENCODED_BLOB_TAG.id, "warning", f"binary groups decode to {danger!r}", m.start(), m.end()))

@@ -1,0 +1,320 @@
+"""Invisible and control characters: TAG smuggling, bidi controls, hidden runs, controls."""
+
+from __future__ import annotations
+
+import re
+
+from envelock.eye.charsets import (
+    BIDI_EMBEDDING_CONTROLS,
+    BIDI_MARKS,
+    BYTE_ORDER_MARK,
+    C1_CONTROLS,
+    CANCEL_TAG,
+    GRAPHEME_JOINER,
+    HANGUL_FILLERS,
+    JOINERS,
+    JOINING_SCRIPTS,
+    MONGOLIAN_VARIATION_SELECTORS,
+    SNEAKY_BITS,
+    SOFT_HYPHEN,
+    TAG_CHARACTERS,
+    TAG_SPEC_CHARACTERS,
+    VARIATION_SELECTORS,
+    WORD_BOUNDARY_INVISIBLES,
+    XML_IMPOSSIBLE,
+    char_class,
+    in_ranges,
+)
+from envelock.eye.reader import (
+    visible,
+)
+from envelock.eye.unicode_tables import (
+    ALNUM_RANGES,
+    DEFAULT_IGNORABLE_RANGES,
+    HANGUL_RANGES,
+    HEBREW_RANGES,
+    INTERLEAVE_RANGES,
+    MARK_RANGES,
+    RGI_EMOJI_TAG_SEQUENCES,
+)
+
+from ._base import Context, Rule, _in, _Raw
+from .tags import _first_danger
+
+# The rules this module reports (collected by envelock.scan.rules).
+
+TAG_SMUGGLING = Rule(
+    "tag-smuggling",
+    "Unicode TAG characters (ASCII smuggling)",
+    (
+        "Characters U+E0000..U+E007F mirror ASCII invisibly; some models read them. The message shows the "
+        "hidden ASCII. Error when the hidden text is itself an envelope tag or control token. RGI emoji flag "
+        "sequences (England, Scotland, Wales) are not reported; other well-formed emoji tag sequences are a "
+        "note."
+    ),
+    "warning",
+    6.5,
+    "hidden",
+)
+
+BIDI_CONTROL = Rule(
+    "bidi-control",
+    "Bidirectional override/embedding/isolate control",
+    (
+        "U+202A..U+202E and U+2066..U+2069 reorder how text is displayed (Trojan Source, CVE-2021-42574), so "
+        "a reviewer sees something other than what the model reads. The marks LRM/RLM/ALM are not reported."
+    ),
+    "warning",
+    5.0,
+    "hidden",
+)
+
+INVISIBLE_IN_WORD = Rule(
+    "invisible-in-word",
+    "Invisible character inside a word",
+    (
+        "A default-ignorable character (zero-width space, word joiner, invisible operator, filler, ...) sits "
+        "between two letters or digits, where it can split a keyword for filters while a model still reads "
+        "the word. Not reported: ZWJ/ZWNJ in scripts that use them (Arabic/Persian, Syriac, Indic, Sinhala, "
+        "Myanmar, Khmer, Mongolian, Tibetan), ZWSP/WJ in scripts written without spaces (Thai, Lao, Khmer, "
+        "Myanmar, CJK), a single variation selector (a variation sequence), CGJ in Hebrew, Hangul fillers in "
+        "Hangul, emoji ZWJ sequences, LRM/RLM/ALM. A soft hyphen inside a word is a note."
+    ),
+    "warning",
+    4.0,
+    "hidden",
+)
+
+INVISIBLE_RUN = Rule(
+    "invisible-run",
+    "Run of invisible characters (hidden payload)",
+    (
+        "Four or more default-ignorable characters in a row carry data no reader sees: variation-selector "
+        "byte smuggling, 'Sneaky Bits' (U+2062/U+2064 as binary), or padding. The message shows the decoded "
+        "text when it decodes. Error when the decoded text is an envelope tag or control token."
+    ),
+    "warning",
+    6.0,
+    "hidden",
+)
+
+CONTROL_CHARACTER = Rule(
+    "control-character",
+    "C0/C1 control character or lone surrogate",
+    (
+        "Control characters other than TAB, LF, CR and FF (ESC sequences that hide text in terminals, NUL, "
+        "backspace, NEL) and unpaired surrogates have no place in retrieved prose. compose_preface replaces "
+        "them with U+FFFD."
+    ),
+    "warning",
+    4.0,
+    "hidden",
+)
+
+RULES: tuple[Rule, ...] = (
+    TAG_SMUGGLING,
+    BIDI_CONTROL,
+    INVISIBLE_IN_WORD,
+    INVISIBLE_RUN,
+    CONTROL_CHARACTER,
+)
+
+_BIDI_CLASS = char_class(BIDI_EMBEDDING_CONTROLS)
+((_TAG_LO, _TAG_HI),) = TAG_CHARACTERS
+
+
+def _ignorable_class_without_tag_bidi_marks() -> str:
+    skip = {cp for lo, hi in (*BIDI_EMBEDDING_CONTROLS, *TAG_CHARACTERS) for cp in range(lo, hi + 1)}
+    skip |= set(BIDI_MARKS)
+    parts: list[str] = []
+    for lo, hi in DEFAULT_IGNORABLE_RANGES:
+        start: int | None = None
+        for cp in range(lo, hi + 2):
+            inside = cp <= hi and cp not in skip
+            if inside and start is None:
+                start = cp
+            elif not inside and start is not None:
+                end = cp - 1
+                parts.append(re.escape(chr(start)) if start == end else f"{re.escape(chr(start))}-{re.escape(chr(end))}")
+                start = None
+    return "".join(parts)
+
+
+_HIDDEN_CLASS = _ignorable_class_without_tag_bidi_marks()
+_LONG_RUN_RE = re.compile(f"[{_HIDDEN_CLASS}]{{4,}}")
+_ANY_RUN_RE = re.compile(f"[{_HIDDEN_CLASS}]+")
+_SHORT_RUN_RE = re.compile(f"[{_HIDDEN_CLASS}]{{1,3}}")
+#: A letter, digit or mark (generated tables): what a word is made of.
+_WORD_CLASS = char_class(ALNUM_RANGES, MARK_RANGES)
+#: A word holding invisible runs of at most three characters: a word character, then (run, word
+#: character) once or more. Found in one regex pass, so a long such word is one match.
+_IN_WORD_RE = re.compile(f"[{_WORD_CLASS}](?:[{_HIDDEN_CLASS}]{{1,3}}[{_WORD_CLASS}])+")
+_JOINERS = frozenset(map(chr, JOINERS))
+_WORD_BOUNDARY = frozenset(map(chr, WORD_BOUNDARY_INVISIBLES))
+_HANGUL_FILLERS = frozenset(map(chr, HANGUL_FILLERS))
+_CGJ, _SHY, _BOM = chr(GRAPHEME_JOINER), chr(SOFT_HYPHEN), chr(BYTE_ORDER_MARK)
+#: A character that may make an invisible one legitimate next to it (a joining, no-space, Hebrew or
+#: Hangul letter, a variation selector, CGJ, a soft hyphen): such a word is read run by run.
+_LEGITIMATE_NEXT_TO = (
+    JOINING_SCRIPTS,
+    INTERLEAVE_RANGES,
+    HEBREW_RANGES,
+    HANGUL_RANGES,
+    VARIATION_SELECTORS,
+    MONGOLIAN_VARIATION_SELECTORS,
+)
+_MAY_BE_LEGITIMATE_RE = re.compile(f"[{char_class(*_LEGITIMATE_NEXT_TO)}{re.escape(_CGJ)}{re.escape(_SHY)}]")
+_TAG_RUN_RE = re.compile(f"[{char_class(TAG_CHARACTERS)}]+")
+_BIDI_RUN_RE = re.compile(f"[{_BIDI_CLASS}]+")
+#: XML-impossible characters (except FORM FEED, a page break in text files) and C1 controls.
+_NO_FORM_FEED = tuple((lo, 0x0B) if (lo, hi) == (0x0B, 0x0C) else (lo, hi) for lo, hi in XML_IMPOSSIBLE)
+_CONTROL_RUN_RE = re.compile(f"[{char_class(_NO_FORM_FEED, C1_CONTROLS)}]+")
+_RGI_TAG_SEQUENCES = frozenset(RGI_EMOJI_TAG_SEQUENCES)
+_BLACK_FLAG = "\U0001f3f4"
+_WELL_FORMED_TAG_SPEC_RE = re.compile(f"[{char_class(TAG_SPEC_CHARACTERS)}]{{1,32}}{re.escape(chr(CANCEL_TAG))}")
+
+
+def _is_variation_selector(ch: str) -> bool:
+    return in_ranges(VARIATION_SELECTORS, ch) or in_ranges(MONGOLIAN_VARIATION_SELECTORS, ch)
+
+
+def _decode_tag_chars(run: str) -> str:
+    out: list[str] = []
+    for c in run:
+        v = ord(c) - _TAG_LO
+        out.append(chr(v) if 0x20 <= v < 0x7F or v in (0x09, 0x0A, 0x0D) else f"U+{ord(c):04X}")
+    return "".join(out)
+
+
+def _scan_tags(text: str, ctx: Context, out: list[_Raw]) -> None:
+    for m in _TAG_RUN_RE.finditer(text):
+        s, e = m.start(), m.end()
+        if s > 0 and text[s - 1] == _BLACK_FLAG:
+            if text[s - 1 : e] in _RGI_TAG_SEQUENCES:
+                continue
+            if _WELL_FORMED_TAG_SPEC_RE.fullmatch(m.group()):
+                out.append(
+                    _Raw(TAG_SMUGGLING.id, "note", f"emoji tag sequence {_decode_tag_chars(m.group())!r} is not RGI", s - 1, e)
+                )
+                continue
+        hidden = _decode_tag_chars(m.group())
+        danger = _first_danger(hidden, ctx)
+        shown = visible(hidden[:160]) + ("…" if len(hidden) > 160 else "")
+        if danger:
+            out.append(_Raw(TAG_SMUGGLING.id, "error", f"TAG characters hide {danger!r}: {shown!r}", s, e))
+        else:
+            out.append(_Raw(TAG_SMUGGLING.id, "warning", f"TAG characters hide ASCII text: {shown!r}", s, e))
+
+
+def _scan_bidi(text: str, out: list[_Raw]) -> None:
+    for m in _BIDI_RUN_RE.finditer(text):
+        cps = " ".join(f"U+{ord(c):04X}" for c in m.group()[:8])
+        out.append(_Raw(BIDI_CONTROL.id, "warning", f"bidirectional control {cps} reorders displayed text", m.start(), m.end()))
+
+
+def _decode_hidden(run: str) -> str | None:
+    """Decode variation-selector bytes or Sneaky Bits; ``None`` when the run is neither."""
+    if all(in_ranges(VARIATION_SELECTORS, c) for c in run):
+        data = bytes(ord(c) - 0xFE00 if ord(c) <= 0xFE0F else ord(c) - 0xE0100 + 16 for c in run)
+        return data.decode("utf-8", "replace")
+    zero, one = map(chr, SNEAKY_BITS)
+    bits = [c for c in run if c in (zero, one)]
+    if len(bits) >= 8 and all(c in (zero, one, "\u200b") for c in run):
+        # Sneaky Bits: INVISIBLE TIMES = 0, INVISIBLE PLUS = 1, ZWSP = space.
+        words = run.split("\u200b")
+        chars: list[str] = []
+        for w in words:
+            bitstr = "".join("1" if c == one else "0" for c in w)
+            chars.extend(chr(int(bitstr[k : k + 8], 2)) for k in range(0, len(bitstr) - 7, 8))
+            chars.append(" ")
+        return "".join(chars).rstrip(" ")
+    return None
+
+
+def _scan_hidden(text: str, ctx: Context, out: list[_Raw]) -> None:
+    for m in _LONG_RUN_RE.finditer(text):
+        s, e, run = m.start(), m.end(), m.group()
+        decoded = _decode_hidden(run)
+        if decoded is not None:
+            danger = _first_danger(decoded, ctx)
+            shown = visible(decoded[:160])
+            if danger:
+                msg = f"{len(run)} invisible characters hide {danger!r}: {shown!r}"
+                out.append(_Raw(INVISIBLE_RUN.id, "error", msg, s, e))
+            else:
+                out.append(_Raw(INVISIBLE_RUN.id, "warning", f"{len(run)} invisible characters hide text: {shown!r}", s, e))
+        else:
+            out.append(_Raw(INVISIBLE_RUN.id, "warning", f"run of {len(run)} invisible characters", s, e))
+    for m in _words_with_invisibles(text):
+        word = m.group()
+        if _MAY_BE_LEGITIMATE_RE.search(word):
+            _runs_in_word(text, m.start(), m.end(), out)
+            continue
+        # No script or character that makes an invisible character legitimate: every run of the word
+        # is reported, as one finding (a word of 10,000 letters joined by U+200B is one word).
+        count = _SHORT_RUN_RE.subn("", word)[1]
+        if count == 1:
+            found = _SHORT_RUN_RE.search(word)
+            assert found is not None
+            msg = f"invisible {' '.join(f'U+{ord(c):04X}' for c in found.group())} inside a word"
+        else:
+            kinds = sorted(c for c in set(word) if _SHORT_RUN_RE.fullmatch(c))
+            msg = f"{count} invisible runs ({' '.join(f'U+{ord(c):04X}' for c in kinds[:8])}) inside a word"
+        out.append(_Raw(INVISIBLE_IN_WORD.id, "warning", msg, m.start() + 1, m.end() - 1))
+
+
+def _words_with_invisibles(text: str) -> list[re.Match[str]]:
+    """Every word holding short invisible runs, found from the invisible runs (rare) rather than
+    from every letter: the next run, then the word around it, then on after that word."""
+    out: list[re.Match[str]] = []
+    pos = 0
+    while True:
+        run = _ANY_RUN_RE.search(text, pos)
+        if run is None:
+            return out
+        word = _IN_WORD_RE.match(text, run.start() - 1) if run.start() > 0 else None
+        if word is None:
+            pos = run.end()
+        else:
+            out.append(word)
+            pos = word.end()
+
+
+def _runs_in_word(text: str, start: int, end: int, out: list[_Raw]) -> None:
+    """The runs of a word one by one, with the exceptions that make an invisible character legitimate."""
+    for m in _SHORT_RUN_RE.finditer(text, start, end):
+        s, e = m.start(), m.end()
+        run = m.group()
+        if s == 0 and run == _BOM:
+            continue
+        prev, nxt = text[s - 1], text[e]
+        kinds = set(run)
+        if kinds <= _JOINERS and (_in(JOINING_SCRIPTS, prev) or _in(JOINING_SCRIPTS, nxt)):
+            continue
+        if kinds <= _WORD_BOUNDARY and (_in(INTERLEAVE_RANGES, prev) or _in(INTERLEAVE_RANGES, nxt)):
+            continue
+        if len(run) == 1 and _is_variation_selector(run):
+            continue
+        if kinds == {_CGJ} and (_in(HEBREW_RANGES, prev) or _in(HEBREW_RANGES, nxt)):
+            continue
+        if kinds <= _HANGUL_FILLERS and (_in(HANGUL_RANGES, prev) or _in(HANGUL_RANGES, nxt)):
+            continue
+        cps = " ".join(f"U+{ord(c):04X}" for c in run)
+        if kinds == {_SHY}:
+            out.append(_Raw(INVISIBLE_IN_WORD.id, "note", f"soft hyphen {cps} inside a word", s, e))
+        else:
+            out.append(_Raw(INVISIBLE_IN_WORD.id, "warning", f"invisible {cps} inside a word", s, e))
+
+
+def _scan_controls(text: str, out: list[_Raw]) -> None:
+    for m in _CONTROL_RUN_RE.finditer(text):
+        cps = " ".join(f"U+{ord(c):04X}" for c in m.group()[:8])
+        first = m.group()[0]
+        what = (
+            "lone surrogate"
+            if "\ud800" <= first <= "\udfff"
+            else "noncharacter"
+            if first in "\ufffe\uffff"
+            else "control character"
+        )
+        out.append(_Raw(CONTROL_CHARACTER.id, "warning", f"{what} {cps}", m.start(), m.end()))

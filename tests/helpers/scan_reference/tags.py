@@ -1,0 +1,440 @@
+"""Envelope tags and control tokens: every ``<``-like and ``[``-like opener, read by the one model's eye.
+
+:func:`envelock.modeleye.read_after` and :func:`envelock.modeleye.read_bracket` decide; this
+module only gives each reading a span and a message.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from envelock.eye import reader as modeleye
+from envelock.eye.escape import opener_readings
+from envelock.eye.reader import (
+    BRACKET_OPENER_RE,
+    GT_CHARS,
+    MAX_LOOKAHEAD,
+    MAX_RUN,
+    NUMBER,
+    OPENER_RE,
+    Names,
+    Reading,
+    decode_at,
+    exact_after,
+    name_skeleton,
+    names_for,
+    read_after,
+    read_bracket,
+    visible,
+)
+from envelock.eye.tokens import (
+    ANGLE_TOKEN_NAMES,
+    CURATED_ANGLE_TOKEN_NAMES,
+    ANGLE_TOKEN_PATTERNS,
+    BRACKET_TOKEN_CONTEXT,
+    BRACKET_TOKEN_NAMES,
+    BRACKET_TOKEN_PATTERNS,
+    NAMESPACE_TOKEN_NAMES,
+)
+from envelock.eye.unicode_tables import QUOTATION_ANGLES
+from envelock.types import Severity
+
+from . import context
+from ._base import _GT, _LT, _PIPE, _SLASH, SNIPPET_MAX, Context, Rule, _decode_escapes, _disguises, _Raw
+
+# The rules this module reports (collected by envelock.scan.rules).
+
+CLOSE_TAG = Rule(
+    "envelope-close-tag",
+    "Envelope close tag in retrieved text",
+    (
+        "The text holds something a model reads as `</retrieved_content>` (or another reserved envelope "
+        "name): exact, or disguised by case, whitespace, separators, look-alike characters, invisible "
+        "characters or character references. Inside an envelope it would end the envelope early and let the "
+        "rest of the text pose as instructions. compose_preface defangs it; a raw copy of this text must "
+        "never reach a prompt."
+    ),
+    "error",
+    9.0,
+    "tags",
+)
+
+OPEN_TAG = Rule(
+    "envelope-open-tag",
+    "Forged envelope open tag in retrieved text",
+    (
+        "The text holds something a model reads as `<retrieved_content ...>` (a reserved envelope name "
+        'without a slash), possibly with forged attributes such as `provenance="system-config"`. It would '
+        "start a fake envelope claiming a higher trust tier."
+    ),
+    "error",
+    8.5,
+    "tags",
+)
+
+CONTROL_TOKEN = Rule(
+    "chat-control-token",
+    "Chat-template control token",
+    (
+        "The text holds a chat-template special token (`<|im_end|>`, `<|eot_id|>`, DeepSeek `<｜…｜>`, "
+        "`<start_of_turn>`, `[INST]`, `<</SYS>>`, `</function_results>`, ...). A model, or a template that "
+        "splices text without escaping, can take it for a turn boundary. `<s>`/`</s>` are reported as "
+        "warnings because they are also HTML strikethrough and type parameters."
+    ),
+    "error",
+    8.0,
+    "tags",
+)
+
+DEFANGED_TAG = Rule(
+    "defanged-tag",
+    "Text already in envelock's escaped form",
+    (
+        "The text holds an opener followed by a backslash before a reserved name or control token "
+        "(`<\\/retrieved_content>`, `[\\INST]`): envelock's own escape. Third-party text has no reason to carry "
+        "it; it is either a pasted composed preface or an attempt to confuse a naive un-escaper."
+    ),
+    "warning",
+    3.0,
+    "tags",
+)
+
+PADDED_OPENER = Rule(
+    "padded-opener",
+    "Opener followed by long padding",
+    (
+        "An opener (`<`, a look-alike or `&lt;`) is followed by a run of whitespace, invisible characters, "
+        "controls, slashes or separators too long for the model's-eye lookahead to follow (32 or more in a "
+        "row, or past 256 characters while a reserved name could still form). What a model makes of it cannot "
+        "be bounded, so compose_preface escapes the opener (fail closed). Padding is a hiding technique."
+    ),
+    "warning",
+    4.0,
+    "tags",
+)
+
+RULES: tuple[Rule, ...] = (
+    CLOSE_TAG,
+    OPEN_TAG,
+    CONTROL_TOKEN,
+    DEFANGED_TAG,
+    PADDED_OPENER,
+)
+
+
+@dataclass(frozen=True)
+class _Hit:
+    kind: str  # "reserved", "token" or "pipe"
+    name: str
+    slash: bool
+    end: int  # end of the construct in the text (after '>' when there is one)
+    closed: bool  # a '>' (or look-alike, or &gt;) ends it
+
+
+@lru_cache(maxsize=64)
+def _name_maps(ctx: Context) -> tuple[Names, dict[str, str], dict[str, str], dict[str, str]]:
+    names = names_for(ctx.reserved, ctx.tokens)
+    res = {modeleye.skeleton(n): n for n in ctx.reserved}
+    extra_angle = tuple(ctx.tokens.angle) if ctx.tokens is not None else ()
+    extra_bracket = tuple(ctx.tokens.bracket) if ctx.tokens is not None else ()
+    angle = (*ANGLE_TOKEN_NAMES, *(p + NUMBER for p in ANGLE_TOKEN_PATTERNS), *extra_angle)
+    tok = {name_skeleton(n): n for n in angle}
+    tok.update({modeleye.skeleton(n) + ":": n + ":" for n in NAMESPACE_TOKEN_NAMES})
+    brk = {name_skeleton(n): n for n in (*BRACKET_TOKEN_NAMES, *(p + NUMBER for p in BRACKET_TOKEN_PATTERNS), *extra_bracket)}
+    return names, res, tok, brk
+
+
+def _tag_end(text: str, i: int) -> tuple[int, bool]:
+    """Extend a tag past its attributes to its '>' (bounded), stopping at a new line or opener."""
+    n = len(text)
+    lim = min(n, i + MAX_LOOKAHEAD)
+    j = i
+    while j < lim:
+        ch = text[j]
+        if ch in _LT or ch == "\n":
+            break
+        piece, nxt = decode_at(text, j)
+        if piece and piece[0] in _GT:  # a reference may decode to nothing (html.unescape("&#1;") == "")
+            return nxt, True
+        j = nxt
+    return i, False
+
+
+def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
+    """``name|>`` from ``i`` (just after the opening bar; bars and ``>`` may be look-alikes or references)."""
+    n = len(text)
+    lim = min(n, i + 64)
+    j = i
+    name: list[str] = []
+    while j < lim:
+        piece, nxt = decode_at(text, j)
+        ch = piece[:1]
+        if ch and ch in _PIPE:
+            gt = modeleye.closer_after(text, nxt, min(n, nxt + MAX_RUN + 1), GT_CHARS)
+            word = "".join(name)
+            if gt >= 0 and any(c.isalnum() for c in word):
+                return _Hit("pipe", f"<|{word}|>", slash, gt, True)
+            return None
+        if ch and ch in _GT:
+            # ``<|NAME>``: Gemma 4 opens a block this way (``<|turn>``, ``<|tool_call>``).
+            word = "".join(name)
+            return _Hit("pipe", f"<|{word}>", slash, nxt, True) if any(c.isalnum() for c in word) else None
+        if not ch or ch.isspace() or ch in _LT:
+            return None
+        if not modeleye.is_ignorable(ch):  # invisible characters are not shown; '_' and '-' are
+            name.append(piece)
+        j = nxt
+    return None
+
+
+def _hit(text: str, reading: Reading, ctx: Context) -> _Hit | None:
+    """The construct a reading found, with the span a finding shows (``None`` for padding)."""
+    _, res_map, tok_map, _ = _name_maps(ctx)
+    if reading.kind == "reserved":
+        close, closed = _tag_end(text, reading.end)
+        return _Hit("reserved", res_map.get(reading.name, reading.name), reading.slash, close if closed else reading.end, closed)
+    if reading.kind == "token":
+        return _Hit("token", tok_map.get(reading.name, reading.name), reading.slash, reading.end, True)
+    if reading.kind == "bar":
+        # ``<|`` without a closing ``|>`` is not reported: an F#/Elm pipe operator (a deliberate exception).
+        return _pipe_token(text, reading.end, reading.slash)
+    return None
+
+
+def _padding_finding(text: str, start: int, end: int, reading_end: int, ctx: Context) -> _Raw:
+    """A finding for an opener the lookahead gave up on: an envelope tag if a reserved name
+    follows the padding (an ``error``), else the padding itself (a ``warning``; a ``note``
+    when it is code layout, :func:`envelock.scan.context.layout_padding`)."""
+    names, res_map, _, _ = _name_maps(ctx)
+    window = text[end : end + MAX_LOOKAHEAD]
+    first_alnum = next((k for k, c in enumerate(window) if modeleye.is_alnum(c)), len(window))
+    lead = next((k for k, c in enumerate(window) if not (modeleye.is_skip(c) or c in _SLASH or c in modeleye._BANG)), len(window))
+    skel = modeleye.skeleton(window[lead:])
+    for r in names.reserved:
+        if skel.startswith(r):
+            name = res_map.get(r, r)
+            slash = any(c in _SLASH for c in window[:first_alnum])
+            close, _ = _tag_end(text, end + first_alnum)
+            rule = "envelope-close-tag" if slash else "envelope-open-tag"
+            what = "close" if slash else "open"
+            stop = max(close, end + first_alnum)
+            return _Raw(rule, "error", f"envelope {what} tag for {name!r} (disguised by padding)", start, stop)
+    stop = min(len(text), end + MAX_LOOKAHEAD)
+    if context.layout_padding(text, end, reading_end, names):
+        return _Raw("padded-opener", "note", "opener followed by code layout the eye reads past", start, stop)
+    return _Raw("padded-opener", "warning", "opener followed by padding too long to read past", start, stop)
+
+
+# Describing what was found
+
+
+_ATTR_RE = re.compile(r"(provenance|source|origin)[ \t]{0,4}=[ \t]{0,4}\\?[\"']?([^\"'\\\s>]{1,64})", re.IGNORECASE)
+
+
+def _describe_hit(text: str, start: int, hit: _Hit, ctx: Context) -> tuple[str, str, Severity]:
+    """(rule, message, severity) for a hit that starts at ``start``."""
+    snippet = text[start : hit.end]
+    if hit.kind == "reserved":
+        if hit.slash:
+            canonical = f"</{hit.name}>"
+            return (
+                "envelope-close-tag",
+                f"envelope close tag for {hit.name!r}{_disguises(snippet, canonical)}",
+                "error",
+            )
+        canonical = f"<{hit.name}>"
+        forged = ""
+        attrs = _ATTR_RE.search(snippet)
+        if attrs:
+            forged = f", forging {attrs.group(1).lower()}={attrs.group(2)!r}"
+        # Only the opener and the name can be disguised: the attributes are the tag's own text
+        # (a composed preface's fetched_at="...Z" is not "disguised by case").
+        head = f"<{hit.name}"
+        exact = snippet.startswith(head) and snippet[len(head) : len(head) + 1] in ("", " ", "\t", "\n", "\r", ">", "/")
+        name_part = (snippet[: attrs.start()] if attrs else snippet).rstrip()
+        disguise = "" if exact else _disguises(name_part, canonical)
+        return ("envelope-open-tag", f"forged envelope open tag for {hit.name!r}{forged}{disguise}", "error")
+    if hit.kind == "pipe":
+        return "chat-control-token", f"chat-template control token {visible(hit.name)}", "error"
+    token = f"<{'/' if hit.slash else ''}{hit.name}>"
+    if hit.name == "s" and not hit.slash and context.regex_group_or_arrow(text, start, hit.end):
+        return "chat-control-token", f"{visible(snippet)} read as {token} in a regex group or an arrow: ordinary code", "note"
+    if hit.name == "s":
+        return (
+            "chat-control-token",
+            f"{token} is the Llama 2 BOS/EOS token (also HTML strikethrough or a type parameter)",
+            "warning",
+        )
+    if _guillemet_quoted(snippet):
+        return "chat-control-token", f"{visible(snippet)} quotes a word with guillemets (a model may read {token})", "warning"
+    if _placeholder_shaped(hit.name, ctx):
+        return (
+            "chat-control-token",
+            f"{visible(snippet)} reads as the control token {token}, but a plain word in angle brackets is also how"
+            " documentation writes a placeholder",
+            "warning",
+        )
+    return "chat-control-token", f"chat-template control token {token}{_disguises(snippet, token)}", "error"
+
+
+_CURATED = frozenset(n.lower() for n in CURATED_ANGLE_TOKEN_NAMES if n != "s")
+
+
+def _placeholder_shaped(name: str, ctx: Context) -> bool:
+    # the one rule main added after this copy was frozen (plain-word tokens are warnings)
+    if not name.isalnum() or name.lower() in _CURATED:
+        return False
+    return ctx.tokens is None or name not in ctx.tokens.angle
+
+
+def _first_danger(text: str, ctx: Context) -> str | None:
+    """The first envelope tag or control token in (decoded) ``text``, described; else ``None``."""
+    names = _name_maps(ctx)[0]
+    for m in OPENER_RE.finditer(text):
+        end = m.end()
+        if end < len(text) and text[end] == "\\":
+            continue
+        hit = _hit(text, read_after(text, end, names), ctx)
+        if hit is not None:
+            return visible(text[m.start() : hit.end][:SNIPPET_MAX])
+    for m in BRACKET_OPENER_RE.finditer(text):
+        r = read_bracket(text, m.end(), names)
+        if r.kind in ("token", "bar") and text[m.end() : m.end() + 1] != "\\":
+            return visible(text[m.start() : r.end][:SNIPPET_MAX])
+    for m in names.exact_finder().finditer(text):
+        if text[m.start() + 1 : m.start() + 2] != "\\":
+            return visible(text[m.start() : exact_after(text, m.start(), names)][:SNIPPET_MAX])
+    return None
+
+
+def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
+    """Every opener the model's eye reads as a tag or token (what the defang escapes) is a finding."""
+    names = _name_maps(ctx)[0]
+    n = len(text)
+    for start, end, reading in opener_readings(text, ctx.reserved, "angle", ctx.tokens):
+        escaped = end < n and text[end] == "\\"
+        if escaped:
+            k = end
+            while k < n and k - end < MAX_RUN and text[k] == "\\":
+                k += 1
+            hit = _hit(text, reading, ctx)
+            if hit is None:
+                # A backslash-escaped slash: <\u002f...
+                window = _decode_escapes(text[end : k + 128])
+                if read_after(window, 0, names).kind in ("reserved", "token"):
+                    out.append(_Raw(DEFANGED_TAG.id, "warning", "escaped slash before a reserved name", start, min(n, k + 16)))
+                continue
+            what = "an envelope tag" if hit.kind == "reserved" else "a control token"
+            out.append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of {what} ({hit.name!r})", start, hit.end))
+            continue
+        if not reading:
+            continue
+        if reading.kind == "padding":
+            out.append(_padding_finding(text, start, end, reading.end, ctx))
+            continue
+        hit = _hit(text, reading, ctx)
+        if hit is None:
+            continue  # a bare ``<|`` (see _hit)
+        rule, message, severity = _describe_hit(text, start, hit, ctx)
+        out.append(_Raw(rule, severity, message, start, max(hit.end, end)))
+
+
+def _scan_brackets(text: str, ctx: Context, out: list[_Raw]) -> None:
+    """``[NAME]`` control tokens through the same eye (:func:`envelock.modeleye.read_bracket`).
+
+    Severity, for precision on code (``list[Mark]``, ``[args]``, ``[inst]``): an error
+    when written exactly as the model family writes it (``[INST]``, ``[/INST]``,
+    ``[gMASK]``) or disguised (look-alikes, references, invisible characters); a
+    warning when only ASCII case or spacing differs, and for a token of
+    :data:`~envelock.tokens.BRACKET_TOKEN_CONTEXT` outside its context. An
+    already-escaped one (``[\\INST]``) is a warning. The defang escapes all of them.
+    """
+    names, _, _, brk = _name_maps(ctx)
+    n = len(text)
+    for start, end, reading in opener_readings(text, ctx.reserved, "bracket", ctx.tokens):
+        if not reading:
+            continue
+        if reading.kind == "bar":
+            span = text[start : reading.end]
+            if end < n and text[end] == "\\":
+                msg = f"already-escaped form of control token {visible(span)}"
+                out.append(_Raw(DEFANGED_TAG.id, "warning", msg, start, reading.end))
+            else:
+                msg = f"chat-template control token {visible(span)} (a bracket-bar token: EXAONE, BlueLM)"
+                out.append(_Raw(CONTROL_TOKEN.id, "error", msg, start, reading.end))
+            continue
+        if reading.kind == "padding":
+            layout = context.layout_padding(text, end, reading.end, names, bracket=True)
+            what = "code layout the eye reads past" if layout else "padding too long to read past"
+            out.append(_Raw(PADDED_OPENER.id, "note" if layout else "warning", f"bracket followed by {what}", start, reading.end))
+            continue
+        name = brk.get(reading.name, reading.name)
+        token = f"[{'/' if reading.slash else ''}{name}]"
+        span = text[start : reading.end]
+        if end < n and text[end] == "\\":
+            out.append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of control token {token}", start, reading.end))
+            continue
+        disguised = _disguised(span)
+        after = BRACKET_TOKEN_CONTEXT.get(name)
+        in_context = after is None or text[reading.end : reading.end + 8].lstrip().startswith(after)
+        if disguised or (span == token and in_context):
+            msg = f"chat-template control token {token}{_disguises(span, token)}"
+            out.append(_Raw(CONTROL_TOKEN.id, "error", msg, start, reading.end))
+        else:
+            why = "differs only in case or spacing" if span != token else f"not followed by {after!r} as in its template"
+            msg = f"{span} reads as control token {token} ({why}; also ordinary code or help text)"
+            out.append(_Raw(CONTROL_TOKEN.id, "warning", msg, start, reading.end))
+
+
+def _disguised(span: str) -> bool:
+    """Does a bracket token's span hold a disguise: a reference, an invisible character, or a
+    non-ASCII character read as a letter or bracket? Visible punctuation the eye reads past (the
+    ``…`` of ``[ARGS…]`` in help text) is not one: that is spacing, a warning at most."""
+    if "&" in span:
+        return True
+    return any(c > "\x7f" and (modeleye.is_ignorable(c) or c in _BRACKETS or any(modeleye.readings(c))) for c in span)
+
+
+_BRACKETS = frozenset(modeleye.LBRACKET_CHARS + modeleye.RBRACKET_CHARS)
+
+
+def _scan_exact(text: str, ctx: Context, out: list[_Raw]) -> None:
+    """Tokens a tokenizer matches exactly and the eye does not read (``>>TITLE<<``, ``]~b]``, ``｜DSML｜``,
+    ``<NAME>``, ``[IMG]``): what the defang escapes exactly, reported exactly. A token with no opener is
+    an error; one whose name is an ordinary word (``<NAME>``, ``[IMG]``, also help text and markup) a
+    warning; its escaped form (``>\\>TITLE<<``) a warning."""
+    names = _name_maps(ctx)[0]
+    if not names.exact:
+        return
+    n = len(text)
+    for m in names.exact_finder().finditer(text):
+        i = m.start()
+        end = exact_after(text, i, names)
+        j = i + 1
+        while j < n and text[j] == "\\":
+            j += 1
+        token = text[i] + text[j:end]
+        if j > i + 1:
+            out.append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of control token {visible(token)}", i, end))
+        elif token[0] in _LT or token[0] in _BRACKETS:
+            msg = f"{visible(token)} is a control token of a real tokenizer (matched exactly; also an ordinary word)"
+            out.append(_Raw(CONTROL_TOKEN.id, "warning", msg, i, end))
+        else:
+            msg = f"chat-template control token {visible(token)} (matched exactly by the tokenizers that define it)"
+            out.append(_Raw(CONTROL_TOKEN.id, "error", msg, i, end))
+
+
+_QUOTATION_ANGLES = frozenset(chr(c) for c in QUOTATION_ANGLES)
+
+
+def _guillemet_quoted(snippet: str) -> bool:
+    """Is a token spelled as a word quoted with guillemets and blanks, as French and other prose
+    quote (``« system »``, ``‹ think ›``)? Written exactly (``<think>``) or disguised otherwise, it is not."""
+    return (
+        len(snippet) >= 4
+        and snippet[0] in _QUOTATION_ANGLES
+        and snippet[-1] in _QUOTATION_ANGLES
+        and (snippet[1].isspace() or snippet[-2].isspace())
+    )
