@@ -31,11 +31,11 @@ from envelock.eye.reader import (
 )
 from envelock.eye.tokens import (
     ANGLE_TOKEN_NAMES,
-    CURATED_ANGLE_TOKEN_NAMES,
     ANGLE_TOKEN_PATTERNS,
     BRACKET_TOKEN_CONTEXT,
     BRACKET_TOKEN_NAMES,
     BRACKET_TOKEN_PATTERNS,
+    CURATED_ANGLE_TOKEN_NAMES,
     NAMESPACE_TOKEN_NAMES,
 )
 from envelock.eye.unicode_tables import QUOTATION_ANGLES
