@@ -85,7 +85,10 @@ def _chars(ranges: tuple[tuple[int, int], ...]) -> list[str]:
 
 #: Markers this interpreter accepts (see test_every_candidate_passes_marker_problem for the rest).
 POOL = [chr(c) for c in MARKER_CANDIDATES if sp.marker_problem(chr(c)) is None]
-SPACES = _chars(BLANK_RANGES)  # what datamarking treats as whitespace (a superset of SPACE_RANGES)
+#: What datamarking treats as whitespace (a superset of SPACE_RANGES), for membership tests.
+SPACES = frozenset(_chars(BLANK_RANGES))
+#: The same table at each range's ends and middle, to draw from.
+SPACE_SAMPLES = sorted({chr(c) for lo, hi in BLANK_RANGES for c in (lo, (lo + hi) // 2, hi)})
 #: What renders as nothing, a blank or a mark: never a marker (the eye reads past nearly every
 #: non-letter now, so SKIP_RANGES is no longer a sample worth drawing from whole).
 INVISIBLE_BLANK_OR_MARK = sorted(set(_chars(DEFAULT_IGNORABLE_RANGES)) | set(_chars(SPACE_RANGES)) | set(_chars(MARK_RANGES)))
@@ -106,7 +109,7 @@ _M_FRAGMENTS = [M, M + M, M + M + M, " " + M, M + " ", " " + M + " ", "  " + M, 
                 "\u65e5" + M + "\u672c", M + "\t" + M, " " + M + M + " ", "</retrieved" + M + "content>", "<" + M]
 
 table_char = st.one_of(
-    st.sampled_from(SPACES),
+    st.sampled_from(SPACE_SAMPLES),
     st.sampled_from(INVISIBLE_BLANK_OR_MARK),
     st.sampled_from(LOOKALIKES),
     st.sampled_from(READING_CHARS),
@@ -116,7 +119,7 @@ table_char = st.one_of(
 spotlight_text = st.one_of(
     any_text,
     st.lists(
-        st.one_of(st.sampled_from(_M_FRAGMENTS), table_char, hostile_text, st.sampled_from(SPACES).map(lambda s: s * 3)),
+        st.one_of(st.sampled_from(_M_FRAGMENTS), table_char, hostile_text, st.sampled_from(SPACE_SAMPLES).map(lambda s: s * 3)),
         max_size=16,
     ).map("".join),
     st.sampled_from(["", " ", "  ", "\n", " x ", "x ", " x", M, M + M, " " + M, M + " ", "\t\n "]),

@@ -150,7 +150,12 @@ def show(missed: list[str]) -> str:
     return f"{len(missed)} not escaped, e.g. {[me.visible(m) for m in missed[:5]]}"
 
 
-@pytest.mark.parametrize("impl", IMPLS)
+#: The reference's pass over every letter reading takes a minute: it runs in CI's slow stage; the
+#: default implementation (native, or the fast path) runs it in every suite.
+_LETTER_IMPLS = [pytest.param(i, marks=pytest.mark.slow) if i == "reference" else i for i in IMPLS]
+
+
+@pytest.mark.parametrize("impl", _LETTER_IMPLS)
 def test_every_letter_reading_in_every_position(impl: str) -> None:
     n, missed = misses(IMPLS[impl], letter_variants())
     assert n > 20_000, n
@@ -193,7 +198,8 @@ def test_control_a_lost_reading_is_caught(broken_reader: pytest.MonkeyPatch) -> 
     table = dict(me._READ)
     del table[epsilon]
     broken_reader.setattr(me, "_READ", table)
-    _, missed = misses(IMPLS["reference"], letter_variants())
+    # the variants the lost entry is in (the full enumeration, as above, finds the same misses)
+    _, missed = misses(IMPLS["reference"], (v for v in letter_variants() if epsilon in v))
     assert any(epsilon in m for m in missed)
 
 
