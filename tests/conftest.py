@@ -26,7 +26,18 @@ if os.environ.get("ENVELOCK_EXPECT_INSTALLED"):
         raise RuntimeError(f"ENVELOCK_EXPECT_INSTALLED: envelock was imported from the source tree ({envelock.__file__})")
 
 
-@pytest.fixture(params=list(backend.IMPLEMENTATIONS))
+def _implementations() -> list[str]:
+    """Every implementation this interpreter has; ``ENVELOCK_TEST_IMPLS=native`` (comma-separated)
+    keeps those named, for CI's later stages, which test an install of what the first stage tested
+    on every implementation. Naming one the install lacks is an error, never an empty run."""
+    wanted = [w for w in os.environ.get("ENVELOCK_TEST_IMPLS", "").split(",") if w]
+    missing = [w for w in wanted if w not in backend.IMPLEMENTATIONS]
+    if missing:
+        raise RuntimeError(f"ENVELOCK_TEST_IMPLS names {missing}, not in this install ({list(backend.IMPLEMENTATIONS)})")
+    return wanted or list(backend.IMPLEMENTATIONS)
+
+
+@pytest.fixture(params=_implementations())
 def impl(request: pytest.FixtureRequest) -> Iterator[str]:
     """Run a test once per implementation this interpreter has (markupsafe's way): the escape,
     spotlighting, verify and the scanner all ask :mod:`envelock.eye.backend`, so one switch covers
