@@ -1,4 +1,4 @@
-"""Corpus scale benchmark (issue 13): the batch API against the one-file-at-a-time CLI, and Ray's overhead.
+"""Corpus scale benchmark: the batch API against the one-file-at-a-time CLI, and Ray's overhead.
 
     pip install '.[scale]' && python benchmarks/corpus_scale.py [--n 2000]
 

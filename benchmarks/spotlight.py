@@ -1,4 +1,4 @@
-"""What spotlighting costs: characters, bytes, LLM tokens and compose/verify speed per mode (issue 5).
+"""What spotlighting costs: characters, bytes, LLM tokens and compose/verify speed per mode.
 
     python benchmarks/spotlight.py [--size 256] [--chunk 4096] [--repeat 5] [--tokenizer-python PY]
 

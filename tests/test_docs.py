@@ -847,7 +847,7 @@ SELF_CONTAINED = ("README.md", "SECURITY.md", "CHANGELOG.md", "docs/*.md", "corp
 
 #: Files that still point outside the repository and are not owned by the docs; each is still
 #: checked, as an xfail (XPASS once fixed: then remove it here). The exact replacements are in
-#: the report of issue 10, item 7.
+#: an earlier review.
 KNOWN_OUTSIDE_POINTERS: dict[str, str] = {}
 
 

@@ -1,4 +1,4 @@
-"""The columnar batch API (issue 13): ``scan_table``/``verify_table`` equal ``scan_text``/``verify_preface`` row by row.
+"""The columnar batch API: ``scan_table``/``verify_table`` equal ``scan_text``/``verify_preface`` row by row.
 
 Parity is differential: every finding of the batch path (row, rule, severity, message,
 offsets, lines, columns, snippet, fingerprint) against the per-row call, on the project corpus,

@@ -1,4 +1,4 @@
-"""The Ray Data integration (issue 13), in Ray's local mode on 2 CPUs.
+"""The Ray Data integration, in Ray's local mode on 2 CPUs.
 
 3,000 generated documents (standard-library paragraphs, with a corpus attack planted in one
 document of 50 at a known row): ``scan_parquet`` reads them with Ray, scans in Arrow batches

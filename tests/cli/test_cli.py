@@ -82,7 +82,7 @@ def test_scan_directory_tree_skips_binary_and_scans_undecodable(tree: Path) -> N
 def test_include_exclude_and_jobs(tree: Path) -> None:
     r = run("scan", "--format", "json", "--include", "*.txt", ".", cwd=tree)
     doc = json.loads(r.stdout)
-    assert {f["path"] for f in doc["findings"]} == {"docs/deep/warn.txt", "latin1.txt"}  # latin1.txt is scanned (issue 12)
+    assert {f["path"] for f in doc["findings"]} == {"docs/deep/warn.txt", "latin1.txt"}  # latin1.txt is scanned
     assert r.returncode == 1
     r = run("scan", "--format", "json", "--include", "*.txt", "--exclude", "latin1.txt", ".", cwd=tree)
     assert {f["path"] for f in json.loads(r.stdout)["findings"]} == {"docs/deep/warn.txt"} and r.returncode == 0
@@ -123,7 +123,7 @@ def test_scan_sarif_validates_and_has_what_github_needs(tree: Path) -> None:
         assert rule["defaultConfiguration"]["level"] in ("error", "warning", "note")
     closes = [x for x in run_["results"] if x["ruleId"] == "envelope-close-tag"]
     assert [x["locations"][0]["physicalLocation"]["artifactLocation"] for x in closes] == [
-        {"uri": "latin1.txt", "uriBaseId": "%SRCROOT%"},  # scanned since issue 12 (fail closed)
+        {"uri": "latin1.txt", "uriBaseId": "%SRCROOT%"},  # scanned (fail closed)
         {"uri": "docs/page.md", "uriBaseId": "%SRCROOT%"},
     ]
     res = closes[1]

@@ -1,4 +1,4 @@
-"""``envelock scan``/``verify`` over columnar input (issue 13): JSON Lines and Parquet, one document per row.
+"""``envelock scan``/``verify`` over columnar input: JSON Lines and Parquet, one document per row.
 
 Each finding names the file, the row and its id in every format; the findings equal
 ``scan_text`` of each row (a control: the same check fails on a report with a row left out);

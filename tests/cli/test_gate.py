@@ -1,4 +1,4 @@
-"""``envelock scan`` as a gate teams can adopt (issue 12): fail-closed decoding, the walk,
+"""``envelock scan`` as a gate teams can adopt: fail-closed decoding, the walk,
 ``--fail-on-skip``, ``--quiet``, progress by bytes, inline suppressions and baselines.
 
 Every check has a negative control: the same input without the feature (or with the

@@ -3,7 +3,7 @@
 Each construct below is one that, in a body at level ``reserved``, moves an
 HTML or XML reader into another tokenizer state or insertion mode so that our
 closer, or the next *trusted* envelope, is read as text, swallowed, moved or
-dropped (issue 3). Each test cites the WHATWG HTML rule it guards (section
+dropped. Each test cites the WHATWG HTML rule it guards (section
 numbers of the living standard's "13.2 Parsing HTML documents").
 
 Positive: at ``markup`` and ``xml`` lxml's HTML parser and html5lib (and at

@@ -1,4 +1,4 @@
-"""Optional extras of the corpus-scale tests (issue 13): pyarrow and ray.
+"""Optional extras of the corpus-scale tests: pyarrow and ray.
 
 Without them the tests skip (a plain ``pip install -e . --group test``); ``.ci/run`` installs
 ``envelock[scale]`` and sets ``ENVELOCK_REQUIRE_SCALE=1`` so that there they fail instead.

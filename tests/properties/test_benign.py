@@ -1,4 +1,4 @@
-"""False-positive control (issue 9, item 7): benign multilingual text, IPA, math, code.
+"""False-positive control: benign multilingual text, IPA, math, code.
 
 Every ``tests/data/benign/*.txt`` file (the older ``multilingual.txt`` and: French, German, Vietnamese, Greek, Russian and
 Japanese prose, IPA, math with ``≺`` and ``«»``, Scala type bounds, box-drawing art, C,
@@ -9,7 +9,7 @@ Negative controls: deliberately over-eager defangs must make that same check fai
 
 Run as a script to measure how many of these files ``defang`` changes at ``reserved`` and
 ``markup`` and, with ``--stdlib``, how many standard-library modules it changes at
-``reserved`` (the numbers issue 9 asks for, before and after the reader rewrite)::
+``reserved`` (before and after the reader rewrite)::
 
     python tests/test_benign.py                 # the benign set
     python tests/test_benign.py --stdlib        # also the stdlib of this interpreter
@@ -197,7 +197,7 @@ def stdlib_items(root: Path, cap: int = STDLIB_CAP) -> tuple[list[tuple[str, str
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="How many benign files defang changes (issue 9, item 7).")
+    ap = argparse.ArgumentParser(description="How many benign files defang changes.")
     ap.add_argument(
         "--stdlib",
         nargs="?",

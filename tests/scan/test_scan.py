@@ -103,7 +103,7 @@ def test_chat_control_tokens(text: str) -> None:
 @pytest.mark.parametrize("text", ["[/inst]", "list[Mark]", "x = [args]", "Usage: cli [OPTIONS] COMMAND [ARGS]...", "[ Inst ]"])
 def test_bracket_tokens_in_code_case_are_warnings(text: str) -> None:
     """Case-exact (or disguised) bracket tokens are errors; ASCII case or spacing variants, and
-    [ARGS] outside its template context, are warnings (issue 12: precision on real code).
+    [ARGS] outside its template context, are warnings (precision on real code).
     The defang still escapes every one of them."""
     found = [f for f in scan_text(text) if f.rule == "chat-control-token"]
     assert [f.severity for f in found] == ["warning"]

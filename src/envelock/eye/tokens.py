@@ -25,7 +25,7 @@ each family's tokenizer / chat template):
 * StruQ (Chen et al., arXiv 2402.06363) reserved delimiters: ``[MARK]``,
   ``[INST]``, ``[INPT]``, ``[RESP]``, ``[COLN]``.
 
-Tool-call and control tokens of current families (issue 9, item 12; the
+Tool-call and control tokens of current families (the
 table, the rejected names and the known gaps are in ``docs/chat-tokens.md``):
 
 * Mistral v7-v15 tokenizers: ``[ARGS]``, ``[CALL_ID]``, ``[MODEL_SETTINGS]``,
