@@ -108,6 +108,7 @@ def test_contributor_tools_are_dependency_groups() -> None:
         "anthropic",
         "unicodedata2",
         "anyascii",
+        "pytest-xdist",
     } <= names["test"]
     assert {"mypy", "ruff", "types-lxml"} <= names["lint"] and any(n.startswith("actionlint") for n in names["lint"])
     assert names["test"] | names["lint"] <= names["dev"]

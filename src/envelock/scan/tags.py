@@ -37,6 +37,7 @@ from ..eye.tokens import (
     BRACKET_TOKEN_PATTERNS,
     CURATED_ANGLE_TOKEN_NAMES,
     NAMESPACE_TOKEN_NAMES,
+    OPEN_BAR_TOKENS,
 )
 from ..eye.unicode_tables import QUOTATION_ANGLES
 from ..types import Severity
@@ -298,6 +299,13 @@ def _describe_hit(text: str, start: int, hit: _Hit, ctx: Context) -> tuple[str, 
         disguise = "" if exact else _disguises(name_part, canonical)
         return ("envelope-open-tag", f"forged envelope open tag for {hit.name!r}{forged}{disguise}", "error")
     if hit.kind == "pipe":
+        if not hit.name.endswith("|>") and not _open_bar_listed(hit.name, ctx):
+            return (
+                "chat-control-token",
+                f"{visible(hit.name)} has the shape of a Gemma 4 block opener (<|turn>), but '<|', a word and '>' is"
+                " also a regex alternation or an operator",
+                "warning",
+            )
         return "chat-control-token", f"chat-template control token {visible(hit.name)}", "error"
     token = f"<{'/' if hit.slash else ''}{hit.name}>"
     if hit.name == "s" and not hit.slash and context.regex_group_or_arrow(text, start, hit.end):
@@ -318,6 +326,14 @@ def _describe_hit(text: str, start: int, hit: _Hit, ctx: Context) -> tuple[str, 
             "warning",
         )
     return "chat-control-token", f"chat-template control token {token}{_disguises(snippet, token)}", "error"
+
+
+def _open_bar_listed(name: str, ctx: Context) -> bool:
+    """A ``<|NAME>`` token (no closing bar) that a tokenizer lists, or that the team loaded."""
+    return name.lower() in _OPEN_BARS or (ctx.tokens is not None and name in ctx.tokens.bars)
+
+
+_OPEN_BARS = frozenset(t.lower() for t in OPEN_BAR_TOKENS)
 
 
 #: Angle token names measured as chat tokens on real text (the curated list), whatever their shape.
