@@ -220,7 +220,7 @@ def test_verify_table_equals_verify_preface_row_by_row() -> None:
 
 def test_control_verify_path_that_skips_rows_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     real = columnar.verify_texts
-    monkeypatch.setattr(columnar, "verify_texts", lambda ts, first, level: real(ts[1:], first + 1, level))
+    monkeypatch.setattr(columnar, "verify_texts", lambda ts, first, level, tokens=None: real(ts[1:], first + 1, level, tokens))
     texts = _prefaces()
     assert problems_diff(columnar.verify_table(pa.table({"preface": texts}), "preface", workers=1, task_rows=9), texts)
 
