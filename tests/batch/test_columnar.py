@@ -202,7 +202,9 @@ def test_empty_input_gives_an_empty_table_of_the_schema() -> None:
 def _prefaces() -> list[str]:
     good = [compose_preface([PrefaceEntry("external", f"web:https://a.example/{i}", t)]) for i, t in enumerate(_surrogate_free(TEXTS)[:200])]
     bad = [p.replace("\\", "", 1) for p in good[::9]] + ["not a preface", '<retrieved_content provenance="x" origin="y">\nz\n</retrieved_content>']
-    return [str(p) for p in good] + bad
+    # every ninth row also loses the end of its close tag: a problem whatever its body (the controls
+    # below skip the first row of each task, and must find a problem there)
+    return [str(p)[:-3] if i % 9 == 0 else str(p) for i, p in enumerate(good)] + bad
 
 
 def problems_diff(table: Any, texts: Sequence[str]) -> list[str]:
