@@ -96,8 +96,8 @@ def nesting_off_by_one() -> None:
     nesting = _mod("envelock.envelope.nesting")
     real = nesting.check_nested
 
-    def weak_check_nested(body, *, index, level, reserved, nesting, max_depth):
-        return real(body, index=index, level=level, reserved=reserved, nesting=nesting, max_depth=max_depth + 1)
+    def weak_check_nested(body, *, index, level, reserved, nesting, max_depth, **rest):
+        return real(body, index=index, level=level, reserved=reserved, nesting=nesting, max_depth=max_depth + 1, **rest)
 
     nesting.check_nested = weak_check_nested
     _mod("envelock.envelope.compose").check_nested = weak_check_nested
@@ -161,8 +161,8 @@ def datamark_no_doubling() -> None:
     def weak_datamark(text: str, marker: str) -> str:
         if not text:
             return text
-        single, _ = sp._marker_res(marker)
-        return sp._SPACE_RUN_RE.sub(marker + r"\g<0>", single.sub(marker, text))
+        single, _, run = sp._marker_res(marker)
+        return run.sub(marker + r"\g<0>", single.sub(marker, text))  # no doubling of a literal marker
 
     def weak_transform(text, spot):
         if spot.mode == "datamark":
