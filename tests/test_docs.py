@@ -25,8 +25,8 @@ line may say what it needs: ``# not run: why`` (illustrative pseudo-code, never 
 ``# needs: pyarrow`` (a module: the block is skipped with the reason when it is missing, and
 fails instead under the module's ``ENVELOCK_REQUIRE_*``, see ``NEEDED_MODULES``);
 ``# needs: pyarrow; files: crawl.parquet`` (files: made by ``FILE_FIXTURES`` in an empty
-directory the block runs in); ``# needs: network`` (skipped: the tests run offline). A need
-nobody declared fails the test. A block that fails today and is not pseudo-code is listed in
+directory the block runs in). A need nobody declared fails the test (a block that needs the
+network has no place here: the tests run offline). A block that fails today and is not pseudo-code is listed in
 ``KNOWN_FAILING_BLOCKS`` with the reason and the error it raises; it is still run as an xfail
 (any other error fails the test, a pass shows as XPASS in the summary), and an entry that names
 no block any more is reported as a skip. The lists of known gaps in files other teams own
@@ -225,18 +225,17 @@ FILE_FIXTURES: dict[str, Callable[[Path], None]] = {
 }
 
 
-def unmet_needs(block: Block) -> str | None:
-    """Why ``block`` cannot run here (a needed module is missing), or ``None``; raises for a need nobody declared."""
+def unmet_needs(block: Block) -> tuple[str, str] | None:
+    """Why ``block`` cannot run here and the ``ENVELOCK_REQUIRE_*`` that makes that a failure (a needed
+    module is missing), or ``None``; raises for a need nobody declared."""
     modules, files = block.needs
     for name in modules:
-        if name == "network":
-            return "needs the network (the documentation tests run offline)"
         if name not in NEEDED_MODULES:
             raise AssertionError(f"{block.file}:{block.line}: '# needs: {name}' is not in NEEDED_MODULES (say how to get it)")
         try:
             importlib.import_module(name)
         except ImportError as e:
-            return f"needs {name} ({NEEDED_MODULES[name][1]}): {e}"
+            return f"needs {name} ({NEEDED_MODULES[name][1]}): {e}", NEEDED_MODULES[name][0]
     for name in files:
         if name not in FILE_FIXTURES:
             raise AssertionError(f"{block.file}:{block.line}: '# needs: files: {name}' has no FILE_FIXTURES entry")
@@ -280,13 +279,9 @@ def _block_param(block: Block) -> Any:
 
 @pytest.mark.parametrize("block", [_block_param(b) for b in RUNNABLE])
 def test_markdown_block_runs(block: Block, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    why = unmet_needs(block)
-    if why is not None:
-        modules, _ = block.needs
-        envs = {NEEDED_MODULES[m][0] for m in modules if m in NEEDED_MODULES}
-        for env in sorted(envs):
-            skip_unless_required(why, env)
-        pytest.skip(why)
+    unmet = unmet_needs(block)
+    if unmet is not None:
+        skip_unless_required(*unmet)
     workdir = tmp_path if block.needs[1] else ROOT
     monkeypatch.chdir(workdir)
     run_block(block, workdir)

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from helpers.cli import ENVELOCK, run, run_process
+from helpers.data import skip_unless_required
 
 from envelock.cli.decode import decode, unmarked_wide
 
@@ -166,6 +167,10 @@ def test_an_unreadable_directory_is_an_error(tmp_path: Path, monkeypatch: pytest
     assert report("scan", ".", cwd=tmp_path)[0] == 1  # control: readable, the tag inside is found
 
 
+#: ``.ci/run`` sets it: there root can drop its capabilities, so this test must run, never skip.
+PRIVDROP_ENV = "ENVELOCK_REQUIRE_PRIVDROP"
+
+
 def test_an_unreadable_file_for_real(tmp_path: Path) -> None:
     """The same with the file's mode 000 and a process that cannot override it (root drops its
     DAC capabilities with setpriv)."""
@@ -176,12 +181,15 @@ def test_an_unreadable_file_for_real(tmp_path: Path) -> None:
     if os.geteuid() == 0:
         setpriv = shutil.which("setpriv")
         if setpriv is None:
-            pytest.skip("running as root without setpriv: a mode-000 file stays readable (the monkeypatched test covers it)")
+            skip_unless_required(
+                "running as root without setpriv: a mode-000 file stays readable (the monkeypatched test covers it)",
+                PRIVDROP_ENV,
+            )
         prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search", "--"]
     try:
         r = subprocess.run([*prefix, str(ENVELOCK), "scan", "secret.txt"], cwd=tmp_path, capture_output=True, timeout=120, check=False)
         if b"Operation not permitted" in r.stderr and prefix:
-            pytest.skip(f"setpriv cannot drop capabilities here: {r.stderr.decode()[:200]}")
+            skip_unless_required(f"setpriv cannot drop capabilities here: {r.stderr.decode()[:200]}", PRIVDROP_ENV)
         assert r.returncode == 2 and b"secret.txt: error: unreadable (Permission denied)" in r.stderr, r.stderr
     finally:
         secret.chmod(0o644)
