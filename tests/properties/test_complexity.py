@@ -394,7 +394,7 @@ SCAN = importlib.import_module("envelock.scan")
 SCAN_TAGS = importlib.import_module("envelock.scan.tags")
 SCAN_HIDDEN = importlib.import_module("envelock.scan.hidden")
 
-#: The shapes (also in benchmarks/run.py as ``scan-*`` and in tests/scan/test_scan_reference.py).
+#: The shapes (also in benchmarks/run.py as ``scan-*`` and in tests/scan/test_scan_snapshot.py).
 SCAN_SHAPES: dict[str, str] = {
     "im_end": "<|im_end|>",
     "im_end-lines": "<|im_end|>\n",
