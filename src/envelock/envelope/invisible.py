@@ -25,12 +25,10 @@ from typing import Literal
 
 from ..errors import InvalidEntry
 from ..eye import backend
+from ..eye.backend import Span
 from ..eye.charsets import BIDI_EMBEDDING_CONTROLS, TAG_CHARACTERS, XML_IMPOSSIBLE, char_class
 from ..eye.unicode_tables import RGI_EMOJI_TAG_SEQUENCES
 from ..types import Transformation
-
-#: A run ``(start, end)`` in code points.
-Span = tuple[int, int]
 
 InvisiblePolicy = Literal["strip", "keep", "reject"]
 ControlsPolicy = Literal["replace", "reject"]

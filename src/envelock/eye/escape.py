@@ -96,35 +96,32 @@ OpenerRecord = tuple[int, int, str, str, bool, int]
 
 
 def opener_records(text: str, reserved: tuple[str, ...], family: str, tokens: Tokens | None = None) -> list[OpenerRecord]:
-    """What :func:`opener_readings` yields, as plain tuples ``(start, end, kind, name, slash,
-    reading_end)``: the scanner reads hundreds of thousands of them on hostile text, and a tuple
-    costs a fraction of a :class:`Reading`. Same openers, same order."""
-    found = backend.native_openers(text, reserved, tokens)
-    if found is not None:
-        return [(start, end, kind, name, slash, rend) for start, end, kind, name, slash, rend, fam in found if fam == family]
-    return [(start, end, r.kind, r.name, r.slash, r.end) for start, end, r in opener_readings(text, reserved, family, tokens)]
-
-
-def opener_readings(
-    text: str, reserved: tuple[str, ...], family: str, tokens: Tokens | None = None
-) -> Iterator[tuple[int, int, Reading]]:
-    """(start, end, reading) of every ``family`` opener (``"angle"`` or ``"bracket"``) whose reading is
-    not none or that is followed by ``\\``: what the defang escapes, as the one reader sees it.
+    """``(start, end, kind, name, slash, reading_end)`` of every ``family`` opener (``"angle"`` or
+    ``"bracket"``) whose reading is not none or that is followed by ``\\``: what the defang escapes,
+    as the one reader sees it. Plain tuples: the scanner reads hundreds of thousands of them on
+    hostile text.
 
     In one native pass when the native core is in use (:func:`envelock.eye.backend.native_openers`),
     else ``read_after`` / ``read_bracket`` per opener.
     """
     found = backend.native_openers(text, reserved, tokens)
     if found is not None:
-        for start, end, kind, name, slash, rend, fam in found:
-            if fam == family:
-                yield start, end, Reading(cast(Kind, kind), name, slash, rend)
-        return
+        return [(start, end, kind, name, slash, rend) for start, end, kind, name, slash, rend, fam in found if fam == family]
     names = names_for(reserved, tokens)
     n = len(text)
     angle = family == "angle"
+    out: list[OpenerRecord] = []
     for m in (OPENER_RE if angle else BRACKET_OPENER_RE).finditer(text):
         end = m.end()
-        reading = read_after(text, end, names) if angle else read_bracket(text, end, names)
-        if reading or (end < n and text[end] == "\\"):
-            yield m.start(), end, reading
+        r = read_after(text, end, names) if angle else read_bracket(text, end, names)
+        if r or (end < n and text[end] == "\\"):
+            out.append((m.start(), end, r.kind, r.name, r.slash, r.end))
+    return out
+
+
+def opener_readings(
+    text: str, reserved: tuple[str, ...], family: str, tokens: Tokens | None = None
+) -> Iterator[tuple[int, int, Reading]]:
+    """:func:`opener_records` with each reading as a :class:`~envelock.eye.reader.Reading`."""
+    for start, end, kind, name, slash, rend in opener_records(text, reserved, family, tokens):
+        yield start, end, Reading(cast(Kind, kind), name, slash, rend)
