@@ -97,7 +97,7 @@ def test_contributor_tools_are_dependency_groups() -> None:
     groups = PYPROJECT["dependency-groups"]
     assert {"test", "test-core", "lint", "bench", "gen", "mutation", "fuzz", "dev"} <= set(groups)
     names = {g: {re.split(r"[<>=!~;\[ ]", r, maxsplit=1)[0] for r in resolve_group(groups, g)} for g in groups}
-    assert {"pytest", "hypothesis"} == names["test-core"]
+    assert {"pytest", "hypothesis", "pytest-xdist"} == names["test-core"]  # the core tests on every core
     assert {
         "pytest",
         "hypothesis",
