@@ -13,6 +13,7 @@ from typing import Literal, TypeAlias
 __all__ = [
     "UNICODE_VERSION",
     "SurrogateError",
+    "canonical_body",
     "datamark",
     "defang",
     "defang_body",
@@ -56,6 +57,10 @@ def undefang(text: str, level: _Level, reserved: tuple[str, ...]) -> str:
 def undefang_body(text: str, level: _Level, reserved: tuple[str, ...]) -> str:
     """``escape.undefang_body``: the exact inverse of :func:`defang_body` (bracket readings judged
     in the same ``"\\n<"`` context)."""
+
+def canonical_body(text: str, level: _Level, reserved: tuple[str, ...]) -> tuple[str, bool]:
+    """``escape.canonical_body``: :func:`undefang_body` of ``text`` and whether :func:`defang_body`
+    of it is ``text`` again (verify's canonical-form check in one call)."""
 
 def read_after(text: str, pos: int, reserved: tuple[str, ...], tokens: bool = True, pipes: bool = True) -> _ReadingTuple:
     """``eye.reader.read_after`` at ``pos`` (just after an opener); ``tokens=False`` reads with

@@ -426,3 +426,12 @@ pub fn undefang_body<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str
         }
     }
 }
+
+/// `undefang_body(s)` and whether `defang_body` of it gives `s` back: the canonical-form check of a
+/// body in one call (verify). The defanged text is compared where it is made and never leaves the
+/// core; when the undo changed nothing and the defang changes nothing, no copy is made at all.
+pub fn canonical_body<'a>(s: &'a str, level: Level, names: &Names) -> (Cow<'a, str>, bool) {
+    let plain = undefang_body(s, level, names);
+    let same = defang_body(&plain, level, names) == s;
+    (plain, same)
+}

@@ -17,7 +17,9 @@ pub mod spotlight;
 #[allow(clippy::all)]
 pub mod tables;
 
-pub use defang::{defang, defang_body, undefang, undefang_body, xml_escape, xml_unescape, Level};
+pub use defang::{
+    canonical_body, defang, defang_body, undefang, undefang_body, xml_escape, xml_unescape, Level,
+};
 pub use names::{EmptySkeleton, Names};
 pub use opener::Family;
 pub use reader::{exact_after, read_after, read_bracket, Kind, Reading, Scratch};

@@ -114,6 +114,26 @@ fn defang_body<'py>(
     run(py, text, |s| core::defang_body(s, lvl, &names))
 }
 
+/// canonical_body(text, level, reserved) -> (str, bool): `undefang_body(text)` and whether
+/// `defang_body` of it is `text` again (verify's canonical-form check, one crossing each way).
+#[pyfunction]
+fn canonical_body<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    level: &str,
+    reserved: Vec<String>,
+) -> PyResult<(Bound<'py, PyString>, bool)> {
+    let lvl = self::level(level)?;
+    let names = names_for(reserved, true, true)?;
+    let s = self::text(text)?;
+    let (plain, same) = if s.len() >= DETACH_BYTES {
+        py.detach(|| core::canonical_body(s, lvl, &names))
+    } else {
+        core::canonical_body(s, lvl, &names)
+    };
+    Ok((result(py, text, plain), same))
+}
+
 /// undefang(text, level, reserved) -> str: the exact inverse of defang with the same reserved
 /// names (`reference.undefang`: the reserved names decide where the escapes are).
 #[pyfunction]
@@ -413,6 +433,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(defang_body, m)?)?;
     m.add_function(wrap_pyfunction!(undefang, m)?)?;
     m.add_function(wrap_pyfunction!(undefang_body, m)?)?;
+    m.add_function(wrap_pyfunction!(canonical_body, m)?)?;
     m.add_function(wrap_pyfunction!(read_after, m)?)?;
     m.add_function(wrap_pyfunction!(read_bracket, m)?)?;
     m.add_function(wrap_pyfunction!(openers, m)?)?;

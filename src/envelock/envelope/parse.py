@@ -24,7 +24,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from ..errors import EnvelopeBreach
-from ..eye.escape import BODY_CONTEXT, Level, check_level, defang, defang_body, opener_readings, undefang, undefang_body
+from ..eye.escape import BODY_CONTEXT, Level, canonical_body, check_level, defang, defang_body, opener_readings, undefang
 from ..eye.load_tokens import Tokens
 from ..eye.reader import names_for, readings, visible
 from ..eye.tokens import RESERVED_NAMES
@@ -81,12 +81,8 @@ def _body(scan: _Scan, start: int, end: int, path: tuple[int, ...], spot: Spotli
     raw = scan.text[start:end]
     if spot.mode != "none":
         return _spotlit_body(scan, raw, start, path, spot)
-    if scan.level != "xml" and "\\" not in raw:
-        # No backslash: undefang(raw) is raw itself, so skip that pass (same verdict).
-        plain = raw
-    else:
-        plain = undefang_body(raw, level=scan.level, reserved=scan.reserved, tokens=scan.tokens)
-    if defang_body(plain, level=scan.level, reserved=scan.reserved, tokens=scan.tokens) == raw:
+    plain, canonical = canonical_body(raw, level=scan.level, reserved=scan.reserved, tokens=scan.tokens)
+    if canonical:
         return plain
     _not_canonical(scan, raw, start, path, plain)
     return plain

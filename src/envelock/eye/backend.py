@@ -154,6 +154,18 @@ def native_or(native_name: str, python: Callable[..., str], *args: object) -> st
     return python(*args)
 
 
+def native_canonical_body(text: str, level: Level, reserved: tuple[str, ...], tokens: Tokens | None) -> tuple[str, bool] | None:
+    """``(undefang_body(text), defang_body of that == text)`` in one native call, or ``None`` when the
+    native core is not in use or cannot take ``text`` (or ``tokens``): the caller then makes the two calls."""
+    if _native is None or not is_native() or tokens is not None:
+        return None
+    try:
+        plain, same = _native.canonical_body(text, level, reserved)
+    except SurrogateError:
+        return None
+    return str(plain), bool(same)
+
+
 #: One opener's reading from the native pass: (start, end, kind, name, slash, reading end, family).
 NativeOpener = tuple[int, int, str, str, bool, int, str]
 

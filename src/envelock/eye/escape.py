@@ -91,6 +91,23 @@ def undefang_body(
     return out[: -len(BODY_CONTEXT)]
 
 
+def canonical_body(
+    text: str, *, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None
+) -> tuple[str, bool]:
+    """:func:`undefang_body` of ``text``, and whether :func:`defang_body` of it gives ``text`` back:
+    verify's canonical-form check. One native call when the core is in use (the defanged text is
+    compared inside the core and never becomes a Python string), else the two Python calls."""
+    lvl = check_level(level)
+    found = backend.native_canonical_body(text, lvl, tuple(reserved), tokens)
+    if found is not None:
+        return found
+    if lvl != "xml" and "\\" not in text:
+        plain = text  # no backslash: nothing to undo
+    else:
+        plain = undefang_body(text, level=lvl, reserved=reserved, tokens=tokens)
+    return plain, defang_body(plain, level=lvl, reserved=reserved, tokens=tokens) == text
+
+
 #: ``(start, end, kind, name, slash, reading_end)`` of one opener (:func:`opener_records`).
 OpenerRecord = tuple[int, int, str, str, bool, int]
 
