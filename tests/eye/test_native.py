@@ -139,95 +139,14 @@ _STRUCTURE = [
 _NAMES = [*RESERVED_NAMES, *ANGLE_TOKEN_NAMES, *BRACKET_TOKEN_NAMES, "RETRIEVED_CONTENT", "externaI_content", "im_end"]
 _ENTITIES = sorted(html.entities.html5)
 FRAGMENTS = [
-    "<",
-    "</",
-    "<\\",
-    "[",
-    "[/",
-    "[\\",
-    "]",
-    ">",
-    "|",
-    "/",
-    "\\",
-    "!",
-    "?",
-    ":",
-    "ns:",
-    "a:",
-    "<:",
-    " ",
-    "\n",
-    "\t",
-    "&",
-    "&lt;",
-    "&lt",
-    "&LT",
-    "&LTfoo",
-    "&Lt;",
-    "&ltcc;",
-    "&ltcc;\\",
-    "&lang;",
-    "&#60;",
-    "&#x3c;",
-    "&#X3C",
-    "&#0060",
-    "&#38;lt;",
-    "&#x26;lt;",
-    "&amplt;",
-    "&amp;lt;",
-    "&AMP;GT;",
-    "&amp;amp;lt;",
-    "&amp",
-    "&ampx",
-    "&gt;",
-    "&gt",
-    "&lsqb;",
-    "&#91;",
-    "&#x5B;",
-    "&verbar;",
-    "&vert;",
-    "&#124;",
-    "&#47;",
-    "&sol;",
-    "&#1;",
-    "&#0;",
-    "&#13;",
-    "&#x80;",
-    "&#xD800;",
-    "&#1114112;",
-    "&#123456789",
-    "&#;",
-    "&#x;",
-    "&nosuch;",
-    "&notit;",
-    "&fjlig;",
-    "&ThickSpace;",
-    "&nvlt;",
-    "retrieved",
-    "_content",
-    "content",
-    "RETRI\u0395VED",
-    "r\u0435trieved",
-    "\u0435",
-    "INST",
-    "inst",
-    "s>",
-    "sys",
-    "<|im_end|>",
-    "</s>",
-    "[INST]",
-    "<think>",
-    "<seed:think>",
-    "\u200b",
-    "\u2800",
-    "\u0336",
-    "\u2014",
-    "\uff1c",
-    "\uff5c",
-    "\uff3b",
-    "\u27e6",
-    "\U000e0041",
+    "<", "</", "<\\", "[", "[/", "[\\", "]", ">", "|", "/", "\\", "!", "?", ":", "ns:", "a:", "<:", " ", "\n", "\t",
+    "&", "&lt;", "&lt", "&LT", "&LTfoo", "&Lt;", "&ltcc;", "&ltcc;\\", "&lang;", "&#60;", "&#x3c;", "&#X3C", "&#0060",
+    "&#38;lt;", "&#x26;lt;", "&amplt;", "&amp;lt;", "&AMP;GT;", "&amp;amp;lt;", "&amp", "&ampx", "&gt;", "&gt",
+    "&lsqb;", "&#91;", "&#x5B;", "&verbar;", "&vert;", "&#124;", "&#47;", "&sol;", "&#1;", "&#0;", "&#13;", "&#x80;",
+    "&#xD800;", "&#1114112;", "&#123456789", "&#;", "&#x;", "&nosuch;", "&notit;", "&fjlig;", "&ThickSpace;", "&nvlt;",
+    "retrieved", "_content", "content", "RETRI\u0395VED", "r\u0435trieved", "\u0435", "INST", "inst", "s>", "sys",
+    "<|im_end|>", "</s>", "[INST]", "<think>", "<seed:think>", "\u200b", "\u2800", "\u0336", "\u2014", "\uff1c",
+    "\uff5c", "\uff3b", "\u27e6", "\U000e0041",
 ]
 
 
@@ -574,14 +493,7 @@ NEW_PARTS: dict[str, list[str]] = {
     ],
     # The escape rule read past backslashes: an opener already followed by one is escaped only
     # when its reading past it is dangerous.
-    "escape rule": [
-        "<\\w+",
-        "\u00ab\\- option \u00bb",
-        "<\\/retrieved_content>",
-        "<\\\\/retrieved_content>",
-        "[\\INST]",
-        "<\\ w",
-    ],
+    "escape rule": ["<\\w+", "\u00ab\\- option \u00bb", "<\\/retrieved_content>", "<\\\\/retrieved_content>", "[\\INST]", "<\\ w"],
 }
 
 
@@ -760,6 +672,7 @@ NEW_CONTROLS: list[tuple[str, Callable[[], Any], str, tuple[str, ...], tuple[Cal
 ]
 
 
+
 @pytest.mark.parametrize(("label", "mutant", "text", "reserved", "checks"), NEW_CONTROLS, ids=[c[0] for c in NEW_CONTROLS])
 def test_negative_control_new_parts(
     label: str,
@@ -809,15 +722,12 @@ def test_names_follow_insertion_order_in_both_implementations() -> None:
     import sys
 
     code = (
-        "from envelock.eye import reader as me; r = me.read_after('<\\u0462os>', 1, me.names_for()); print(r.kind, r.name, r.end)"
+        "from envelock.eye import reader as me; r = me.read_after('<\\u0462os>', 1, me.names_for()); "
+        "print(r.kind, r.name, r.end)"
     )
     seen = {
         subprocess.run(
-            [sys.executable, "-c", code],
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONHASHSEED": str(seed)}
         ).stdout.strip()
         for seed in range(6)
     }
