@@ -75,6 +75,7 @@ from .unicode_tables import (
     SKIP_RANGES,
     SLASH_LOOKALIKES,
     SPACE_RANGES,
+    STAND_IN_RANGES,
 )
 
 #: Longest run of skipped characters (whitespace, ignorables, marks, slashes,
@@ -242,6 +243,13 @@ class _Skip:
 
 
 _SKIP = _Skip()
+_STAND_IN = _RangeSet(STAND_IN_RANGES)
+
+
+def is_stand_in(ch: str) -> bool:
+    """May ``ch`` stand for one letter of a reserved envelope name (generated ``STAND_IN_RANGES``: a
+    visible character the eye reads past, such as U+00B0 DEGREE SIGN for ``o``)?"""
+    return ch >= "\x80" and ch in _STAND_IN
 
 
 def is_skip(ch: str) -> bool:
@@ -313,6 +321,9 @@ def _prefixes(names: Iterable[str]) -> frozenset[str]:
 _DIGIT_READINGS = frozenset("ol23456789")
 #: A placeholder family's number in a stored skeleton (``special#``: ``<SPECIAL_123>``).
 NUMBER = "#"
+#: The mark of a live skeleton in which a stand-in (:func:`is_stand_in`) took the place of a letter:
+#: a reading never holds it (controls are read past), so such a state only grows along reserved names.
+STOOD_IN = "\x00"
 
 
 @dataclass(frozen=True)
@@ -334,9 +345,18 @@ class Names:
     _brackets: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _namespaces: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _exact: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
+    _stand: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_live", _prefixes((*self.reserved, *self.tokens, *self.namespaces)))
+        reserved_prefixes = _prefixes(self.reserved)
+        stood = frozenset(STOOD_IN + p for p in reserved_prefixes if p)
+        object.__setattr__(self, "_live", _prefixes((*self.reserved, *self.tokens, *self.namespaces)) | stood)
+        # For each reserved prefix, the letters a stand-in may be read as there (code point order).
+        stand: dict[str, set[str]] = {}
+        for p in reserved_prefixes:
+            if p:
+                stand.setdefault(p[:-1], set()).add(p[-1])
+        object.__setattr__(self, "_stand", {p: tuple(sorted(cs)) for p, cs in stand.items()})
         object.__setattr__(self, "_blive", _prefixes(self.brackets))
         object.__setattr__(self, "_tokens", frozenset(self.tokens))
         object.__setattr__(self, "_brackets", frozenset(self.brackets))
@@ -356,7 +376,9 @@ class Names:
         return skel in self._blive
 
     def reserved_match(self, skel: str) -> str | None:
-        """The reserved skeleton ``skel`` starts with, if any."""
+        """The reserved skeleton ``skel`` starts with, if any (a stand-in state's mark aside)."""
+        if skel.startswith(STOOD_IN):
+            skel = skel[1:]
         for r in self.reserved:
             if skel.startswith(r):
                 return r
@@ -496,7 +518,14 @@ def _lead_piece(piece: str, bang: bool) -> bool:
 
 
 def _lead(
-    text: str, pos: int, end: int, bang: bool, accept: Accept, live: frozenset[str], slash_box: list[bool]
+    text: str,
+    pos: int,
+    end: int,
+    bang: bool,
+    accept: Accept,
+    live: frozenset[str],
+    slash_box: list[bool],
+    stand: dict[str, tuple[str, ...]] | None = None,
 ) -> tuple[int, int, dict[str, None], Reading | None, str, int]:
     """Phase 1: read past skipped characters, slashes (and ``!``/``?``).
 
@@ -518,12 +547,19 @@ def _lead(
         slash_box[0] = slash_box[0] or any(c in _SLASH for c in piece)
         parts = _piece_readings(piece) if piece else ("",)
         advanced = False
+        base = {"": None, **pending}
         if pending or any(parts):
-            hit, new, advanced = _step({"": None, **pending}, parts, nxt, accept, live)
+            hit, new, advanced = _step(base, parts, nxt, accept, live)
             if hit is not None:
                 return nxt, run, pending, hit, piece, nxt
             new.pop("", None)
             pending = new
+        if stand:
+            hit, stood = _stand_in(base, piece, nxt, accept, stand)
+            if hit is not None:
+                return nxt, run, pending, hit, piece, nxt
+            for k in stood:
+                pending.setdefault(k, None)
         i = nxt
         run = 0 if advanced else run + 1
         if run >= MAX_RUN:
@@ -557,7 +593,8 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
         return None
 
     live = names._live
-    i, run, pending, done, piece, nxt = _lead(text, pos, end, True, accept, live, slash_box)
+    stand = names._stand
+    i, run, pending, done, piece, nxt = _lead(text, pos, end, True, accept, live, slash_box, stand)
     if done is not None:
         return done
     slash = slash_box[0]
@@ -569,6 +606,11 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
         i = nxt
         parts = _piece_readings(piece) if piece else ("",)
         if not any(parts):
+            hit, stood = _stand_in(states, piece, i, accept, stand)
+            if hit is not None:
+                return hit
+            if stood:
+                states = {**states, **stood}
             run += 1
             if run >= MAX_RUN:
                 return Reading("padding", "", slash, i)
@@ -716,6 +758,29 @@ def _step(
                     new[d] = None
                     advanced = True
     return None, new, advanced
+
+
+def _stand_in(
+    states: dict[str, None], piece: str, i: int, accept: Accept, stand: dict[str, tuple[str, ...]]
+) -> tuple[Reading | None, dict[str, None]]:
+    """The stand-in rule, after the piece's own readings: inside a reserved envelope name, one
+    character the eye reads past (``piece``, when :func:`is_stand_in`) may also stand for any one
+    letter of the name (``</retrieved_c\u00b0ntent>``). Every live state without a stand-in yet
+    (in order) grows by each letter a reserved name has there (code point order); the first that
+    ``accept`` takes is the reading, else the new states (marked :data:`STOOD_IN`)."""
+    new: dict[str, None] = {}
+    if not stand or len(piece) != 1 or not is_stand_in(piece):
+        return None, new
+    for s in states:
+        if s.startswith(STOOD_IN):
+            continue
+        for c in stand.get(s, ()):
+            t = STOOD_IN + s + c
+            hit = accept(t, i)
+            if hit is not None:
+                return hit, new
+            new[t] = None
+    return None, new
 
 
 def _stops_reading(piece: str) -> bool:
