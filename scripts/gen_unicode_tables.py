@@ -49,6 +49,13 @@ OUT = ROOT / "src" / "envelock" / "eye" / "unicode_tables.py"
 #: The same tables for the native core (``rust/envelock-core``), written by :func:`rust_module`.
 RUST_OUT = ROOT / "rust" / "envelock-core" / "src" / "tables.rs"
 
+#: The named vertical strokes whose confusable classes are bars (bar_classes rule): the dandas, the
+#: Kangxi radical LINE, the CJK Strokes block's S (shu, the vertical stroke; H is the horizontal one)
+#: and the epigraphic I longa (an I drawn taller than the line).
+_BAR_CLASS_NAMES = r"^(?:(?:.* )?(?:DOUBLE |TRIPLE )?DANDA|KANGXI RADICAL LINE|CJK STROKE S|.* LETTER I LONGA)$"
+#: The middle dots whose confusable classes are separators (separator_classes rule).
+_MIDDLE_DOT_NAMES = r"^(?:.* )?MIDDLE DOT$"
+
 #: The rules, as regexes over Unicode character names (and the categories they apply to).
 RULES = {
     # What the eye reads past (SKIP_RANGES): by exclusion, so that a character with no rule keeps a
@@ -118,16 +125,15 @@ RULES = {
     # Bars by class: the class of '|', and every class holding a character named as a vertical stroke.
     # A letter in such a class keeps its letter readings (the bar role applies right after an opener).
     "bar_classes": (
-        r"the confusable class of '|' and of every character named ^(?:.* )?(?:DOUBLE |TRIPLE )?DANDA$"
-        r"|^KANGXI RADICAL LINE$|^CJK STROKE S$ (the vertical stroke shu of the CJK Strokes block)"
-        r"|^.* LETTER I LONGA$; not in another structural set or the narrow blank set"
+        f"the confusable classes of '|' and of every character named {_BAR_CLASS_NAMES}, beyond ASCII;"
+        " not in another structural set (they are taken out of the narrow blank set: a vertical em dash is a bar)"
     ),
     # Letters shaped like a name separator: a letter or number in the confusable class of an ASCII name
     # separator (- _ .) or of a middle dot (punctuation named MIDDLE DOT) may also be read past, as
     # the separator it looks like (both readings).
     "separator_classes": (
-        r"categories L* N* in the confusable class of - _ . or of a P* character named ^(?:.* )?MIDDLE DOT$:"
-        r" '' added to the readings"
+        f"categories L* N* in the confusable class of - _ . or of a P* character named {_MIDDLE_DOT_NAMES}:"
+        " '' added to the readings"
     ),
     # A number of any script with a digit value (Numeric_Type Decimal or Digit) reads as that digit,
     # so that a placeholder family's number can be written in any script (<SPECIAL_١٢>).
@@ -195,10 +201,6 @@ RULES = {
 #: (NFKC) or look (UTS #39) like one (rule ``marker_allowed``).
 MARKER_REFUSED_ASCII = "<>&\"'\\/|[]!?:;#=`abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
-#: The named vertical strokes whose confusable classes are bars (bar_classes rule).
-_BAR_CLASS_NAMES = r"^(?:(?:.* )?(?:DOUBLE |TRIPLE )?DANDA|KANGXI RADICAL LINE|CJK STROKE S|.* LETTER I LONGA)$"
-#: The middle dots whose confusable classes are separators (separator_classes rule).
-_MIDDLE_DOT_NAMES = r"^(?:.* )?MIDDLE DOT$"
 _SKIP_NAME_RE = re.compile(RULES["skip_names"])
 _LETTER_NAME_RE = re.compile(RULES["letter_names"])
 _LETTER_SCRIPT_RE = re.compile(RULES["letter_scripts"])
@@ -638,8 +640,8 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
     lt = t.by_name("lt_names", "<")
     gt = t.by_name("gt_names", ">")
     slash = t.by_name("slash_names", "/")
-    bar = set(t.by_name("bar_names", "|")) | {cp for cp in t.cps if cp not in t.skip and _bar_shaped(chr(cp))
-                                               and t.confuse(chr(cp)) in ("l", "|", "ll")}
+    named_bars = set(t.by_name("bar_names", "|")) | {cp for cp in t.cps if cp not in t.skip and _bar_shaped(chr(cp))
+                                                     and t.confuse(chr(cp)) in ("l", "|", "ll")}
     lbr = t.by_name("lbracket_names", "[")
     rbr = t.by_name("rbracket_names", "]")
     quote = sorted(set(t.by_name("quote_names", '"')) | set(t.by_name("quote_names", "'"))
@@ -648,7 +650,8 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
     bang = sorted({0x21, 0x3F, *t.by_name("bang_names", "!"), *t.by_name("bang_names", "?")})
     # The derived roles keep a character's existing structural role (one character, one role).
     taken = set(lt) | set(gt) | set(slash) | set(lbr) | set(rbr) | set(quote) | set(bang)
-    bar = sorted(bar | {cp for cp in t.bar_class if cp not in taken and cp not in t.skip and cp in set(t.cps)})
+    assigned_cps = set(t.cps)
+    bar = sorted(named_bars | {cp for cp in t.bar_class if cp not in taken and cp not in t.skip and cp in assigned_cps})
     taken |= set(bar)
     lbr = sorted(set(lbr) | t.bracket_categories("Ps", "[", taken))
     rbr = sorted(set(rbr) | t.bracket_categories("Pe", "]", taken))
@@ -786,17 +789,17 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         fmt_cps(slash),
         ")",
         "",
-        "#: Characters a reader may take for '|' (bar_names rule, NFKC, UTS #39 symbols folding to 'l').",
+        "#: Characters a reader may take for '|' (bar_names rule, NFKC, UTS #39 symbols folding to 'l', bar_classes rule).",
         "PIPE_LOOKALIKES: tuple[int, ...] = (",
         fmt_cps(bar),
         ")",
         "",
-        "#: Characters a reader may take for '[' (lbracket_names rule, NFKC, UTS #39).",
+        "#: Characters a reader may take for '[' (lbracket_names rule, NFKC, UTS #39, bracket_categories rule).",
         "LBRACKET_LOOKALIKES: tuple[int, ...] = (",
         fmt_cps(lbr),
         ")",
         "",
-        "#: Characters a reader may take for ']' (rbracket_names rule, NFKC, UTS #39).",
+        "#: Characters a reader may take for ']' (rbracket_names rule, NFKC, UTS #39, bracket_categories rule).",
         "RBRACKET_LOOKALIKES: tuple[int, ...] = (",
         fmt_cps(rbr),
         ")",
@@ -884,7 +887,7 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         # Python tables: a new table must exist before that import.
         OUT.write_text(python, encoding="utf-8")
     sets_rs = {"LT": lt, "GT": gt, "SLASH": slash, "PIPE": bar, "LBRACKET": lbr, "RBRACKET": rbr}
-    cats_rs = {
+    cats_rs: dict[str, list[int]] = {
         "ALPHA": alpha,
         "ALNUM": alnum,
         "SPACE": space,

@@ -34,6 +34,8 @@ from envelock.eye import reader as me
 from envelock.eye.unicode_tables import (
     GT_LOOKALIKES,
     LBRACKET_LOOKALIKES,
+    LBRACKET_NUMERIC,
+    LBRACKET_REFERENCES,
     LT_LOOKALIKES,
     PIPE_LOOKALIKES,
     RBRACKET_LOOKALIKES,
@@ -231,7 +233,7 @@ def _red_team_missed(cls: str, missed: list[str]) -> bool:
 
 def test_control_lost_bracket_categories_are_caught(broken_reader: pytest.MonkeyPatch) -> None:
     kept = "[" + "".join(c for c in chars(LBRACKET_LOOKALIKES) if _square(c) or not unicodedata.category(c) == "Ps")
-    finder = re.compile(me._opener_pattern(kept, me._ref_pattern(me.LBRACKET_REFERENCES, me.LBRACKET_NUMERIC)))
+    finder = re.compile(me._opener_pattern(kept, me._ref_pattern(LBRACKET_REFERENCES, LBRACKET_NUMERIC)))
     broken_reader.setattr(REF, "BRACKET_OPENER_RE", finder)
     broken_reader.setattr(REF.defang_brackets, "__defaults__", (finder,))
     broken_reader.setattr(me, "_RBRACKET", frozenset(c for c in me._RBRACKET if c == "]" or _square(c)))

@@ -85,7 +85,10 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
     # A stand-in (``reader.is_stand_in``) read past in the lead may start a reserved name (it may
     # stand for its first letters): only the reference models that, so for ``unsure`` it ends the lead
     # (and, being non-ASCII, is then unsure); for ``danger`` reading past it is a step the reference takes.
-    plain = (lambda c: True) if want_d else (lambda c: not _me.is_stand_in(c))
+
+    def plain(c: str) -> bool:
+        return want_d or not _me.is_stand_in(c)
+
     skip_all = char_class(ranges_of(chr(c) for lo, hi in bmp for c in range(lo, hi + 1)))
     skipr = skip_all if want_d else char_class(ranges_of(chr(c) for lo, hi in bmp for c in range(lo, hi + 1) if plain(chr(c))))
     ign = char_class(ranges_of(chr(c) for lo, hi in bmp for c in range(lo, hi + 1) if _me.is_ignorable(chr(c))))

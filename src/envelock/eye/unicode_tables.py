@@ -18,7 +18,7 @@ Rules (regexes over character names; see the generator's docstring):
 * ``rbracket_names``: ``^(?!PRESENTATION FORM)(?:.*RIGHT (?:\w+ )?SQUARE BRACKET.*|RIGHT (?:BLACK|WHITE) LENTICULAR BRACKET)$``
 * ``bracket_categories``: ``every non-ASCII code point of general category Ps (for '[') or Pe (for ']'), except one whose NFKC is an ASCII character other than [ ] (fullwidth and small parentheses and braces read as ( ) { }, which are not brackets of a token) and one already in another structural set (it keeps that role)``
 * ``confusable_classes``: ``prototype, intermediate (comment) and NFKC (not <vertical>) links, taken transitively; ASCII letters and digits are not traversed``
-* ``bar_classes``: ``the confusable class of '|' and of every character named ^(?:.* )?(?:DOUBLE |TRIPLE )?DANDA$|^KANGXI RADICAL LINE$|^CJK STROKE S$ (the vertical stroke shu of the CJK Strokes block)|^.* LETTER I LONGA$; not in another structural set or the narrow blank set``
+* ``bar_classes``: ``the confusable classes of '|' and of every character named ^(?:(?:.* )?(?:DOUBLE |TRIPLE )?DANDA|KANGXI RADICAL LINE|CJK STROKE S|.* LETTER I LONGA)$, beyond ASCII; not in another structural set (they are taken out of the narrow blank set: a vertical em dash is a bar)``
 * ``separator_classes``: ``categories L* N* in the confusable class of - _ . or of a P* character named ^(?:.* )?MIDDLE DOT$: '' added to the readings``
 * ``digit_values``: ``categories N* with a digit value: that ASCII digit (0 as o, 1 as l) added to the readings``
 * ``stand_ins``: ``every non-ASCII code point of SKIP_RANGES except Python's whitespace, Default_Ignorable_Code_Point and categories Zs Zl Zp Cc Cf Cs Mn``
@@ -18702,7 +18702,7 @@ SLASH_LOOKALIKES: tuple[int, ...] = (
     0x1F67C,  # VERY HEAVY SOLIDUS
 )
 
-#: Characters a reader may take for '|' (bar_names rule, NFKC, UTS #39 symbols folding to 'l').
+#: Characters a reader may take for '|' (bar_names rule, NFKC, UTS #39 symbols folding to 'l', bar_classes rule).
 PIPE_LOOKALIKES: tuple[int, ...] = (
     0x00A6,  # BROKEN BAR
     0x01C0,  # LATIN LETTER DENTAL CLICK
@@ -18824,7 +18824,7 @@ PIPE_LOOKALIKES: tuple[int, ...] = (
     0x1EE80,  # ARABIC MATHEMATICAL LOOPED ALEF
 )
 
-#: Characters a reader may take for '[' (lbracket_names rule, NFKC, UTS #39).
+#: Characters a reader may take for '[' (lbracket_names rule, NFKC, UTS #39, bracket_categories rule).
 LBRACKET_LOOKALIKES: tuple[int, ...] = (
     0x0F3A,  # TIBETAN MARK GUG RTAGS GYON
     0x0F3C,  # TIBETAN MARK ANG KHANG GYON
@@ -18884,7 +18884,7 @@ LBRACKET_LOOKALIKES: tuple[int, ...] = (
     0x1FBCC,  # RAISED SMALL LEFT SQUARE BRACKET
 )
 
-#: Characters a reader may take for ']' (rbracket_names rule, NFKC, UTS #39).
+#: Characters a reader may take for ']' (rbracket_names rule, NFKC, UTS #39, bracket_categories rule).
 RBRACKET_LOOKALIKES: tuple[int, ...] = (
     0x0F3B,  # TIBETAN MARK GUG RTAGS GYAS
     0x0F3D,  # TIBETAN MARK ANG KHANG GYAS
