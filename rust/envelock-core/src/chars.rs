@@ -27,6 +27,20 @@ pub const EITHER: u16 = 1 << 13;
 /// May the character stand for one letter of a reserved envelope name (`reader.is_stand_in`,
 /// `tables::STAND_IN_RANGES`)?
 pub const STAND_IN: u16 = 1 << 14;
+/// A non-ASCII structural look-alike other than a `<` look-alike (`reader._PASS`): an angle
+/// reading also reads past it (both readings; not a bar in the lead).
+pub const PASS: u16 = 1 << 15;
+/// The structural bits a [`PASS`] character has one of.
+const PASS_ROLES: u16 = GT | SLASH | PIPE | LBRACKET | RBRACKET | BANG;
+
+/// [`PASS`] from the other bits of a code point.
+fn with_pass(cp: u32, f: u16) -> u16 {
+    if cp >= 0x80 && f & PASS_ROLES != 0 && f & LT == 0 {
+        f | PASS
+    } else {
+        f
+    }
+}
 /// May the eye read past the character (`reader.can_skip`): [`SKIP`] or [`EITHER`].
 pub const CAN_SKIP: u16 = SKIP | EITHER;
 
@@ -72,7 +86,7 @@ fn flags_slow(cp: u32) -> u16 {
             f |= bit;
         }
     }
-    f
+    with_pass(cp, f)
 }
 
 struct Ascii {
@@ -121,6 +135,9 @@ static ASCII: LazyLock<Ascii> = LazyLock::new(|| {
                 bmp_flags[cp as usize] |= bit;
             }
         }
+    }
+    for (cp, f) in bmp_flags.iter_mut().enumerate() {
+        *f = with_pass(cp as u32, *f);
     }
     let mut bmp_reading = vec![0u16; 0x10000];
     for (k, &cp) in t::READING_KEYS.iter().enumerate() {

@@ -170,7 +170,9 @@ impl Trie {
             let mut cur = 0u32;
             self.nodes[0].on_reserved = true;
             for c in r.chars() {
-                cur = self.child(cur, c).expect("a reserved skeleton is in the trie");
+                cur = self
+                    .child(cur, c)
+                    .expect("a reserved skeleton is in the trie");
                 self.nodes[cur as usize].on_reserved = true;
             }
         }
@@ -195,7 +197,9 @@ impl Trie {
                 if self.nodes[child as usize].on_reserved {
                     let mut w = root;
                     for x in self.nodes[child as usize].prefix.chars() {
-                        w = self.child(w, x).expect("the copy holds every reserved prefix");
+                        w = self
+                            .child(w, x)
+                            .expect("the copy holds every reserved prefix");
                     }
                     stand.push(w);
                 }

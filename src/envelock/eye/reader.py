@@ -106,6 +106,15 @@ _RBRACKET = frozenset(RBRACKET_CHARS)
 _OPENER_CHARS = frozenset(LT_CHARS + LBRACKET_CHARS)
 #: ``<!name`` and ``<?name`` read as tags too (declarations, processing instructions).
 _BANG = frozenset(chr(c) for c in BANG_CHARACTERS)
+#: Non-ASCII structural look-alikes that an angle reading also reads past (both readings): a
+#: character drawn as a bracket, a bar, a closer, a slash or ``!``/``?`` between the letters of a
+#: name stands for the separator it looks like (``</retrieved\ufe31content>``, ``</retrieved\u300ccontent>``),
+#: as it did while it had no role. Not the ``<`` look-alikes (each starts a reading of its own, and
+#: a reading ends at the next one: the work per opener stays bounded by the text up to it); in the
+#: lead, not the bars (a bar right after the opener is a token).
+_PASS = frozenset(
+    c for c in GT_CHARS + SLASH_CHARS + PIPE_CHARS + LBRACKET_CHARS + RBRACKET_CHARS + "".join(_BANG) if c >= "\x80"
+) - frozenset(LT_CHARS)
 #: The separators of a name (also in the generated skip set); ``_after_namespace`` reads past them.
 _SEPARATORS = frozenset("_-.\\")
 
@@ -513,8 +522,16 @@ Accept = Callable[[str, int], "Reading | None"]
 
 def _lead_piece(piece: str, bang: bool) -> bool:
     """May the lead (before the name) read past ``piece``: every character skippable, a slash, or
-    (after an angle opener) ``!``/``?``? A reference decoding to nothing is skipped too."""
-    return all(can_skip(c) or c in _SLASH or (bang and c in _BANG) for c in piece)
+    (after an angle opener) ``!``/``?`` or a structural look-alike that is not a bar (``_PASS``)? A
+    reference decoding to nothing is skipped too."""
+    return all(can_skip(c) or c in _SLASH or (bang and (c in _BANG or (c in _PASS and c not in _PIPE))) for c in piece)
+
+
+def _angle_parts(piece: str) -> tuple[str, ...]:
+    """The readings of a piece in an angle reading: a ``_PASS`` character also reads as nothing
+    (``""`` after its own readings)."""
+    parts = _piece_readings(piece) if piece else ("",)
+    return (*parts, "") if len(piece) == 1 and piece in _PASS and "" not in parts else parts
 
 
 def _lead(
@@ -545,7 +562,7 @@ def _lead(
         if not _lead_piece(piece, bang):
             return i, run, pending, None, piece, nxt
         slash_box[0] = slash_box[0] or any(c in _SLASH for c in piece)
-        parts = _piece_readings(piece) if piece else ("",)
+        parts = _angle_parts(piece) if bang else _piece_readings(piece) if piece else ("",)
         advanced = False
         base = {"": None, **pending}
         if pending or any(parts):
@@ -604,7 +621,7 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
     run = 0
     while True:
         i = nxt
-        parts = _piece_readings(piece) if piece else ("",)
+        parts = _angle_parts(piece)
         if not any(parts):
             hit, stood = _stand_in(states, piece, i, accept, stand)
             if hit is not None:
