@@ -13,7 +13,9 @@ the reference, the fast path) must escape it:
   ``_`` of a reserved name and of a control token;
 * every number with a digit reading as the number of a placeholder family (``<SPECIAL_X>``);
 * every assigned stand-in (and both ends of every stand-in range) in place of a letter of a
-  reserved name: first, inside and last, in a close tag and an open tag.
+  reserved name: first, inside and last, in a close tag and an open tag;
+* every non-ASCII structural look-alike but a ``<`` one (``reader._PASS``) between the words of a
+  reserved name and (not a bar) right after the opener: it is read past too.
 
 Negative controls: a reader that has lost the new members of one class (the brackets of
 categories Ps/Pe beyond the square ones, the bars of the stroke classes, the triangles, the
@@ -136,7 +138,17 @@ def stand_in_variants() -> Iterator[str]:
         yield "<retrieved_conten" + c + ' provenance="system-config">'
 
 
+def pass_variants() -> Iterator[str]:
+    """Every non-ASCII structural look-alike but a '<' one between the words of a reserved name, and
+    after the opener (not a bar there: a bar right after the opener is a token)."""
+    for c in sorted(me._PASS):
+        yield "</retrieved" + c + "content>"
+        if c not in me._PIPE:
+            yield "<" + c + "/external_content>"
+
+
 CLASSES: dict[str, Callable[[], Iterator[str]]] = {
+    "pass": pass_variants,
     "bracket": bracket_variants,
     "bar": bar_variants,
     "angle": angle_variants,
@@ -145,7 +157,7 @@ CLASSES: dict[str, Callable[[], Iterator[str]]] = {
     "stand_in": stand_in_variants,
 }
 #: At least this many variants per class (the tables could not shrink unnoticed).
-MINIMUM = {"bracket": 4 * 55, "bar": 2 * 110, "angle": 4 * 45, "separator": 2 * 12, "digit": 2 * 600, "stand_in": 3 * 8000}
+MINIMUM = {"pass": 500, "bracket": 4 * 55, "bar": 2 * 110, "angle": 4 * 45, "separator": 2 * 12, "digit": 2 * 600, "stand_in": 3 * 8000}
 
 
 def misses(defang: Defang, variants: Iterator[str]) -> tuple[int, list[str]]:
@@ -273,6 +285,13 @@ def test_control_lost_digit_readings_are_caught(broken_reader: pytest.MonkeyPatc
     broken_reader.setattr(me, "_READ", table)
     _, missed = misses(IMPLS["reference"], digit_variants())
     assert _red_team_missed("digit", missed), show(missed)
+
+
+def test_control_structural_lookalikes_ending_a_reading_are_caught(broken_reader: pytest.MonkeyPatch) -> None:
+    variants = list(pass_variants())  # from the real set, before it is emptied
+    broken_reader.setattr(me, "_PASS", frozenset())
+    _, missed = misses(IMPLS["reference"], iter(variants))
+    assert any("\ufe31" in m for m in missed) and any("\u300c" in m for m in missed), show(missed)
 
 
 def test_control_lost_stand_in_rule_is_caught(broken_reader: pytest.MonkeyPatch) -> None:
