@@ -24,6 +24,10 @@ construction: the eye reads past every character it has no rule for.
   (one shape) match either way.
 * Character references are decoded as ``html.unescape`` decodes them (the WHATWG rules), and the
   references that open a tag are the generated ``LT_REFERENCES``/``LT_NUMERIC``.
+* Inside a reserved envelope name one visible character the eye reads past may also stand for
+  any one letter of the name (the stand-in rule, ``STAND_IN_RANGES``: ``</retrieved_c\u00b0ntent>``).
+* Inside an angle reading a non-ASCII structural look-alike that is not a ``<`` one is also read
+  past (``_PASS``: ``</retrieved\ufe31content>``), except a bar right after the opener (a token).
 
 The check is a bounded lookahead: at most :data:`MAX_RUN` skipped characters in a row and at
 most :data:`MAX_LOOKAHEAD` characters in all. When a bound is reached while the text could still
