@@ -157,7 +157,15 @@ CLASSES: dict[str, Callable[[], Iterator[str]]] = {
     "stand_in": stand_in_variants,
 }
 #: At least this many variants per class (the tables could not shrink unnoticed).
-MINIMUM = {"pass": 500, "bracket": 4 * 55, "bar": 2 * 110, "angle": 4 * 45, "separator": 2 * 12, "digit": 2 * 600, "stand_in": 3 * 8000}
+MINIMUM = {
+    "pass": 500,
+    "bracket": 4 * 55,
+    "bar": 2 * 110,
+    "angle": 4 * 45,
+    "separator": 2 * 12,
+    "digit": 2 * 600,
+    "stand_in": 3 * 8000,
+}
 
 
 def misses(defang: Defang, variants: Iterator[str]) -> tuple[int, list[str]]:
