@@ -49,6 +49,13 @@ OUT = ROOT / "src" / "envelock" / "eye" / "unicode_tables.py"
 #: The same tables for the native core (``rust/envelock-core``), written by :func:`rust_module`.
 RUST_OUT = ROOT / "rust" / "envelock-core" / "src" / "tables.rs"
 
+#: The named vertical strokes whose confusable classes are bars (bar_classes rule): the dandas, the
+#: Kangxi radical LINE, the CJK Strokes block's S (shu, the vertical stroke; H is the horizontal one)
+#: and the epigraphic I longa (an I drawn taller than the line).
+_BAR_CLASS_NAMES = r"^(?:(?:.* )?(?:DOUBLE |TRIPLE )?DANDA|KANGXI RADICAL LINE|CJK STROKE S|.* LETTER I LONGA)$"
+#: The middle dots whose confusable classes are separators (separator_classes rule).
+_MIDDLE_DOT_NAMES = r"^(?:.* )?MIDDLE DOT$"
+
 #: The rules, as regexes over Unicode character names (and the categories they apply to).
 RULES = {
     # What the eye reads past (SKIP_RANGES): by exclusion, so that a character with no rule keeps a
@@ -78,12 +85,14 @@ RULES = {
     "lt_names": (
         r"^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|GREATER|VERTICAL|PRESENTATION FORM))"
         r"(?:.*LESS-THAN.*|.*LEFT-POINTING (?:\w+ )?ANGLE.*|.*LEFT (?:\w+ )?ANGLE BRACKET.*"
-        r"|MODIFIER LETTER (?:LOW )?LEFT ARROWHEAD|(?:DOUBLE )?PRECEDES)$"
+        r"|MODIFIER LETTER (?:LOW )?LEFT ARROWHEAD|(?:DOUBLE )?PRECEDES"
+        r"|.*LEFT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:NOT )?NORMAL SUBGROUP OF)$"
     ),
     "gt_names": (
         r"^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|LESS-THAN|VERTICAL|PRESENTATION FORM))"
         r"(?:.*GREATER-THAN.*|.*RIGHT-POINTING (?:\w+ )?ANGLE.*|.*RIGHT (?:\w+ )?ANGLE BRACKET.*"
-        r"|MODIFIER LETTER (?:LOW )?RIGHT ARROWHEAD|(?:DOUBLE )?SUCCEEDS)$"
+        r"|MODIFIER LETTER (?:LOW )?RIGHT ARROWHEAD|(?:DOUBLE )?SUCCEEDS"
+        r"|.*RIGHT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:DOES NOT )?CONTAINS? AS NORMAL SUBGROUP)$"
     ),
     "slash_names": (
         r"^(?!.*REVERSE)(?:.*SOLIDUS.*|FRACTION SLASH|DIVISION SLASH"
@@ -97,6 +106,47 @@ RULES = {
     ),
     "lbracket_names": r"^(?!PRESENTATION FORM)(?:.*LEFT (?:\w+ )?SQUARE BRACKET.*|LEFT (?:BLACK|WHITE) LENTICULAR BRACKET)$",
     "rbracket_names": r"^(?!PRESENTATION FORM)(?:.*RIGHT (?:\w+ )?SQUARE BRACKET.*|RIGHT (?:BLACK|WHITE) LENTICULAR BRACKET)$",
+    # Every other bracket shape: a reader takes a tortoise-shell, corner, ceiling or half bracket for
+    # '[' as readily as a square one. Applied by bracket_categories().
+    "bracket_categories": (
+        "every non-ASCII code point of general category Ps (for '[') or Pe (for ']'), except one whose NFKC"
+        " is an ASCII character other than [ ] (fullwidth and small parentheses and braces read as ( ) { },"
+        " which are not brackets of a token) and one already in another structural set (it keeps that role)"
+    ),
+    # The transitive UTS #39 classes (applied by ConfusableClasses): two characters are in one class
+    # when one is the other's one-character prototype, or is listed between them in the comment of the
+    # entry ("# →｜→"), or is its one-character NFKC (except <vertical> presentation forms, which NFKC
+    # gives as the horizontal character they are drawn rotated from). ASCII letters and digits join
+    # no classes (every l-shaped letter shares the prototype l: that is a letter, not a stroke).
+    "confusable_classes": (
+        "prototype, intermediate (comment) and NFKC (not <vertical>) links, taken transitively; ASCII letters"
+        " and digits are not traversed"
+    ),
+    # Bars by class: the class of '|', and every class holding a character named as a vertical stroke.
+    # A letter in such a class keeps its letter readings (the bar role applies right after an opener).
+    "bar_classes": (
+        f"the confusable classes of '|' and of every character named {_BAR_CLASS_NAMES}, beyond ASCII;"
+        " not in another structural set (they are taken out of the narrow blank set: a vertical em dash is a bar)"
+    ),
+    # Letters shaped like a name separator: a letter or number in the confusable class of an ASCII name
+    # separator (- _ .) or of a middle dot (punctuation named MIDDLE DOT) may also be read past, as
+    # the separator it looks like (both readings).
+    "separator_classes": (
+        f"categories L* N* in the confusable class of - _ . or of a P* character named {_MIDDLE_DOT_NAMES}:"
+        " '' added to the readings"
+    ),
+    # A number of any script with a digit value (Numeric_Type Decimal or Digit) reads as that digit,
+    # so that a placeholder family's number can be written in any script (<SPECIAL_١٢>).
+    "digit_values": "categories N* with a digit value: that ASCII digit (0 as o, 1 as l) added to the readings",
+    # A symbol standing for a letter (° for o, © for c, € for e): a character the eye reads past
+    # deletes the letter it replaces from the skeleton. Inside a reserved envelope name (not a
+    # control token), one such character may also stand for any one letter of the name (the
+    # reader's stand-in rule). What may stand in: a visible character read past (no blank, nothing
+    # invisible, no mark that sits on the letter before).
+    "stand_ins": (
+        "every non-ASCII code point of SKIP_RANGES except Python's whitespace, Default_Ignorable_Code_Point"
+        " and categories Zs Zl Zp Cc Cf Cs Mn"
+    ),
     # '!' and '?' look-alikes (``<!name``, ``<?name`` read as tags): the mark alone, not compounds.
     "bang_names": r"^(?:(?:FULLWIDTH|SMALL|INVERTED|HEAVY|WHITE) )?(?:EXCLAMATION|QUESTION) MARK(?: ORNAMENT)?$",
     "quote_names": (
@@ -197,6 +247,29 @@ def parse_confusables(path: Path) -> dict[int, str]:
     return table
 
 
+def parse_confusable_links(path: Path) -> list[tuple[int, int]]:
+    """The links of the ``confusable_classes`` rule found in confusables.txt: a source and its
+    one-character prototype, and a source and every one-character intermediate its comment lists
+    (``FE31 ; 2502 ; MA # ( ︱ → │ ) ... # →｜→``: ︱ was mapped to │ through ｜)."""
+    links: list[tuple[int, int]] = []
+    for line in path.read_text(encoding="utf-8-sig").splitlines():
+        body, _, comment = line.partition("#")
+        body = body.strip()
+        if not body:
+            continue
+        src_field, dst_field = (p.strip() for p in body.split(";")[:2])
+        src = int(src_field, 16)
+        dst = [int(x, 16) for x in dst_field.split()]
+        if len(dst) == 1:
+            links.append((src, dst[0]))
+        chain = comment.rpartition("#")[2] if "#" in comment else ""
+        for part in re.findall(r"→([^→]+)→", chain):
+            part = part.strip("\u200e\u200f \t")
+            if len(part) == 1:
+                links.append((src, ord(part)))
+    return links
+
+
 def parse_version(path: Path) -> str:
     head = path.read_text(encoding="utf-8-sig")[:3000]
     m = re.search(r"Version: ([0-9.]+)", head) or re.search(r"-(\d+\.\d+\.\d+)\.txt", head)
@@ -253,8 +326,68 @@ class Tables:
         self.cps = list(assigned())
         # What renders as nothing, a space, a mark or a separator (the narrow set the structural
         # rules exclude, and what a reading strips); the eye's skip set is wider (see skip_set).
-        self.skip = self._skip()
+        self.classes = self._confusable_classes(parse_confusable_links(udir / "confusables.txt"))
+        # Characters drawn as a vertical stroke (bar_classes rule): bars, not blanks, even where their
+        # category is dash punctuation (U+FE31 PRESENTATION FORM FOR VERTICAL EM DASH).
+        self.bar_class = self._bar_class()
+        self.skip = self._skip() - self.bar_class
         self.readings = self._readings()
+
+    def _confusable_classes(self, links: list[tuple[int, int]]) -> dict[int, int]:
+        """The ``confusable_classes`` rule: each code point's class (a representative), by union-find."""
+        parent: dict[int, int] = {}
+
+        def find(x: int) -> int:
+            root = x
+            while parent.get(root, root) != root:
+                root = parent[root]
+            while parent.get(x, x) != root:
+                parent[x], x = root, parent[x]
+            return root
+
+        def link(a: int, b: int) -> None:
+            if any(x < 0x80 and chr(x).isalnum() for x in (a, b)):
+                return  # ASCII letters and digits join no classes
+            parent.setdefault(a, a)
+            parent.setdefault(b, b)
+            ra, rb = find(a), find(b)
+            if ra != rb:
+                parent[max(ra, rb)] = min(ra, rb)
+
+        for a, b in links:
+            link(a, b)
+        for cp in self.cps:
+            c = chr(cp)
+            n = ud.normalize("NFKC", c)
+            if len(n) == 1 and n != c and not ud.decomposition(c).startswith("<vertical>"):
+                link(cp, ord(n))
+        return {cp: find(cp) for cp in list(parent)}
+
+    def confusable_class(self, cp: int) -> set[int]:
+        """Every code point in the confusable class of ``cp`` (itself alone when it has none)."""
+        root = self.classes.get(cp)
+        if root is None:
+            return {cp}
+        return {x for x, r in self.classes.items() if r == root}
+
+    def classes_of(self, seeds: Iterable[int]) -> set[int]:
+        """The union of the confusable classes of ``seeds``."""
+        roots = {self.classes.get(cp, -1 - cp) for cp in seeds}
+        return {x for x, r in self.classes.items() if r in roots} | set(seeds)
+
+    def _bar_class(self) -> set[int]:
+        """The ``bar_classes`` rule: non-ASCII members of the class of '|' and of the named strokes."""
+        pat = re.compile(_BAR_CLASS_NAMES)
+        seeds = {0x7C} | {cp for cp in self.cps if pat.match(ud.name(chr(cp), ""))}
+        return {cp for cp in self.classes_of(seeds) if cp > 0x7F}
+
+    def separator_letters(self) -> set[int]:
+        """The ``separator_classes`` rule: letters and numbers shaped like a name separator."""
+        pat = re.compile(_MIDDLE_DOT_NAMES)
+        seeds = {ord(c) for c in "-_."} | {
+            cp for cp in self.cps if ud.category(chr(cp))[0] == "P" and pat.match(ud.name(chr(cp), ""))
+        }
+        return {cp for cp in self.classes_of(seeds) if cp > 0x7F and ud.category(chr(cp))[0] in "LN"}
 
     def confuse(self, s: str) -> str:
         return "".join(self.conf.get(ord(c), c) for c in s)
@@ -312,6 +445,9 @@ class Tables:
         t = anyascii.anyascii(c)
         if len(t) == 1 and t.isascii() and t.isalpha():
             found.add(t.lower())
+        digit = ud.digit(c, None)
+        if digit is not None and ud.category(c)[0] == "N":  # digit_values rule
+            found.add(str(digit))
         out = {self.canon(r) for r in found if _READING_RE.fullmatch(r)}
         if "l" in out or ("i" in out and c in "I|"):
             out |= {"l", "i"}  # I, l and | are one shape
@@ -343,6 +479,19 @@ class Tables:
         out.discard(ord(target))
         return sorted(out)
 
+
+    def bracket_categories(self, category: str, target: str, taken: set[int]) -> set[int]:
+        """The ``bracket_categories`` rule for ``category`` (Ps or Pe)."""
+        out = set()
+        for cp in self.cps:
+            c = chr(cp)
+            if cp < 0x80 or ud.category(c) != category or cp in taken or cp in self.skip:
+                continue
+            n = ud.normalize("NFKC", c)
+            if len(n) == 1 and ord(n) < 0x80 and n != target:
+                continue
+            out.add(cp)
+        return out
 
     def blanks(self, space: list[int], eye_skip: set[int]) -> list[int]:
         """The ``blanks`` rule (see :data:`RULES`), with Python's whitespace ``space``."""
@@ -399,6 +548,7 @@ def skip_set(t: Tables, structural: set[int], readings: dict[int, list[str]]) ->
     """
     skip: set[int] = set()
     out = dict(readings)
+    separators = t.separator_letters()
     for cp in range(0x80):
         if cp in t.skip:
             skip.add(cp)
@@ -413,12 +563,25 @@ def skip_set(t: Tables, structural: set[int], readings: dict[int, list[str]]) ->
             if cp in t.skip or (cp not in out and skippable_proto):
                 skip.add(cp)
                 out.pop(cp, None)
+            elif cp in separators:  # separator_classes rule: also read past, as the separator it looks like
+                own = out.get(cp, [c])
+                out[cp] = own if "" in own else [*own, ""]
             continue
         if cp in out:
             out[cp] = [*out[cp], ""]
         else:
             skip.add(cp)
     return skip, out
+
+
+def stand_ins(t: Tables, eye_skip: set[int], space: set[int]) -> list[int]:
+    """The ``stand_ins`` rule: what may stand for one letter of a reserved envelope name."""
+    refused = {"Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Mn"}
+    return sorted(
+        cp
+        for cp in eye_skip
+        if cp > 0x7F and cp not in space and cp not in t.ign_set and ud.category(chr(cp)) not in refused
+    )
 
 
 def references(chars: str, eye_skip: set[int]) -> tuple[list[tuple[str, bool, tuple[str, ...]]], list[int]]:
@@ -477,14 +640,21 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
     lt = t.by_name("lt_names", "<")
     gt = t.by_name("gt_names", ">")
     slash = t.by_name("slash_names", "/")
-    bar = sorted(set(t.by_name("bar_names", "|")) | {cp for cp in t.cps if cp not in t.skip and _bar_shaped(chr(cp))
-                                                      and t.confuse(chr(cp)) in ("l", "|", "ll")})
+    named_bars = set(t.by_name("bar_names", "|")) | {cp for cp in t.cps if cp not in t.skip and _bar_shaped(chr(cp))
+                                                     and t.confuse(chr(cp)) in ("l", "|", "ll")}
     lbr = t.by_name("lbracket_names", "[")
     rbr = t.by_name("rbracket_names", "]")
     quote = sorted(set(t.by_name("quote_names", '"')) | set(t.by_name("quote_names", "'"))
                    | {cp for cp in t.cps if t.confuse(chr(cp)) in ("''", "'") and cp not in t.skip})
     quote = [cp for cp in quote if cp > 0x7F and cp not in set(lt) | set(gt)]  # ASCII: the fixed escapes of the format
     bang = sorted({0x21, 0x3F, *t.by_name("bang_names", "!"), *t.by_name("bang_names", "?")})
+    # The derived roles keep a character's existing structural role (one character, one role).
+    taken = set(lt) | set(gt) | set(slash) | set(lbr) | set(rbr) | set(quote) | set(bang)
+    assigned_cps = set(t.cps)
+    bar = sorted(named_bars | {cp for cp in t.bar_class if cp not in taken and cp not in t.skip and cp in assigned_cps})
+    taken |= set(bar)
+    lbr = sorted(set(lbr) | t.bracket_categories("Ps", "[", taken))
+    rbr = sorted(set(rbr) | t.bracket_categories("Pe", "]", taken))
     sets = {"LT": lt, "GT": gt, "SLASH": slash, "BAR": bar, "LBRACKET": lbr, "RBRACKET": rbr}
     if set(bang) & (t.skip | {c for cps in sets.values() for c in cps}):
         raise SystemExit("the '!'/'?' look-alikes overlap another structural set or the skip set")
@@ -536,6 +706,7 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
     # Python's str.isspace: bidirectional class WS, B or S, or category Zs.
     space = [cp for cp, c in cats.items() if c == "Zs" or ud.bidirectional(chr(cp)) in ("WS", "B", "S")]
     blank = t.blanks(space, eye_skip)
+    stand_in = stand_ins(t, eye_skip, set(space))
     if set(blank) & set(t.interleave_letters()):
         raise SystemExit("a blank is also an interleave letter")
 
@@ -567,6 +738,12 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         "#: number and has no reading (a character with a reading keeps ``\"\"`` among its READINGS).",
         "SKIP_RANGES: tuple[tuple[int, int], ...] = (",
         fmt_ranges(to_ranges(eye_skip)),
+        ")",
+        "",
+        "#: What may stand for one letter of a reserved envelope name (stand_ins rule; ranges, inclusive): a",
+        "#: visible character the eye reads past (``</retrieved_c\\u00b0ntent>``, DEGREE SIGN for o).",
+        "STAND_IN_RANGES: tuple[tuple[int, int], ...] = (",
+        fmt_ranges(to_ranges(stand_in)),
         ")",
         "",
         "#: Letters (general category L*), as ranges: what starts markup after '<' (``str.isalpha`` of Unicode 17).",
@@ -612,17 +789,17 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         fmt_cps(slash),
         ")",
         "",
-        "#: Characters a reader may take for '|' (bar_names rule, NFKC, UTS #39 symbols folding to 'l').",
+        "#: Characters a reader may take for '|' (bar_names rule, NFKC, UTS #39 symbols folding to 'l', bar_classes rule).",
         "PIPE_LOOKALIKES: tuple[int, ...] = (",
         fmt_cps(bar),
         ")",
         "",
-        "#: Characters a reader may take for '[' (lbracket_names rule, NFKC, UTS #39).",
+        "#: Characters a reader may take for '[' (lbracket_names rule, NFKC, UTS #39, bracket_categories rule).",
         "LBRACKET_LOOKALIKES: tuple[int, ...] = (",
         fmt_cps(lbr),
         ")",
         "",
-        "#: Characters a reader may take for ']' (rbracket_names rule, NFKC, UTS #39).",
+        "#: Characters a reader may take for ']' (rbracket_names rule, NFKC, UTS #39, bracket_categories rule).",
         "RBRACKET_LOOKALIKES: tuple[int, ...] = (",
         fmt_cps(rbr),
         ")",
@@ -710,7 +887,14 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         # Python tables: a new table must exist before that import.
         OUT.write_text(python, encoding="utf-8")
     sets_rs = {"LT": lt, "GT": gt, "SLASH": slash, "PIPE": bar, "LBRACKET": lbr, "RBRACKET": rbr}
-    cats_rs = {"ALPHA": alpha, "ALNUM": alnum, "SPACE": space, "INTERLEAVE": t.interleave_letters(), "BLANK": blank}
+    cats_rs: dict[str, list[int]] = {
+        "ALPHA": alpha,
+        "ALNUM": alnum,
+        "SPACE": space,
+        "INTERLEAVE": t.interleave_letters(),
+        "BLANK": blank,
+        "STAND_IN": stand_in,
+    }
     rust = rust_module(t, sets_rs, eye_readings, cats_rs, bang, eye_skip, refs)
     return {OUT: python, RUST_OUT: rust}
 

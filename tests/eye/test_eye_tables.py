@@ -236,7 +236,9 @@ def test_every_code_point_has_a_role() -> None:
 
 
 def test_control_a_lost_bang_is_caught(broken_reader: pytest.MonkeyPatch) -> None:
-    bang = "\uff01"  # FULLWIDTH EXCLAMATION MARK
+    # ASCII: a non-ASCII '!' look-alike is also read past as a structural look-alike (reader._PASS),
+    # so only an ASCII one depends on the bang rule alone.
+    bang = "!"
     broken_reader.setattr(me, "_BANG", me._BANG - {bang})
     _, missed = misses(IMPLS["reference"], role_variants())
     assert any(bang in m for m in missed)

@@ -60,6 +60,13 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "lt-letter": lambda n: ("<a" * n)[:n],
     # U+1438 CANADIAN SYLLABICS PA is an opener (it looks like <) and a letter: the reading does not stop at it.
     "alnum-opener-ns": lambda n: ("\u1438a:" * n)[:n],
+    # The stand-in rule (a symbol for one letter of a reserved name) adds states, not lookahead.
+    "stand-in": lambda n: ("</retrieved_c\u00b0nten" * n)[:n],
+    "stand-in-run": lambda n: (("<" + "\u00b0" * 40) * n)[:n],
+    "stand-in-lead": lambda n: ("<\u00ae\u00a9etrieved_c\u00b0" * n)[:n],
+    # Bracket and angle shapes derived from categories and names: openers that a reading stops at.
+    "corner-brackets": lambda n: ("\u300cINS\u300c" * n)[:n],
+    "triangles": lambda n: ("\u25c1/retrieved_c\u00b0nten\u22b2" * n)[:n],
 }
 N = 600
 SLACK = modeleye.MAX_LOOKAHEAD**2 // 2

@@ -24,6 +24,23 @@ pub const SEPARATOR: u16 = 1 << 12;
 /// A character with a letter reading that may also be read past (`""` among its readings: a mark
 /// or symbol such as U+0C02 TELUGU SIGN ANUSVARA, read as `o` or as nothing).
 pub const EITHER: u16 = 1 << 13;
+/// May the character stand for one letter of a reserved envelope name (`reader.is_stand_in`,
+/// `tables::STAND_IN_RANGES`)?
+pub const STAND_IN: u16 = 1 << 14;
+/// A non-ASCII structural look-alike other than a `<` look-alike (`reader._PASS`): an angle
+/// reading also reads past it (both readings; not a bar in the lead).
+pub const PASS: u16 = 1 << 15;
+/// The structural bits a [`PASS`] character has one of.
+const PASS_ROLES: u16 = GT | SLASH | PIPE | LBRACKET | RBRACKET | BANG;
+
+/// [`PASS`] from the other bits of a code point.
+fn with_pass(cp: u32, f: u16) -> u16 {
+    if cp >= 0x80 && f & PASS_ROLES != 0 && f & LT == 0 {
+        f | PASS
+    } else {
+        f
+    }
+}
 /// May the eye read past the character (`reader.can_skip`): [`SKIP`] or [`EITHER`].
 pub const CAN_SKIP: u16 = SKIP | EITHER;
 
@@ -47,7 +64,7 @@ fn either_slow(cp: u32) -> bool {
 /// The flags of one code point, computed from the tables (slow path).
 fn flags_slow(cp: u32) -> u16 {
     let mut f = 0;
-    let tests: [(u16, bool); 14] = [
+    let tests: [(u16, bool); 15] = [
         (SKIP, in_ranges(t::SKIP_RANGES, cp)),
         (SLASH, in_set(t::SLASH, cp)),
         (BANG, in_set(t::BANG, cp)),
@@ -62,13 +79,14 @@ fn flags_slow(cp: u32) -> u16 {
         (LBRACKET, in_set(t::LBRACKET, cp)),
         (SEPARATOR, in_set(t::SEPARATORS, cp)),
         (EITHER, either_slow(cp)),
+        (STAND_IN, cp >= 0x80 && in_ranges(t::STAND_IN_RANGES, cp)),
     ];
     for (bit, yes) in tests {
         if yes {
             f |= bit;
         }
     }
-    f
+    with_pass(cp, f)
 }
 
 struct Ascii {
@@ -86,8 +104,9 @@ struct Ascii {
 
 static ASCII: LazyLock<Ascii> = LazyLock::new(|| {
     let mut bmp_flags = vec![0u16; 0x10000];
-    let ranges: [(u16, &[(u32, u32)]); 5] = [
+    let ranges: [(u16, &[(u32, u32)]); 6] = [
         (SKIP, t::SKIP_RANGES),
+        (STAND_IN, t::STAND_IN_RANGES),
         (ALNUM, t::ALNUM_RANGES),
         (ALPHA, t::ALPHA_RANGES),
         (SPACE, t::SPACE_RANGES),
@@ -116,6 +135,9 @@ static ASCII: LazyLock<Ascii> = LazyLock::new(|| {
                 bmp_flags[cp as usize] |= bit;
             }
         }
+    }
+    for (cp, f) in bmp_flags.iter_mut().enumerate() {
+        *f = with_pass(cp as u32, *f);
     }
     let mut bmp_reading = vec![0u16; 0x10000];
     for (k, &cp) in t::READING_KEYS.iter().enumerate() {

@@ -46,6 +46,14 @@ struct Node {
     namespace: bool,
     /// The prefix ends in `#` (a placeholder family's number: more digits keep it).
     hash_end: bool,
+    /// The prefix is a prefix of a reserved skeleton (the stand-in rule may apply from here).
+    on_reserved: bool,
+    /// A stand-in took the place of a letter in this prefix (`reader.STOOD_IN`): the node is in
+    /// the copy of the reserved names that no path from the root reaches.
+    stood: bool,
+    /// The states one stand-in takes this node to (`reader._stand_in`): the stood node of each
+    /// reserved child, in code point order.
+    stand: Vec<u32>,
 }
 
 /// A trie of skeletons.
@@ -66,7 +74,12 @@ impl Trie {
 
     fn insert(&mut self, s: &str) -> u32 {
         self.root_live = true;
-        let mut cur = 0u32;
+        self.insert_from(0, s)
+    }
+
+    /// Insert `s` below `from` (the root, or the root of the stood copy).
+    fn insert_from(&mut self, from: u32, s: &str) -> u32 {
+        let mut cur = from;
         for c in s.chars() {
             cur = match self.child(cur, c) {
                 Some(k) => k,
@@ -135,6 +148,64 @@ impl Trie {
 
     pub fn prefix(&self, node: u32) -> &str {
         &self.nodes[node as usize].prefix
+    }
+
+    /// Did a stand-in take the place of a letter in this state?
+    #[inline]
+    pub fn is_stood(&self, node: u32) -> bool {
+        self.nodes[node as usize].stood
+    }
+
+    /// The states a stand-in takes `node` to (empty when no reserved name goes on from it).
+    #[inline]
+    pub fn stand(&self, node: u32) -> &[u32] {
+        &self.nodes[node as usize].stand
+    }
+
+    /// The stand-in rule's states: a copy of the reserved skeletons below a root no path reaches
+    /// (its nodes `stood`), and for every node on a reserved skeleton the copy's node of each
+    /// reserved child.
+    fn add_stand_ins(&mut self, reserved: &[String]) {
+        for r in reserved {
+            let mut cur = 0u32;
+            self.nodes[0].on_reserved = true;
+            for c in r.chars() {
+                cur = self
+                    .child(cur, c)
+                    .expect("a reserved skeleton is in the trie");
+                self.nodes[cur as usize].on_reserved = true;
+            }
+        }
+        if reserved.is_empty() {
+            return;
+        }
+        let root = u32::try_from(self.nodes.len()).expect("fewer than 2**32 nodes");
+        self.nodes.push(Node::default());
+        for r in reserved {
+            let k = self.insert_from(root, r);
+            self.nodes[k as usize].reserved = true;
+        }
+        for k in (root as usize + 1)..self.nodes.len() {
+            self.nodes[k].stood = true;
+        }
+        for k in 0..root as usize {
+            if !self.nodes[k].on_reserved {
+                continue;
+            }
+            let mut stand = Vec::new();
+            for &(_, child) in &self.nodes[k].children {
+                if self.nodes[child as usize].on_reserved {
+                    let mut w = root;
+                    for x in self.nodes[child as usize].prefix.chars() {
+                        w = self
+                            .child(w, x)
+                            .expect("the copy holds every reserved prefix");
+                    }
+                    stand.push(w);
+                }
+            }
+            self.nodes[k].stand = stand;
+        }
     }
 }
 
@@ -419,6 +490,7 @@ impl Names {
             }
             exact = Exact::new(t::EXACT_TOKENS);
         }
+        trie.add_stand_ins(&res);
         let mut angle_first = [FIRST_SLOW; 128];
         let mut bracket_first = [FIRST_SLOW; 128];
         let mut angle_lead_inert = [false; 128];

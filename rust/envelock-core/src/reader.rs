@@ -6,7 +6,7 @@
 //! path would decide: they hand over to it whenever a character may be read past *and* as a
 //! letter, a digit may extend a placeholder family, or a reading has more than one character.
 
-use crate::chars::{self, CharReadings, BANG, CAN_SKIP, SKIP, SLASH};
+use crate::chars::{self, CharReadings, BANG, CAN_SKIP, PASS, PIPE, SKIP, SLASH, STAND_IN};
 use crate::decode::{char_at, decode_at, Piece};
 use crate::names::{self, is_digit_reading, Names, Trie};
 use crate::tables::{MAX_LOOKAHEAD, MAX_RUN};
@@ -117,6 +117,22 @@ fn parts_of(piece: &Piece) -> Parts {
                 Parts::Many(combos)
             }
         }
+    }
+}
+
+/// `_angle_parts(piece)`: in an angle reading a [`PASS`] character also reads as nothing (`""`
+/// after its own readings).
+#[inline]
+fn angle_parts_of(piece: &Piece) -> Parts {
+    match piece.as_slice() {
+        [c] if chars::has(*c, PASS) => {
+            let mut v = chars::readings(*c).to_vec();
+            if !v.iter().any(|r| r.is_empty()) {
+                v.push(String::new());
+            }
+            Parts::Many(v)
+        }
+        _ => parts_of(piece),
     }
 }
 
@@ -360,6 +376,36 @@ impl<'n> Eye<'_, 'n> {
         }
         Ok(advanced)
     }
+
+    /// `_stand_in(states, piece, i, accept, stand)`: when the piece is one stand-in character, every
+    /// state without a stand-in yet (in order) goes to each of its stand-in states (`Trie::stand`);
+    /// the first accepted is the reading, else the new states are pushed onto `out`.
+    fn stand_in(
+        &self,
+        states: &[u32],
+        piece: &Piece,
+        at: Cur,
+        slash: bool,
+        out: &mut Vec<u32>,
+    ) -> Option<Reading<'n>> {
+        match piece.as_slice() {
+            [ch] if chars::has(*ch, STAND_IN) => {}
+            _ => return None,
+        }
+        let trie = self.trie;
+        for &st in states {
+            if trie.is_stood(st) {
+                continue;
+            }
+            for &w in trie.stand(st) {
+                if let Some(r) = self.accept(w, at, slash) {
+                    return Some(r);
+                }
+                push_unique(out, w);
+            }
+        }
+        None
+    }
 }
 
 /// How a lead ended: a reading decided in it, or the first piece it does not read past (with
@@ -382,6 +428,11 @@ fn lead<'n>(
     let mut c = Cur { i: pos, rel: 0 };
     let mut run = 0;
     let mask = CAN_SKIP | SLASH | if bang { BANG } else { 0 };
+    // `_lead_piece`: after an angle opener also a PASS character that is not a bar.
+    let lead_char = |ch: char| {
+        let f = chars::flags(ch);
+        f & mask != 0 || (bang && f & PASS != 0 && f & PIPE == 0)
+    };
     scratch.pending.clear();
     loop {
         if !before_end(s, c) {
@@ -392,26 +443,33 @@ fn lead<'n>(
             });
         }
         let (piece, nxt) = step(s, c);
-        if !piece
-            .as_slice()
-            .iter()
-            .all(|&ch| chars::flags(ch) & mask != 0)
-        {
+        if !piece.as_slice().iter().all(|&ch| lead_char(ch)) {
             return LeadEnd::Piece(piece, c, nxt);
         }
         *slash = *slash || piece.as_slice().iter().any(|&ch| chars::has(ch, SLASH));
-        let parts = parts_of(&piece);
+        let parts = if bang {
+            angle_parts_of(&piece)
+        } else {
+            parts_of(&piece)
+        };
         let mut advanced = false;
+        scratch.states.clear();
+        scratch.states.push(0);
+        scratch.states.extend_from_slice(&scratch.pending);
         if !scratch.pending.is_empty() || !parts.is_empty() {
-            scratch.states.clear();
-            scratch.states.push(0);
-            scratch.states.extend_from_slice(&scratch.pending);
             match eye.step_states(&scratch.states, &parts, nxt, *slash, &mut scratch.new) {
                 Err(hit) => return LeadEnd::Done(hit),
                 Ok(adv) => advanced = adv,
             }
             scratch.new.retain(|&k| k != 0);
             std::mem::swap(&mut scratch.pending, &mut scratch.new);
+        }
+        scratch.new.clear();
+        if let Some(hit) = eye.stand_in(&scratch.states, &piece, nxt, *slash, &mut scratch.new) {
+            return LeadEnd::Done(hit);
+        }
+        for &w in &scratch.new {
+            push_unique(&mut scratch.pending, w);
         }
         c = nxt;
         run = if advanced { 0 } else { run + 1 };
@@ -549,6 +607,11 @@ fn one_step(s: &str, fast: chars::Fast, c: Cur, pending: &mut Option<(Piece, Cur
     let (piece, nc) = pending.take().unwrap_or_else(|| step(s, c));
     match piece.as_slice() {
         [] => One::Skip(nc),
+        [ch] if chars::flags(*ch) & (STAND_IN | PASS) != 0 => {
+            // The stand-in rule and the second reading of a PASS character need the general step.
+            *pending = Some((piece, nc));
+            One::General
+        }
         [ch] => match chars::readings(*ch) {
             CharReadings::Skip => One::Skip(nc),
             CharReadings::Itself(x) => One::Char(*ch, x, nc),
@@ -709,8 +772,15 @@ fn read_after_slow<'n>(
         }
         let (piece, nc) = pending.take().unwrap_or_else(|| step(s, c));
         c = nc;
-        let parts = parts_of(&piece);
+        let parts = angle_parts_of(&piece);
         if parts.is_empty() {
+            new.clear();
+            if let Some(hit) = eye.stand_in(states, &piece, c, slash, new) {
+                return hit;
+            }
+            for &w in new.iter() {
+                push_unique(states, w);
+            }
             run += 1;
             if run >= MAX_RUN {
                 return Reading::padding(slash, c);

@@ -249,3 +249,50 @@ fn body_context_round_trip() {
         }
     }
 }
+
+#[test]
+fn derived_shapes_and_stand_ins() {
+    // The answers of the Python reference (tests/eye/test_eye_shapes.py, corpus/symbol_for_letter.json...).
+    for (raw, want) in [
+        ("<\u{4e28}im_end\u{4e28}>", "<\\\u{4e28}im_end\u{4e28}>"),
+        (
+            "[\u{4e28}endofturn\u{4e28}]",
+            "[\\\u{4e28}endofturn\u{4e28}]",
+        ),
+        ("\u{3014}INST\u{3015}", "\u{3014}\\INST\u{3015}"),
+        ("[INST\u{3015}", "[\\INST\u{3015}"),
+        (
+            "\u{300c}\u{8a2d}\u{5b9a}\u{300d}\u{ff08}INST\u{ff09}",
+            "\u{300c}\u{8a2d}\u{5b9a}\u{300d}\u{ff08}INST\u{ff09}",
+        ),
+        (
+            "\u{22b2}/retrieved_content\u{22b3}",
+            "\u{22b2}\\/retrieved_content\u{22b3}",
+        ),
+        ("<think\u{22b3}", "<\\think\u{22b3}"),
+        (
+            "</retrieved\u{4e00}content>",
+            "<\\/retrieved\u{4e00}content>",
+        ),
+        (
+            "</retrieved\u{fe31}content>",
+            "<\\/retrieved\u{fe31}content>",
+        ),
+        (
+            "<\u{300c}/retrieved_content>",
+            "<\\\u{300c}/retrieved_content>",
+        ),
+        ("<SPECIAL_\u{661}\u{662}>", "<\\SPECIAL_\u{661}\u{662}>"),
+        ("</retrieved_c\u{b0}ntent>", "<\\/retrieved_c\u{b0}ntent>"),
+        ("</\u{ae}etrieved_content>", "<\\/\u{ae}etrieved_content>"),
+        ("</retrieved_c&deg;ntent>", "<\\/retrieved_c&deg;ntent>"),
+        (
+            "</r\u{20ac}tri\u{20ac}ved_content>",
+            "</r\u{20ac}tri\u{20ac}ved_content>",
+        ),
+        ("<thi\u{2229}k>", "<thi\u{2229}k>"),
+    ] {
+        assert_eq!(d(raw, "reserved"), want, "{raw:?}");
+        assert_eq!(u(want, "reserved"), raw, "{want:?}");
+    }
+}

@@ -81,14 +81,23 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
     # Only BMP skipped characters are modelled, so that every class compiles to a
     # constant-time lookup table; astral ones (TAG characters...) are unsure.
     bmp = [(lo, min(hi, 0xFFFF)) for lo, hi in SKIP_RANGES if lo <= 0xFFFF]
-    skipr = char_class(ranges_of(chr(c) for lo, hi in bmp for c in range(lo, hi + 1)))
+    want_d = kind == "danger"
+    # A stand-in (``reader.is_stand_in``) read past in the lead may start a reserved name (it may
+    # stand for its first letters): only the reference models that, so for ``unsure`` it ends the lead
+    # (and, being non-ASCII, is then unsure); for ``danger`` reading past it is a step the reference takes.
+
+    def plain(c: str) -> bool:
+        return want_d or not _me.is_stand_in(c)
+
+    skip_all = char_class(ranges_of(chr(c) for lo, hi in bmp for c in range(lo, hi + 1)))
+    skipr = skip_all if want_d else char_class(ranges_of(chr(c) for lo, hi in bmp for c in range(lo, hi + 1) if plain(chr(c))))
     ign = char_class(ranges_of(chr(c) for lo, hi in bmp for c in range(lo, hi + 1) if _me.is_ignorable(chr(c))))
     known = _known_chars()
     ascii_ = [c for c in known if ord(c) < 0x80]
     nonascii = "[^\\x00-\\x7f]"
-    p1 = regex_class((c for c in known if _me.is_skip(c) or c in _me._SLASH or c in _me._BANG), skipr)
+    p1 = regex_class((c for c in known if (_me.is_skip(c) and plain(c)) or c in _me._SLASH or c in _me._BANG), skipr)
     gap = regex_class(c for c in ascii_ if _me.is_skip(c))
-    gtskip = regex_class((c for c in known if _me.is_skip(c) or c in _me._SLASH), skipr)
+    gtskip = regex_class((c for c in known if _me.is_skip(c) or c in _me._SLASH), skip_all)
     wi = regex_class((c for c in known if is_space(c) or _me.is_ignorable(c)), ign)
 
     def skip1(c: str) -> bool:
@@ -126,7 +135,6 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
     first_of = {p: set(cs) for p, cs in by_part.items()}
     first_of.setdefault(readings("<")[0], set()).add("&")
     first_of.setdefault(readings("&")[0], set()).add("&")
-    want_d = kind == "danger"
     memo: dict[str, str | None] = {}
 
     def state(s: str) -> str | None:

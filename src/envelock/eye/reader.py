@@ -24,6 +24,10 @@ construction: the eye reads past every character it has no rule for.
   (one shape) match either way.
 * Character references are decoded as ``html.unescape`` decodes them (the WHATWG rules), and the
   references that open a tag are the generated ``LT_REFERENCES``/``LT_NUMERIC``.
+* Inside a reserved envelope name one visible character the eye reads past may also stand for
+  any one letter of the name (the stand-in rule, ``STAND_IN_RANGES``: ``</retrieved_c\u00b0ntent>``).
+* Inside an angle reading a non-ASCII structural look-alike that is not a ``<`` one is also read
+  past (``_PASS``: ``</retrieved\ufe31content>``), except a bar right after the opener (a token).
 
 The check is a bounded lookahead: at most :data:`MAX_RUN` skipped characters in a row and at
 most :data:`MAX_LOOKAHEAD` characters in all. When a bound is reached while the text could still
@@ -75,6 +79,7 @@ from .unicode_tables import (
     SKIP_RANGES,
     SLASH_LOOKALIKES,
     SPACE_RANGES,
+    STAND_IN_RANGES,
 )
 
 #: Longest run of skipped characters (whitespace, ignorables, marks, slashes,
@@ -105,6 +110,15 @@ _RBRACKET = frozenset(RBRACKET_CHARS)
 _OPENER_CHARS = frozenset(LT_CHARS + LBRACKET_CHARS)
 #: ``<!name`` and ``<?name`` read as tags too (declarations, processing instructions).
 _BANG = frozenset(chr(c) for c in BANG_CHARACTERS)
+#: Non-ASCII structural look-alikes that an angle reading also reads past (both readings): a
+#: character drawn as a bracket, a bar, a closer, a slash or ``!``/``?`` between the letters of a
+#: name stands for the separator it looks like (``</retrieved\ufe31content>``, ``</retrieved\u300ccontent>``),
+#: as it did while it had no role. Not the ``<`` look-alikes (each starts a reading of its own, and
+#: a reading ends at the next one: the work per opener stays bounded by the text up to it); in the
+#: lead, not the bars (a bar right after the opener is a token).
+_PASS = frozenset(
+    c for c in GT_CHARS + SLASH_CHARS + PIPE_CHARS + LBRACKET_CHARS + RBRACKET_CHARS + "".join(_BANG) if c >= "\x80"
+) - frozenset(LT_CHARS)
 #: The separators of a name (also in the generated skip set); ``_after_namespace`` reads past them.
 _SEPARATORS = frozenset("_-.\\")
 
@@ -242,6 +256,13 @@ class _Skip:
 
 
 _SKIP = _Skip()
+_STAND_IN = _RangeSet(STAND_IN_RANGES)
+
+
+def is_stand_in(ch: str) -> bool:
+    """May ``ch`` stand for one letter of a reserved envelope name (generated ``STAND_IN_RANGES``: a
+    visible character the eye reads past, such as U+00B0 DEGREE SIGN for ``o``)?"""
+    return ch >= "\x80" and ch in _STAND_IN
 
 
 def is_skip(ch: str) -> bool:
@@ -313,6 +334,9 @@ def _prefixes(names: Iterable[str]) -> frozenset[str]:
 _DIGIT_READINGS = frozenset("ol23456789")
 #: A placeholder family's number in a stored skeleton (``special#``: ``<SPECIAL_123>``).
 NUMBER = "#"
+#: The mark of a live skeleton in which a stand-in (:func:`is_stand_in`) took the place of a letter:
+#: a reading never holds it (controls are read past), so such a state only grows along reserved names.
+STOOD_IN = "\x00"
 
 
 @dataclass(frozen=True)
@@ -334,9 +358,18 @@ class Names:
     _brackets: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _namespaces: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _exact: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
+    _stand: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_live", _prefixes((*self.reserved, *self.tokens, *self.namespaces)))
+        reserved_prefixes = _prefixes(self.reserved)
+        stood = frozenset(STOOD_IN + p for p in reserved_prefixes if p)
+        object.__setattr__(self, "_live", _prefixes((*self.reserved, *self.tokens, *self.namespaces)) | stood)
+        # For each reserved prefix, the letters a stand-in may be read as there (code point order).
+        stand: dict[str, set[str]] = {}
+        for p in reserved_prefixes:
+            if p:
+                stand.setdefault(p[:-1], set()).add(p[-1])
+        object.__setattr__(self, "_stand", {p: tuple(sorted(cs)) for p, cs in stand.items()})
         object.__setattr__(self, "_blive", _prefixes(self.brackets))
         object.__setattr__(self, "_tokens", frozenset(self.tokens))
         object.__setattr__(self, "_brackets", frozenset(self.brackets))
@@ -356,7 +389,9 @@ class Names:
         return skel in self._blive
 
     def reserved_match(self, skel: str) -> str | None:
-        """The reserved skeleton ``skel`` starts with, if any."""
+        """The reserved skeleton ``skel`` starts with, if any (a stand-in state's mark aside)."""
+        if skel.startswith(STOOD_IN):
+            skel = skel[1:]
         for r in self.reserved:
             if skel.startswith(r):
                 return r
@@ -491,12 +526,27 @@ Accept = Callable[[str, int], "Reading | None"]
 
 def _lead_piece(piece: str, bang: bool) -> bool:
     """May the lead (before the name) read past ``piece``: every character skippable, a slash, or
-    (after an angle opener) ``!``/``?``? A reference decoding to nothing is skipped too."""
-    return all(can_skip(c) or c in _SLASH or (bang and c in _BANG) for c in piece)
+    (after an angle opener) ``!``/``?`` or a structural look-alike that is not a bar (``_PASS``)? A
+    reference decoding to nothing is skipped too."""
+    return all(can_skip(c) or c in _SLASH or (bang and (c in _BANG or (c in _PASS and c not in _PIPE))) for c in piece)
+
+
+def _angle_parts(piece: str) -> tuple[str, ...]:
+    """The readings of a piece in an angle reading: a ``_PASS`` character also reads as nothing
+    (``""`` after its own readings)."""
+    parts = _piece_readings(piece) if piece else ("",)
+    return (*parts, "") if len(piece) == 1 and piece in _PASS and "" not in parts else parts
 
 
 def _lead(
-    text: str, pos: int, end: int, bang: bool, accept: Accept, live: frozenset[str], slash_box: list[bool]
+    text: str,
+    pos: int,
+    end: int,
+    bang: bool,
+    accept: Accept,
+    live: frozenset[str],
+    slash_box: list[bool],
+    stand: dict[str, tuple[str, ...]] | None = None,
 ) -> tuple[int, int, dict[str, None], Reading | None, str, int]:
     """Phase 1: read past skipped characters, slashes (and ``!``/``?``).
 
@@ -516,14 +566,21 @@ def _lead(
         if not _lead_piece(piece, bang):
             return i, run, pending, None, piece, nxt
         slash_box[0] = slash_box[0] or any(c in _SLASH for c in piece)
-        parts = _piece_readings(piece) if piece else ("",)
+        parts = _angle_parts(piece) if bang else _piece_readings(piece) if piece else ("",)
         advanced = False
+        base = {"": None, **pending}
         if pending or any(parts):
-            hit, new, advanced = _step({"": None, **pending}, parts, nxt, accept, live)
+            hit, new, advanced = _step(base, parts, nxt, accept, live)
             if hit is not None:
                 return nxt, run, pending, hit, piece, nxt
             new.pop("", None)
             pending = new
+        if stand:
+            hit, stood = _stand_in(base, piece, nxt, accept, stand)
+            if hit is not None:
+                return nxt, run, pending, hit, piece, nxt
+            for k in stood:
+                pending.setdefault(k, None)
         i = nxt
         run = 0 if advanced else run + 1
         if run >= MAX_RUN:
@@ -557,7 +614,8 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
         return None
 
     live = names._live
-    i, run, pending, done, piece, nxt = _lead(text, pos, end, True, accept, live, slash_box)
+    stand = names._stand
+    i, run, pending, done, piece, nxt = _lead(text, pos, end, True, accept, live, slash_box, stand)
     if done is not None:
         return done
     slash = slash_box[0]
@@ -567,8 +625,13 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
     run = 0
     while True:
         i = nxt
-        parts = _piece_readings(piece) if piece else ("",)
+        parts = _angle_parts(piece)
         if not any(parts):
+            hit, stood = _stand_in(states, piece, i, accept, stand)
+            if hit is not None:
+                return hit
+            if stood:
+                states = {**states, **stood}
             run += 1
             if run >= MAX_RUN:
                 return Reading("padding", "", slash, i)
@@ -716,6 +779,29 @@ def _step(
                     new[d] = None
                     advanced = True
     return None, new, advanced
+
+
+def _stand_in(
+    states: dict[str, None], piece: str, i: int, accept: Accept, stand: dict[str, tuple[str, ...]]
+) -> tuple[Reading | None, dict[str, None]]:
+    """The stand-in rule, after the piece's own readings: inside a reserved envelope name, one
+    character the eye reads past (``piece``, when :func:`is_stand_in`) may also stand for any one
+    letter of the name (``</retrieved_c\u00b0ntent>``). Every live state without a stand-in yet
+    (in order) grows by each letter a reserved name has there (code point order); the first that
+    ``accept`` takes is the reading, else the new states (marked :data:`STOOD_IN`)."""
+    new: dict[str, None] = {}
+    if not stand or len(piece) != 1 or not is_stand_in(piece):
+        return None, new
+    for s in states:
+        if s.startswith(STOOD_IN):
+            continue
+        for c in stand.get(s, ()):
+            t = STOOD_IN + s + c
+            hit = accept(t, i)
+            if hit is not None:
+                return hit, new
+            new[t] = None
+    return None, new
 
 
 def _stops_reading(piece: str) -> bool:
