@@ -387,9 +387,10 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
                 k += 1
             hit = _hit_of(text, kind, name, slash, rend, ctx)
             if hit is None:
-                # A backslash-escaped slash: <\u002f...
-                window = _decode_escapes(text[end : k + 128])
-                if read_after(window, 0, names).kind in ("reserved", "token"):
+                # A backslash-escaped slash: <\u002f... (read after its own opener: «\ s\ » is a quoted word)
+                opener = text[start:end]
+                window = opener + _decode_escapes(text[end : k + 128])
+                if read_after(window, len(opener), names).kind in ("reserved", "token"):
                     append(_Raw(DEFANGED_TAG.id, "warning", "escaped slash before a reserved name", start, min(n, k + 16)))
                 continue
             what = "an envelope tag" if hit.kind == "reserved" else "a control token"
