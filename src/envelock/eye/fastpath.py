@@ -173,6 +173,8 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
     # the run reaches MAX_RUN. Any other bar is unsure.
     solid = regex_class(c for c in ascii_ if not (_me.is_skip(c) or c in _me._SLASH or c in _me._GT or c == "&"))
     named_bar = f"{pipe}(?:{gtskip}{{0,{MAX_RUN - 1}}}+(?:{solid}|\\Z)|{gtskip}{{{MAX_RUN}}})"
+    if names.empty_bars:
+        named_bar = pipe
     if want_d:
         start = f"{named_bar}|{first}" if names.pipes else first
         exact = _exact_after_lt(names)

@@ -45,7 +45,7 @@ from itertools import product
 from typing import Literal
 
 from .charsets import char_class, regex_class
-from .load_tokens import Tokens
+from .load_tokens import Tokens, classify
 from .tokens import (
     ANGLE_TOKEN_NAMES,
     ANGLE_TOKEN_PATTERNS,
@@ -329,8 +329,10 @@ class Names:
     """What the lookahead looks for, as skeletons: reserved names (a prefix match), ``<NAME>`` tokens
     (whole, then ``>``; a skeleton ending in ``#`` is a placeholder family, any number), namespace
     tokens (``dsml:``, dangerous at the colon), ``[NAME]`` tokens, the tokens escaped exactly as a
-    tokenizer matches them (``exact``: not skeletons), and the ``<NAME>`` tokens that are plain words
-    (``quotable``: not read as a token when quoted with guillemets, :func:`quoted_word`)."""
+    tokenizer matches them (``exact``: not skeletons), the ``<NAME>`` tokens that are plain words
+    (``quotable``: not read as a token when quoted with guillemets, :func:`quoted_word`), and whether
+    the bar shape with an empty name is a token (``empty_bars``: a team's own ``<|>``; no built-in
+    token is, so :func:`empty_bar` is no token otherwise)."""
 
     reserved: tuple[str, ...]
     tokens: tuple[str, ...]
@@ -339,6 +341,7 @@ class Names:
     namespaces: tuple[str, ...] = ()
     exact: tuple[str, ...] = ()
     quotable: tuple[str, ...] = ()
+    empty_bars: bool = False
     _live: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _blive: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _tokens: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
@@ -456,7 +459,9 @@ def names_for(reserved: tuple[str, ...] = RESERVED_NAMES, extra: Tokens | None =
     # A team's own tokens are never read as quotations: their shape is theirs to know.
     own = {name_skeleton(t) for t in extra.angle} if extra is not None else set()
     quotable = tuple(sorted({skeleton(n) for n in quotable_angle_names()} - own))
-    return Names(skels, tokens, True, brackets, namespaces, tuple(sorted(set(exact))), quotable)
+    # A team's bar token with no name (``<|>``, or ``<|`` itself, which a tokenizer finds inside ``<|>``).
+    empty_bars = extra is not None and any(all(can_skip(c) or c in _SLASH for c in classify(t)[1]) for t in extra.bars)
+    return Names(skels, tokens, True, brackets, namespaces, tuple(sorted(set(exact))), quotable, empty_bars)
 
 
 #: The longest legacy (no ``;``) entity name.
@@ -615,7 +620,7 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
     if done is not None:
         return done
     slash = slash_box[0]
-    if names.pipes and piece and piece[0] in _PIPE and not empty_bar(text, nxt, end):
+    if names.pipes and piece and piece[0] in _PIPE and (names.empty_bars or not empty_bar(text, nxt, end)):
         return Reading("bar", "", slash, nxt)
     # An empty bar (``<|>``, ``«|»``) is no token; the bar is read on like any other character (a letter reading).
     states: dict[str, None] = {"": None, **pending}  # live skeletons, in insertion order (deterministic)
@@ -722,7 +727,7 @@ def empty_bar(text: str, i: int, end: int) -> bool:
     """After the bar that follows an opener (at ``i``): is the next piece, past fewer than :data:`MAX_RUN`
     skippable characters and slashes, a closer (``>``, a look-alike or a reference to one)? Then the bar
     shape has an empty name (``<|>``, ``« | »``, ``(<=|>=|<|>)``), and no tokenizer has a token spelled so
-    (``tests/eye/test_token_tables.py`` checks the tables). Padding too long to follow, the end of the
+    (``tests/eye/test_quotation.py`` checks the tables). Padding too long to follow, the end of the
     lookahead or anything else is not empty: the bar reading stands (fail closed)."""
     run = 0
     while i < end and run < MAX_RUN:
