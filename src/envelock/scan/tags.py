@@ -530,7 +530,9 @@ _QUOTATION_ANGLES = frozenset(chr(c) for c in QUOTATION_ANGLES)
 
 def _guillemet_quoted(snippet: str) -> bool:
     """Is a token spelled as a word quoted with guillemets and blanks, as French and other prose
-    quote (``« system »``, ``‹ think ›``)? Written exactly (``<think>``) or disguised otherwise, it is not."""
+    quote (``« tool_call »``, ``‹ start_of_turn ›``)? Written exactly (``<tool_call>``) or disguised
+    otherwise, it is not. (A quoted plain word, ``« system »``, is no reading at all:
+    :func:`envelock.eye.reader.quoted_word`.)"""
     return (
         len(snippet) >= 4
         and snippet[0] in _QUOTATION_ANGLES
