@@ -644,8 +644,11 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
                                                      and t.confuse(chr(cp)) in ("l", "|", "ll")}
     lbr = t.by_name("lbracket_names", "[")
     rbr = t.by_name("rbracket_names", "]")
-    quote = sorted(set(t.by_name("quote_names", '"')) | set(t.by_name("quote_names", "'"))
-                   | {cp for cp in t.cps if t.confuse(chr(cp)) in ("''", "'") and cp not in t.skip})
+    quote = sorted(
+        set(t.by_name("quote_names", '"'))
+        | set(t.by_name("quote_names", "'"))
+        | {cp for cp in t.cps if t.confuse(chr(cp)) in ("''", "'") and cp not in t.skip}
+    )
     quote = [cp for cp in quote if cp > 0x7F and cp not in set(lt) | set(gt)]  # ASCII: the fixed escapes of the format
     bang = sorted({0x21, 0x3F, *t.by_name("bang_names", "!"), *t.by_name("bang_names", "?")})
     # The derived roles keep a character's existing structural role (one character, one role).
@@ -735,7 +738,7 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         "",
         "#: What the eye reads past (ranges, inclusive; the skip_by_exclusion rule): in ASCII whitespace,",
         "#: controls and ``-_.\\\\``; beyond ASCII every code point that is not structural, not a letter or",
-        "#: number and has no reading (a character with a reading keeps ``\"\"`` among its READINGS).",
+        '#: number and has no reading (a character with a reading keeps ``""`` among its READINGS).',
         "SKIP_RANGES: tuple[tuple[int, int], ...] = (",
         fmt_ranges(to_ranges(eye_skip)),
         ")",
@@ -763,7 +766,7 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         "",
         "#: What a reader may take a character for, as ASCII strings over ``[a-z0-9:]`` (first: the",
         "#: primary reading, NFKC + casefold + UTS #39; ``m`` reads ``rn``, ``0`` ``o``, ``1`` ``l``).",
-        "#: A character not listed (and not skipped) reads as itself; ``\"\"`` among the readings: it may also be",
+        '#: A character not listed (and not skipped) reads as itself; ``""`` among the readings: it may also be',
         "#: read past (a mark, symbol or punctuation with a letter reading).",
         "READINGS: dict[int, tuple[str, ...]] = {",
         "".join(f"    0x{cp:04X}: {tuple(rs)!r},\n" for cp, rs in sorted(eye_readings.items())).rstrip("\n"),
@@ -830,7 +833,8 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         ")",
         "",
         "#: The angle look-alikes that are quotation marks (categories Pi, Pf: guillemets): ``« word »`` quotes a",
-        "#: word (the scanner reports a token spelled that way as a warning; the defang escapes it).",
+        "#: word: a plain-word token quoted so is no reading (reader.quoted_word), and the scanner reports a structural",
+        "#: one spelled so as a warning (the defang escapes it).",
         "QUOTATION_ANGLES: tuple[int, ...] = (",
         fmt_cps(sorted(cp for cp in (*lt, *gt) if ud.category(chr(cp)) in ("Pi", "Pf"))),
         ")",
@@ -1043,6 +1047,17 @@ def rust_module(
     out += _rs_strs("BRACKET_TOKEN_PATTERNS", "envelock.eye.tokens.BRACKET_TOKEN_PATTERNS.", tokens.BRACKET_TOKEN_PATTERNS)
     out += _rs_strs("NAMESPACE_TOKEN_NAMES", "envelock.eye.tokens.NAMESPACE_TOKEN_NAMES.", tokens.NAMESPACE_TOKEN_NAMES)
     out += _rs_strs("EXACT_TOKENS", "envelock.eye.tokens.EXACT_TOKENS (matched exactly).", tokens.EXACT_TOKENS)
+    out += _rs_cps(
+        "QUOTE_OPENERS", "The guillemets that open a reading (reader.QUOTE_OPENERS), sorted.", map(ord, modeleye.QUOTE_OPENERS)
+    )
+    out += _rs_cps(
+        "QUOTE_CLOSERS", "The guillemets that close one (reader.QUOTE_CLOSERS), sorted.", map(ord, modeleye.QUOTE_CLOSERS)
+    )
+    out += _rs_strs(
+        "QUOTABLE_ANGLE_TOKEN_NAMES",
+        "reader.quotable_angle_names(): plain-word <NAME> tokens, not read as one when quoted with guillemets.",
+        modeleye.quotable_angle_names(),
+    )
     return "\n".join(out)
 
 

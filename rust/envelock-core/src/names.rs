@@ -44,6 +44,8 @@ struct Node {
     reserved: bool,
     token: bool,
     namespace: bool,
+    /// A plain-word `<NAME>` token (`Names.quotable`): not read as one when quoted with guillemets.
+    quotable: bool,
     /// The prefix ends in `#` (a placeholder family's number: more digits keep it).
     hash_end: bool,
     /// The prefix is a prefix of a reserved skeleton (the stand-in rule may apply from here).
@@ -133,6 +135,12 @@ impl Trie {
     #[inline]
     pub fn is_namespace(&self, node: u32) -> bool {
         self.nodes[node as usize].namespace
+    }
+
+    /// `t in names._quotable`: a plain-word token (`reader.quotable_angle_names`).
+    #[inline]
+    pub fn is_quotable(&self, node: u32) -> bool {
+        self.nodes[node as usize].quotable
     }
 
     /// The state a digit reading takes `node` to (`_step`): `node` itself when it ends in `#`,
@@ -479,6 +487,13 @@ impl Names {
             for tk in token_skeletons(t::ANGLE_TOKEN_NAMES, t::ANGLE_TOKEN_PATTERNS) {
                 let k = trie.insert(&tk);
                 trie.nodes[k as usize].token = true;
+            }
+            for name in t::QUOTABLE_ANGLE_TOKEN_NAMES {
+                // Every one is an angle token (a skeleton already in the trie).
+                let k = trie.insert(&skeleton(name));
+                if trie.nodes[k as usize].token {
+                    trie.nodes[k as usize].quotable = true;
+                }
             }
             for ns in t::NAMESPACE_TOKEN_NAMES {
                 let k = trie.insert(&format!("{}:", skeleton(ns)));

@@ -9,7 +9,7 @@
 use crate::chars::{self, CharReadings, BANG, CAN_SKIP, PASS, PIPE, SKIP, SLASH, STAND_IN};
 use crate::decode::{char_at, decode_at, Piece};
 use crate::names::{self, is_digit_reading, Names, Trie};
-use crate::tables::{MAX_LOOKAHEAD, MAX_RUN};
+use crate::tables::{self, MAX_LOOKAHEAD, MAX_RUN};
 
 /// The kinds of `reader.Reading`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -309,6 +309,70 @@ struct Eye<'s, 'n> {
     s: &'s str,
     trie: &'n Trie,
     closer: u16,
+    /// The reading's start when its opener is a raw guillemet (`quote` in `read_after`), else `None`.
+    quote: Option<usize>,
+}
+
+/// The characters that are never part of a quoted plain word (`reader._STRUCTURAL`).
+const STRUCTURAL: u16 =
+    chars::LT | chars::GT | chars::SLASH | chars::PIPE | chars::LBRACKET | chars::RBRACKET;
+
+/// `reader.QUOTE_OPENERS` / `QUOTE_CLOSERS`.
+#[inline]
+fn is_quote(set: &[u32], ch: char) -> bool {
+    set.binary_search(&(ch as u32)).is_ok()
+}
+
+/// `Some(pos)` when the opener that ends at `pos` (a byte offset) is a raw guillemet (`«`, `‹`).
+#[inline]
+fn quote_opener(s: &str, pos: usize) -> Option<usize> {
+    s[..pos]
+        .chars()
+        .next_back()
+        .filter(|&ch| is_quote(tables::QUOTE_OPENERS, ch))
+        .map(|_| pos)
+}
+
+/// `reader.quoted_word(text, pos, close)`: a raw guillemet opener ending at `pos`, a raw guillemet
+/// closer ending at `close`, and between them only letters and digits that are not structural,
+/// whitespace and backslashes.
+pub fn quoted_word(s: &str, pos: usize, close: usize) -> bool {
+    let (Some(open), Some(last)) = (s[..pos].chars().next_back(), s[..close].chars().next_back())
+    else {
+        return false;
+    };
+    let inner = close - last.len_utf8();
+    if inner <= pos
+        || !is_quote(tables::QUOTE_OPENERS, open)
+        || !is_quote(tables::QUOTE_CLOSERS, last)
+    {
+        return false;
+    }
+    s[pos..inner].chars().all(|ch| {
+        let f = chars::flags(ch);
+        (f & chars::ALNUM != 0 && f & STRUCTURAL == 0) || ch == '\\' || f & chars::SPACE != 0
+    })
+}
+
+/// `reader.empty_bar`: past fewer than `MAX_RUN` skippable characters and slashes after a bar, a
+/// closer (`<|>`: the bar shape with an empty name, no token).
+fn empty_bar(s: &str, start: Cur) -> bool {
+    let mut c = start;
+    let mut run = 0;
+    while before_end(s, c) && run < MAX_RUN {
+        let (piece, nxt) = step(s, c);
+        if piece
+            .as_slice()
+            .iter()
+            .all(|&ch| chars::flags(ch) & (CAN_SKIP | SLASH) != 0)
+        {
+            run += 1;
+            c = nxt;
+            continue;
+        }
+        return piece.first().is_some_and(|ch| chars::has(ch, chars::GT));
+    }
+    false
 }
 
 impl<'n> Eye<'_, 'n> {
@@ -325,7 +389,13 @@ impl<'n> Eye<'_, 'n> {
         }
         if trie.is_token(k) {
             if let Some(close) = closer_after(self.s, at, self.closer) {
-                return Some(Reading::at(Kind::Token, trie.prefix(k), slash, close));
+                let quoted = trie.is_quotable(k)
+                    && self
+                        .quote
+                        .is_some_and(|pos| quoted_word(self.s, pos, close.i));
+                if !quoted {
+                    return Some(Reading::at(Kind::Token, trie.prefix(k), slash, close));
+                }
             }
         }
         None
@@ -698,6 +768,7 @@ fn read_after_slow<'n>(
         s,
         trie,
         closer: chars::GT,
+        quote: quote_opener(s, pos),
     };
     let st = match start_name(&eye, pos, true, done, scratch) {
         Ok(st) => st,
@@ -708,7 +779,8 @@ fn read_after_slow<'n>(
     let (first, nxt) = st.first.unwrap_or_else(|| step(s, c));
     if names.pipes {
         if let Some(ch) = first.first() {
-            if chars::has(ch, chars::PIPE) {
+            // An empty bar (`<|>`, `«|»`) is no token: the bar is read on like any other character.
+            if chars::has(ch, chars::PIPE) && !empty_bar(s, nxt) {
                 return Reading::at(Kind::Bar, "", slash, nxt);
             }
         }
@@ -877,6 +949,7 @@ fn read_bracket_slow<'n>(
         s,
         trie,
         closer: chars::RBRACKET,
+        quote: None,
     };
     let st = match start_name(&eye, pos, false, done, scratch) {
         Ok(st) => st,

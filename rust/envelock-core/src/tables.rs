@@ -33502,3 +33502,38 @@ pub static EXACT_TOKENS: &[&str] = &[
     "]~b]",
     "\u{ff5c}DSML\u{ff5c}",
 ];
+
+/// The guillemets that open a reading (reader.QUOTE_OPENERS), sorted.
+pub static QUOTE_OPENERS: &[u32] = &[
+    0x00AB, // LEFT-POINTING DOUBLE ANGLE QUOTATION MARK
+    0x2039, // SINGLE LEFT-POINTING ANGLE QUOTATION MARK
+];
+
+/// The guillemets that close one (reader.QUOTE_CLOSERS), sorted.
+pub static QUOTE_CLOSERS: &[u32] = &[
+    0x00BB, // RIGHT-POINTING DOUBLE ANGLE QUOTATION MARK
+    0x203A, // SINGLE RIGHT-POINTING ANGLE QUOTATION MARK
+];
+
+/// reader.quotable_angle_names(): plain-word <NAME> tokens, not read as one when quoted with guillemets.
+pub static QUOTABLE_ANGLE_TOKEN_NAMES: &[&str] = &[
+    "AI",
+    "CLS",
+    "EOT",
+    "SEP",
+    "UNK",
+    "bos",
+    "co",
+    "enum",
+    "eop",
+    "eos",
+    "filename",
+    "pr",
+    "s",
+    "sep",
+    "sop",
+    "system",
+    "think",
+    "unk",
+    "\u{7528}\u{6237}",
+];

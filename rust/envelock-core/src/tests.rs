@@ -296,3 +296,55 @@ fn derived_shapes_and_stand_ins() {
         assert_eq!(u(want, "reserved"), raw, "{want:?}");
     }
 }
+
+#[test]
+fn guillemet_quotation_and_the_empty_bar() {
+    // The answers of the Python reference (tests/eye/test_quotation.py has the reasons).
+    for (raw, want) in [
+        (
+            "\u{0411}\u{0423}\u{041a}\u{0412}\u{0410} \u{ab}S\u{bb} \u{0421}",
+            "\u{0411}\u{0423}\u{041a}\u{0412}\u{0410} \u{ab}S\u{bb} \u{0421}",
+        ),
+        (
+            "le sigle \u{ab} PR \u{bb} signifie",
+            "le sigle \u{ab} PR \u{bb} signifie",
+        ),
+        (
+            "l'attribut \u{ab}\\ s\\ \u{bb}",
+            "l'attribut \u{ab}\\ s\\ \u{bb}",
+        ),
+        ("\u{2039}s\u{203a}", "\u{2039}s\u{203a}"),
+        ("(\u{ab}|\u{bb})", "(\u{ab}|\u{bb})"),
+        (
+            "\u{bb}http\u{ab} | \u{bb}ftp\u{ab}",
+            "\u{bb}http\u{ab} | \u{bb}ftp\u{ab}",
+        ),
+        ("a <|> b", "a <|> b"),
+        (
+            "\u{ab}/retrieved_content\u{bb}",
+            "\u{ab}\\/retrieved_content\u{bb}",
+        ),
+        ("\u{ab}|im_end|\u{bb}", "\u{ab}\\|im_end|\u{bb}"),
+        ("\u{ab}s\u{bb} <s>", "\u{ab}s\u{bb} <\\s>"),
+        ("\u{ab}SYS\u{bb}", "\u{ab}\\SYS\u{bb}"),
+        ("\u{ab}start_of_turn\u{bb}", "\u{ab}\\start_of_turn\u{bb}"),
+        ("\u{ab}TOOLCALL\u{bb}", "\u{ab}\\TOOLCALL\u{bb}"),
+        ("\u{ab}s\u{200b}\u{bb}", "\u{ab}\\s\u{200b}\u{bb}"),
+        ("&laquo;s&raquo;", "&laquo;\\s&raquo;"),
+        ("\u{ab}s>", "\u{ab}\\s>"),
+        ("<s\u{bb}", "<\\s\u{bb}"),
+        ("<||>", "<\\||>"),
+    ] {
+        for level in LEVELS {
+            let out = d(raw, level);
+            assert_eq!(u(&out, level), raw, "{raw:?} at {level}");
+        }
+        assert_eq!(d(raw, "reserved"), want, "{raw:?}");
+    }
+    let n = names();
+    let mut sc = Scratch::default();
+    let s = "\u{ab}s\u{bb}";
+    assert_eq!(read_after(s, 2, &n, &mut sc).kind, Kind::None);
+    assert!(reader::quoted_word(s, 2, s.len()));
+    assert!(!reader::quoted_word("<s\u{bb}", 1, 4));
+}

@@ -176,15 +176,22 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
         return out
 
     first = state("") or "(?!)"
+    # A bar is dangerous unless its name is empty (``<|>``: ``reader.empty_bar``); certainly so when an ASCII
+    # character that is neither skipped, a slash, a closer nor ``&`` follows its skip run, or the text ends, or
+    # the run reaches MAX_RUN. Any other bar is unsure.
+    solid = regex_class(c for c in ascii_ if not (_me.is_skip(c) or c in _me._SLASH or c in _me._GT or c == "&"))
+    named_bar = f"{pipe}(?:{gtskip}{{0,{MAX_RUN - 1}}}+(?:{solid}|\\Z)|{gtskip}{{{MAX_RUN}}})"
+    if names.empty_bars:
+        named_bar = pipe
     if want_d:
-        start = f"{pipe}|{first}" if names.pipes else first
+        start = f"{named_bar}|{first}" if names.pipes else first
         exact = _exact_after_lt(names)
         after = f"{exact}{p1}{{{MAX_RUN}}}|{p1}{{0,{MAX_RUN - 1}}}+(?:{start})"
         alpha = regex_class(c for c in known if not (is_space(c) or _me.is_ignorable(c)) and (is_alpha(c) or c in "/!?"))
         mk = f"\\\\*+(?:{wi}{{0,{MAX_RUN - 1}}}+{alpha}|{wi}{{{MAX_RUN}}}[\\s\\S])"
     else:
-        no_pipe = f"(?!{pipe})" if names.pipes else ""
-        after = f"(?!{p1}{{{MAX_RUN}}}){p1}{{0,{MAX_RUN - 1}}}+{no_pipe}{first}"
+        first_u = f"(?:{pipe}|{first})" if names.pipes else first
+        after = f"(?!{p1}{{{MAX_RUN}}}){p1}{{0,{MAX_RUN - 1}}}+{first_u}"
         mk = f"\\\\*+(?!{wi}{{{MAX_RUN}}}){wi}{{0,{MAX_RUN - 1}}}+{nonascii}"
     return after, mk
 
@@ -205,15 +212,18 @@ def _exact_after_lt(names: Names) -> str:
 def _fast_regex(names: Names, markup: bool) -> re.Pattern[str]:
     """One regex matching every opener that is certainly dangerous or unsure.
 
-    A match with ``lastgroup`` ``None`` is dangerous; ``"u"`` means unsure
-    (decide with the reference check).
+    A match with ``lastgroup`` ``None`` is dangerous; ``"u"`` means unsure and ``"q"`` a dangerous
+    shape after a raw guillemet, which may be a quoted word (decide both with the reference check).
     """
     after_d, mk_d = _lookahead(names, "danger")
     after_u, mk_u = _lookahead(names, "unsure")
     # The opener exactly as finditer reads it (its reference part atomic; the first
     # character stays a plain class, so the regex engine keeps its first-character scan).
     op = atomic_opener(OPENER_PATTERN)
-    pattern = f"{op}(?:(?={after_d})|(?={after_u})(?P<u>))"
+    # After a raw guillemet (``«``, ``‹``) a token may be a quoted word (``reader.quoted_word``): the
+    # reference decides every reading the regexes would call dangerous there.
+    quotes = regex_class(_me.QUOTE_OPENERS)
+    pattern = f"{op}(?:(?<!{quotes})(?={after_d})|(?<={quotes})(?={after_d})(?P<q>)|(?={after_u})(?P<u>))"
     if markup:
         pattern = f"{pattern}|<(?:(?={mk_d})|(?={mk_u})(?P<v>))"
     return re.compile(pattern)

@@ -49,12 +49,13 @@ from itertools import product
 from typing import Literal
 
 from .charsets import char_class, regex_class
-from .load_tokens import Tokens
+from .load_tokens import Tokens, classify
 from .tokens import (
     ANGLE_TOKEN_NAMES,
     ANGLE_TOKEN_PATTERNS,
     BRACKET_TOKEN_NAMES,
     BRACKET_TOKEN_PATTERNS,
+    DOUBLED_ANGLE_NAMES,
     EXACT_TOKENS,
     NAMESPACE_TOKEN_NAMES,
     RESERVED_NAMES,
@@ -74,6 +75,7 @@ from .unicode_tables import (
     LT_NUMERIC,
     LT_REFERENCES,
     PIPE_LOOKALIKES,
+    QUOTATION_ANGLES,
     RBRACKET_LOOKALIKES,
     READINGS,
     SKIP_RANGES,
@@ -121,6 +123,13 @@ _PASS = frozenset(
 ) - frozenset(LT_CHARS)
 #: The separators of a name (also in the generated skip set); ``_after_namespace`` reads past them.
 _SEPARATORS = frozenset("_-.\\")
+#: The guillemets (generated ``QUOTATION_ANGLES``: the angle look-alikes of categories Pi and Pf) that
+#: open a reading (``«``, ``‹``) and that close one (``»``, ``›``): typographic quotation marks.
+QUOTE_OPENERS = frozenset(chr(c) for c in QUOTATION_ANGLES if chr(c) in LT_CHARS)
+QUOTE_CLOSERS = frozenset(chr(c) for c in QUOTATION_ANGLES if chr(c) in GT_CHARS)
+#: Characters that are never part of a quoted plain word: the structural look-alikes (some are letters,
+#: such as U+1438 CANADIAN SYLLABICS PA, an opener, or U+01C0 LATIN LETTER DENTAL CLICK, a bar).
+_STRUCTURAL = frozenset(LT_CHARS + GT_CHARS + SLASH_CHARS + PIPE_CHARS + LBRACKET_CHARS + RBRACKET_CHARS)
 
 #: Most ``&amp;`` layers an opener may carry (``&amp;amp;lt;`` has two).
 MAX_AMP_LAYERS = 16
@@ -343,8 +352,11 @@ STOOD_IN = "\x00"
 class Names:
     """What the lookahead looks for, as skeletons: reserved names (a prefix match), ``<NAME>`` tokens
     (whole, then ``>``; a skeleton ending in ``#`` is a placeholder family, any number), namespace
-    tokens (``dsml:``, dangerous at the colon), ``[NAME]`` tokens, and the tokens escaped exactly as a
-    tokenizer matches them (``exact``: not skeletons)."""
+    tokens (``dsml:``, dangerous at the colon), ``[NAME]`` tokens, the tokens escaped exactly as a
+    tokenizer matches them (``exact``: not skeletons), the ``<NAME>`` tokens that are plain words
+    (``quotable``: not read as a token when quoted with guillemets, :func:`quoted_word`), and whether
+    the bar shape with an empty name is a token (``empty_bars``: a team's own ``<|>``; no built-in
+    token is, so :func:`empty_bar` is no token otherwise)."""
 
     reserved: tuple[str, ...]
     tokens: tuple[str, ...]
@@ -352,11 +364,14 @@ class Names:
     brackets: tuple[str, ...] = ()
     namespaces: tuple[str, ...] = ()
     exact: tuple[str, ...] = ()
+    quotable: tuple[str, ...] = ()
+    empty_bars: bool = False
     _live: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _blive: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _tokens: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _brackets: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _namespaces: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
+    _quotable: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _exact: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
     _stand: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
 
@@ -374,6 +389,7 @@ class Names:
         object.__setattr__(self, "_tokens", frozenset(self.tokens))
         object.__setattr__(self, "_brackets", frozenset(self.brackets))
         object.__setattr__(self, "_namespaces", frozenset(self.namespaces))
+        object.__setattr__(self, "_quotable", frozenset(self.quotable) & self._tokens)
         by_first: dict[str, list[str]] = {}
         for tok in self.exact:
             by_first.setdefault(tok[0], []).append(tok[1:])
@@ -421,6 +437,43 @@ def name_skeleton(name: str) -> str:
     return skeleton(head) + (NUMBER + skeleton(tail) if hash_ else "")
 
 
+def _plain_word(name: str) -> bool:
+    """Letters and digits only (generated ``ALNUM_RANGES``), none of them structural."""
+    return bool(name) and all(is_alnum(c) and c not in _STRUCTURAL for c in name)
+
+
+@lru_cache(maxsize=1)
+def quotable_angle_names() -> tuple[str, ...]:
+    """The built-in ``<NAME>`` tokens whose name is a *plain word*, so that a guillemet pair around it
+    (``«s»``, ``« PR »``, ``‹AI›``) is a quotation, not the token (:func:`quoted_word`).
+
+    From the token tables, by shape: a name of letters and digits only (no ``_ - | : /``, no
+    placeholder number), whose skeleton no other kind of name shares (``TOOLCALL`` folds to
+    ``tool_call``, which has a separator: neither is quotable), and that no tokenizer or template
+    writes between doubled angles (``<<SYS>>``: ``«`` is a doubled angle, so ``«SYS»`` is that
+    token's own shape; :data:`~envelock.eye.tokens.DOUBLED_ANGLE_NAMES`). Everything else (multi-part
+    names such as ``start_of_turn``, Gemma 4's ``turn|``, namespaces, placeholder families, every bar
+    and bracket shape and every reserved envelope name) is structural and read after a guillemet as
+    after ``<``. The native core reads this list from its generated tables.
+    """
+    structural = {name_skeleton(n) for n in ANGLE_TOKEN_NAMES if not _plain_word(n)}
+    structural |= {name_skeleton(p + NUMBER) for p in ANGLE_TOKEN_PATTERNS}
+    structural |= {skeleton(n) for n in (*DOUBLED_ANGLE_NAMES, *NAMESPACE_TOKEN_NAMES)}
+    return tuple(n for n in ANGLE_TOKEN_NAMES if _plain_word(n) and skeleton(n) not in structural)
+
+
+def quoted_word(text: str, pos: int, close: int) -> bool:
+    """Is the construct from the opener ending at ``pos`` to the closer ending at ``close`` a plain word
+    quoted with a guillemet pair: the opener is a raw ``«`` or ``‹`` (:data:`QUOTE_OPENERS`), the closer
+    a raw ``»`` or ``›`` (:data:`QUOTE_CLOSERS`; a character reference for either is not a quotation),
+    and every character between them a letter or digit that is not structural, whitespace, or ``\\``
+    (roff writes ``«\\ s\\ »``; and the defang's own backslash after the opener must not change the
+    answer)? Only a :func:`quotable_angle_names` token is read past this way (see :func:`read_after`)."""
+    if pos < 1 or close - 1 <= pos or text[pos - 1] not in QUOTE_OPENERS or text[close - 1] not in QUOTE_CLOSERS:
+        return False
+    return all((is_alnum(c) and c not in _STRUCTURAL) or c == "\\" or is_space(c) for c in text[pos : close - 1])
+
+
 @lru_cache(maxsize=64)
 def names_for(reserved: tuple[str, ...] = RESERVED_NAMES, extra: Tokens | None = None) -> Names:
     """Skeleton tables for a set of reserved names, with the built-in chat tokens and ``extra`` ones
@@ -438,7 +491,12 @@ def names_for(reserved: tuple[str, ...] = RESERVED_NAMES, extra: Tokens | None =
     tokens = tuple(sorted({name_skeleton(t) for t in angle} - {""}))
     brackets = tuple(sorted({name_skeleton(t) for t in bracket} - {""}))
     namespaces = tuple(sorted({skeleton(n) + ":" for n in NAMESPACE_TOKEN_NAMES}))
-    return Names(skels, tokens, True, brackets, namespaces, tuple(sorted(set(exact))))
+    # A team's own tokens are never read as quotations: their shape is theirs to know.
+    own = {name_skeleton(t) for t in extra.angle} if extra is not None else set()
+    quotable = tuple(sorted({skeleton(n) for n in quotable_angle_names()} - own))
+    # A team's bar token with no name (``<|>``, or ``<|`` itself, which a tokenizer finds inside ``<|>``).
+    empty_bars = extra is not None and any(all(can_skip(c) or c in _SLASH for c in classify(t)[1]) for t in extra.bars)
+    return Names(skels, tokens, True, brackets, namespaces, tuple(sorted(set(exact))), quotable, empty_bars)
 
 
 #: The longest legacy (no ``;``) entity name.
@@ -600,6 +658,7 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
     n = len(text)
     end = min(n, pos + MAX_LOOKAHEAD)
     slash_box = [False]
+    quote = pos > 0 and text[pos - 1] in QUOTE_OPENERS
 
     def accept(t: str, i: int) -> Reading | None:
         r = names.reserved_match(t)
@@ -609,7 +668,7 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
             return Reading("token", t, slash_box[0], i)
         if t in names._tokens:
             gt = closer_after(text, i, end, _GT)
-            if gt >= 0:
+            if gt >= 0 and not (quote and t in names._quotable and quoted_word(text, pos, gt)):
                 return Reading("token", t, slash_box[0], gt)
         return None
 
@@ -619,8 +678,9 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
     if done is not None:
         return done
     slash = slash_box[0]
-    if names.pipes and piece and piece[0] in _PIPE:
+    if names.pipes and piece and piece[0] in _PIPE and (names.empty_bars or not empty_bar(text, nxt, end)):
         return Reading("bar", "", slash, nxt)
+    # An empty bar (``<|>``, ``«|»``) is no token; the bar is read on like any other character (a letter reading).
     states: dict[str, None] = {"": None, **pending}  # live skeletons, in insertion order (deterministic)
     run = 0
     while True:
@@ -724,6 +784,23 @@ def read_bracket(text: str, pos: int, names: Names) -> Reading:
             break
         piece, nxt = _decode_at(text, i)
     return Reading("padding", "", slash, i) if i < n and states else _NONE
+
+
+def empty_bar(text: str, i: int, end: int) -> bool:
+    """After the bar that follows an opener (at ``i``): is the next piece, past fewer than :data:`MAX_RUN`
+    skippable characters and slashes, a closer (``>``, a look-alike or a reference to one)? Then the bar
+    shape has an empty name (``<|>``, ``« | »``, ``(<=|>=|<|>)``), and no tokenizer has a token spelled so
+    (``tests/eye/test_quotation.py`` checks the tables). Padding too long to follow, the end of the
+    lookahead or anything else is not empty: the bar reading stands (fail closed)."""
+    run = 0
+    while i < end and run < MAX_RUN:
+        piece, nxt = _decode_at(text, i)
+        if all(can_skip(c) or c in _SLASH for c in piece):
+            run += 1
+            i = nxt
+            continue
+        return piece[0] in _GT
+    return False
 
 
 def _bracket_bar(text: str, i: int, end: int, slash: bool) -> Reading:

@@ -62,6 +62,8 @@ table, the rejected names and the known gaps are in ``docs/chat-tokens.md``):
 
 from __future__ import annotations
 
+import re
+
 from . import token_tables as _generated
 
 #: Envelope names reserved by default: a body may not open or close these.
@@ -184,3 +186,10 @@ OPEN_BAR_TOKENS: frozenset[str] = frozenset(t for t in _generated.BAR_TOKENS if 
 #: Tokens escaped exactly as a tokenizer matches them: tokenizer tokens whose name is an ordinary word
 #: (``<NAME>``, ``[IMG]``) and tokens with no opener the eye knows (``>>TITLE<<``, ``]~b]``, ``｜DSML｜``).
 EXACT_TOKENS: tuple[str, ...] = _generated.EXACT_TOKENS
+#: Names a tokenizer or chat template writes between doubled angles (Llama 2 ``<<SYS>>``, ``<</SYS>>``;
+#: Falcon ``>>TITLE<<`` the other way round), from the literal tokens of the tables. The guillemets
+#: ``«`` and ``»`` are doubled angles, so ``«SYS»`` is such a token's own shape: the reader never reads
+#: one of these names as a quotation (:func:`envelock.eye.reader.quotable_angle_names`).
+DOUBLED_ANGLE_NAMES: tuple[str, ...] = tuple(
+    sorted({m.group(1) for t in _generated.LITERAL_TOKENS if (m := re.fullmatch(r"(?:<</?|>>)([^<>/]+)(?:>>|<<)", t))})
+)

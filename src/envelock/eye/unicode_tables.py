@@ -19386,7 +19386,8 @@ HANGUL_RANGES: tuple[tuple[int, int], ...] = (
 )
 
 #: The angle look-alikes that are quotation marks (categories Pi, Pf: guillemets): ``« word »`` quotes a
-#: word (the scanner reports a token spelled that way as a warning; the defang escapes it).
+#: word: a plain-word token quoted so is no reading (reader.quoted_word), and the scanner reports a structural
+#: one spelled so as a warning (the defang escapes it).
 QUOTATION_ANGLES: tuple[int, ...] = (
     0x00AB,  # LEFT-POINTING DOUBLE ANGLE QUOTATION MARK
     0x00BB,  # RIGHT-POINTING DOUBLE ANGLE QUOTATION MARK

@@ -387,9 +387,10 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
                 k += 1
             hit = _hit_of(text, kind, name, slash, rend, ctx)
             if hit is None:
-                # A backslash-escaped slash: <\u002f...
-                window = _decode_escapes(text[end : k + 128])
-                if read_after(window, 0, names).kind in ("reserved", "token"):
+                # A backslash-escaped slash: <\u002f... (read after its own opener: «\ s\ » is a quoted word)
+                opener = text[start:end]
+                window = opener + _decode_escapes(text[end : k + 128])
+                if read_after(window, len(opener), names).kind in ("reserved", "token"):
                     append(_Raw(DEFANGED_TAG.id, "warning", "escaped slash before a reserved name", start, min(n, k + 16)))
                 continue
             what = "an envelope tag" if hit.kind == "reserved" else "a control token"
@@ -529,7 +530,9 @@ _QUOTATION_ANGLES = frozenset(chr(c) for c in QUOTATION_ANGLES)
 
 def _guillemet_quoted(snippet: str) -> bool:
     """Is a token spelled as a word quoted with guillemets and blanks, as French and other prose
-    quote (``« system »``, ``‹ think ›``)? Written exactly (``<think>``) or disguised otherwise, it is not."""
+    quote (``« tool_call »``, ``‹ start_of_turn ›``)? Written exactly (``<tool_call>``) or disguised
+    otherwise, it is not. (A quoted plain word, ``« system »``, is no reading at all:
+    :func:`envelock.eye.reader.quoted_word`.)"""
     return (
         len(snippet) >= 4
         and snippet[0] in _QUOTATION_ANGLES
