@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..eye import reader as modeleye
 from ..eye.escape import opener_records
@@ -378,8 +378,24 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
     # (except a ``<s>``, see _describe_hit), and hostile text repeats one construct many times.
     described: dict[tuple[str, str, str, bool, bool], tuple[str, str, Severity]] = {}
     pipes: dict[tuple[str, bool], tuple[str, str, Severity] | tuple[()]] = {}
+    # The plain ``NAME|>`` after a bar (``<|im_end|>``), hostile text's commonest token: its report is
+    # worked out once per (span, slash, opener length), which decide it (_plain_pipe_report).
+    plain: dict[tuple[str, bool, int], tuple[str, Severity, str] | tuple[()] | None] = {}
+    simple_pipe = _SIMPLE_PIPE_RE.match if _SIMPLE_PIPE_RE is not None else None
     append = out.append
     for start, end, kind, name, slash, rend in opener_records(text, ctx.reserved, "angle", ctx.tokens):
+        if kind == "bar" and simple_pipe is not None:
+            simple = simple_pipe(text, rend)
+            if simple is not None:
+                stop = simple.end()
+                key = (text[start:stop], slash, end - start)
+                got = plain.get(key, _UNKNOWN)
+                if got is _UNKNOWN:
+                    got = plain[key] = _plain_pipe_report(text, start, end, simple, slash, ctx) if end < stop else None
+                if got is not None:
+                    if got:
+                        append(_new_raw(_Raw, (got[0], got[1], got[2], start, stop)))
+                    continue
         escaped = end < n and text[end] == "\\"
         if escaped:
             k = end
@@ -430,6 +446,27 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
         append(_Raw(rule, severity, message, start, max(hit.end, end)))
 
 
+def _plain_pipe_report(
+    text: str, start: int, end: int, simple: re.Match[str], slash: bool, ctx: Context
+) -> tuple[str, Severity, str] | tuple[()] | None:
+    """What :func:`_scan_openers` reports for a bar opener whose ``NAME|>`` is plain (``simple``, a match
+    of ``_SIMPLE_PIPE_RE`` at the reading's end, past the opener's ``end``): a report, ``()`` for none, or
+    ``None`` when the text after the span decides (an escaped opener without a letter or digit in the
+    name, read by the escaped-slash check). It depends on the span ``text[start:simple.end()]``, the
+    slash and the opener's length alone."""
+    word = simple.group(1)
+    stop = simple.end()
+    hit = _Hit("pipe", f"<|{word}|>", slash, stop, True)
+    if text[end] == "\\":
+        if not any(c.isalnum() for c in word):
+            return None
+        return DEFANGED_TAG.id, "warning", f"already-escaped form of a control token ({hit.name!r})"
+    if not _ASCII_ALNUM_RE.search(word):
+        return ()
+    rule, message, severity = _describe_hit(text, start, hit, ctx)
+    return rule, severity, message
+
+
 def _scan_brackets(text: str, ctx: Context, out: list[_Raw]) -> None:
     """``[NAME]`` control tokens through the same eye (:func:`envelock.modeleye.read_bracket`).
 
@@ -442,39 +479,74 @@ def _scan_brackets(text: str, ctx: Context, out: list[_Raw]) -> None:
     """
     names, _, _, brk = _name_maps(ctx)
     n = len(text)
-    # (span, name, slash, in context) -> (rule, severity, message): hostile text repeats one token many times.
+    # Hostile text repeats one token many times: a record's report is worked out once per (span, kind,
+    # name read, slash, opener length), which decide it (the opener's backslash is inside the span),
+    # unless it also depends on the text around the span (padding, a token with a context): None.
+    known: dict[tuple[str, str, str, bool, int], tuple[str, Severity, str] | None] = {}
+    # (span, name, slash, in context) -> (rule, severity, message), for the tokens that have a context.
     described: dict[tuple[str, str, bool, bool], tuple[str, Severity, str]] = {}
     append = out.append
     for start, end, kind, rname, slash, rend in opener_records(text, ctx.reserved, "bracket", ctx.tokens):
         if kind == "none":
             continue
-        if kind == "bar":
-            span = text[start:rend]
-            if end < n and text[end] == "\\":
-                msg = f"already-escaped form of control token {visible(span)}"
-                append(_Raw(DEFANGED_TAG.id, "warning", msg, start, rend))
-            else:
-                msg = f"chat-template control token {visible(span)} (a bracket-bar token: EXAONE, BlueLM)"
-                append(_Raw(CONTROL_TOKEN.id, "error", msg, start, rend))
+        span = text[start:rend]
+        key = (span, kind, rname, slash, end - start)
+        got = known.get(key, _UNKNOWN)
+        if got is _UNKNOWN:
+            got = known[key] = _bracket_report(span, kind, brk.get(rname, rname), slash, end - start) if end < rend else None
+        if got is not None:
+            append(_new_raw(_Raw, (got[0], got[1], got[2], start, rend)))
             continue
         if kind == "padding":
             layout = context.layout_padding(text, end, rend, names, bracket=True)
             what = "code layout the eye reads past" if layout else "padding too long to read past"
             append(_Raw(PADDED_OPENER.id, "note" if layout else "warning", f"bracket followed by {what}", start, rend))
             continue
+        escaped = end < n and text[end] == "\\"
+        if kind == "bar":
+            if escaped:
+                append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of control token {visible(span)}", start, rend))
+            else:
+                msg = f"chat-template control token {visible(span)} (a bracket-bar token: EXAONE, BlueLM)"
+                append(_Raw(CONTROL_TOKEN.id, "error", msg, start, rend))
+            continue
         name = brk.get(rname, rname)
-        span = text[start:rend]
-        if end < n and text[end] == "\\":
+        if escaped:
             token = f"[{'/' if slash else ''}{name}]"
             append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of control token {token}", start, rend))
             continue
         after = BRACKET_TOKEN_CONTEXT.get(name)
         in_context = after is None or text[rend : rend + 8].lstrip().startswith(after)
-        key = (span, name, slash, in_context)
-        got = described.get(key)
-        if got is None:
-            got = described[key] = _describe_bracket(span, name, slash, in_context, after)
-        append(_Raw(got[0], got[1], got[2], start, rend))
+        dkey = (span, name, slash, in_context)
+        report = described.get(dkey)
+        if report is None:
+            report = described[dkey] = _describe_bracket(span, name, slash, in_context, after)
+        append(_Raw(report[0], report[1], report[2], start, rend))
+
+
+#: A cache miss (``None`` is a cached answer: work the record out in full).
+_UNKNOWN: Any = object()
+#: ``_new_raw(_Raw, fields)``: a report without the named tuple's Python-level ``__new__``.
+_new_raw = tuple.__new__
+
+
+def _bracket_report(span: str, kind: str, name: str, slash: bool, opener: int) -> tuple[str, Severity, str] | None:
+    """The report of a bracket record that depends on its span alone (``span[opener]`` is the
+    character after the opener), or ``None`` when the text around it decides (padding, a token
+    read differently in its template's context)."""
+    escaped = span[opener] == "\\"
+    if kind == "bar":
+        if escaped:
+            return DEFANGED_TAG.id, "warning", f"already-escaped form of control token {visible(span)}"
+        return CONTROL_TOKEN.id, "error", f"chat-template control token {visible(span)} (a bracket-bar token: EXAONE, BlueLM)"
+    if kind != "token":
+        return None
+    if escaped:
+        return DEFANGED_TAG.id, "warning", f"already-escaped form of control token [{'/' if slash else ''}{name}]"
+    if name in BRACKET_TOKEN_CONTEXT:
+        return None
+    rule, severity, message = _describe_bracket(span, name, slash, True, None)
+    return rule, severity, message
 
 
 def _describe_bracket(span: str, name: str, slash: bool, in_context: bool, after: str | None) -> tuple[str, Severity, str]:
