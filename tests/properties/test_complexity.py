@@ -566,7 +566,7 @@ def _with_per_finding_line_count(monkeypatch: pytest.MonkeyPatch) -> None:
     real = SCAN._findings
 
     def counting_lines(text: str, raw: list[Any], off: frozenset[str]) -> list[Any]:
-        found = real(text, raw, off)
+        found: list[Any] = real(text, raw, off)
         for f in found:
             text.count("\n", 0, f.offset)
         return found
@@ -618,7 +618,6 @@ def test_negative_control_invisibles_removed_one_run_at_a_time_is_caught(monkeyp
     monkeypatch.setattr(SCAN_HIDDEN, "_invisibles_of", per_run)
     ok, small, big = scan_linear("zwsp-word", 500)
     assert not ok, f"invisible runs removed one at a time passed: {small} -> {big}"
-
 
 
 @pytest.mark.parametrize("shape", ["percent", "json-escape"])

@@ -18,7 +18,6 @@ import copy
 import dataclasses
 import importlib
 import pickle
-import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -28,14 +27,15 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from envelock import Finding, scan_text
+from envelock.eye.reader import MAX_RUN, read_after, visible
 from envelock.eye.tokens import BRACKET_TOKEN_CONTEXT
+from envelock.scan import context
 from envelock.scan._base import Context, _decode_escapes, _Raw
 from envelock.scan.hidden import (
     _MAY_BE_LEGITIMATE_RE,
     _SHORT_RUN_RE,
     INVISIBLE_IN_WORD,
     _runs_in_word,
-    _words_with_invisibles,
 )
 from envelock.scan.tags import (
     _ASCII_ALNUM_RE,
@@ -43,7 +43,6 @@ from envelock.scan.tags import (
     _SIMPLE_PIPE_RE,
     CONTROL_TOKEN,
     DEFANGED_TAG,
-    MAX_RUN,
     PADDED_OPENER,
     _describe_bracket,
     _describe_hit,
@@ -51,13 +50,10 @@ from envelock.scan.tags import (
     _hit_of,
     _name_maps,
     _padding_finding,
-    context,
-    read_after,
-    visible,
 )
 from envelock.types import LineIndex, Severity
 
-S = importlib.import_module("envelock.scan")
+S = importlib.import_module("envelock.scan")  # its private parts, monkeypatched by the oracle
 T = importlib.import_module("envelock.scan.tags")
 H = importlib.import_module("envelock.scan.hidden")
 BASE = importlib.import_module("envelock.scan._base")
@@ -246,7 +242,9 @@ FRAGMENTS = (
     "\u05d0", "\u0e01", "\u65e5", "\uac00", "\u3164", "%3C", "\\u003c", "[ARGS]", "{", "[\\ARGS]",
 )  # fmt: skip
 texts = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
-REPEATED = st.tuples(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=6).map("".join), st.integers(1, 30)).map(lambda p: p[0] * p[1])
+REPEATED = st.tuples(st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=6).map("".join), st.integers(1, 30)).map(
+    lambda p: p[0] * p[1]
+)
 
 
 @given(st.one_of(texts, REPEATED))
@@ -307,7 +305,7 @@ def test_finding_built_by_the_scanner_is_a_finding() -> None:
         "rule", "severity", "message", "offset", "line", "column", "end_offset", "end_line", "end_column", "snippet",
     ]  # fmt: skip
     assert not hasattr(Finding, "__post_init__") and not hasattr(Finding, "__slots__")
-    params = getattr(Finding, "__dataclass_params__")
+    params = Finding.__dataclass_params__  # type: ignore[attr-defined]
     assert params.frozen and params.eq
     (got,) = scan_text("x\n y <|im_end|>")
     want = Finding(**got.as_dict())  # type: ignore[arg-type]
@@ -331,7 +329,8 @@ def _differs(findings: Callable[[str, list[_Raw], frozenset[str]], list[Finding]
 
 def test_control_keeping_the_last_duplicate_is_caught() -> None:
     def last(text: str, raw: list[_Raw], off: frozenset[str]) -> list[Finding]:
-        return S._findings(text, raw[::-1], off)
+        found: list[Finding] = S._findings(text, raw[::-1], off)
+        return found
 
     assert _differs(last)
 

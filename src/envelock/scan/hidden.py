@@ -270,7 +270,8 @@ def _scan_hidden(text: str, ctx: Context, out: list[_Raw]) -> None:
             kinds = sorted(c for c in set(word) if _SHORT_RUN_RE.fullmatch(c))
         else:
             kinds, rest = parts
-            if any(_MAY_BE_LEGITIMATE_RE.match(c) for c in kinds) or ((_LEGITIMATE_IN_ASCII or not rest.isascii()) and _MAY_BE_LEGITIMATE_RE.search(rest)):
+            in_rest = (_LEGITIMATE_IN_ASCII or not rest.isascii()) and _MAY_BE_LEGITIMATE_RE.search(rest) is not None
+            if in_rest or any(_MAY_BE_LEGITIMATE_RE.match(c) for c in kinds):
                 _runs_in_word(text, m.start(), m.end(), out)
                 continue
             count = _count_runs(word, kinds)

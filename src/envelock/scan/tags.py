@@ -388,10 +388,10 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
             simple = simple_pipe(text, rend)
             if simple is not None:
                 stop = simple.end()
-                key = (text[start:stop], slash, end - start)
-                got = plain.get(key, _UNKNOWN)
+                plain_key = (text[start:stop], slash, end - start)
+                got = plain.get(plain_key, _UNKNOWN)
                 if got is _UNKNOWN:
-                    got = plain[key] = _plain_pipe_report(text, start, end, simple, slash, ctx) if end < stop else None
+                    got = plain[plain_key] = _plain_pipe_report(text, start, end, simple, slash, ctx) if end < stop else None
                 if got is not None:
                     if got:
                         append(_new_raw(_Raw, (got[0], got[1], got[2], start, stop)))
