@@ -49,7 +49,7 @@ from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
 from ..types import Finding, LineIndex, Severity
 from . import encoded, hidden, tags, text
-from ._base import SNIPPET_MAX, Context, Rule, _Raw, _snippet
+from ._base import SNIPPET_MAX, Context, Rule, _Raw, _Reports, _snippet
 from .rules import RULES, RULES_BY_ID, SEVERITY_RANK
 
 __all__ = ["FAMILIES", "RULES", "Family", "Finding", "Rule", "Severity", "scan_text"]
@@ -118,7 +118,7 @@ def scan_text(
         raise ValueError(f"unknown rule id(s): {', '.join(sorted(unknown))}")
     ctx = Context(tuple(reserved), tokens)
     off = frozenset(disable)
-    raw: list[_Raw] = []
+    raw: list[_Raw] = _Reports()
     for family in FAMILIES:
         if not family.rule_ids <= off:
             family.run(text, ctx, raw)
@@ -126,7 +126,8 @@ def scan_text(
 
 
 def _order(r: _Raw) -> tuple[int, int, str, int]:
-    return (r.start, -SEVERITY_RANK[r.severity], r.rule, r.end)
+    # By index: a pass may report plain tuples (_base._adder).
+    return (r[3], -SEVERITY_RANK[r[1]], r[0], r[4])
 
 
 #: The start of a raw report (``_Raw.start``), as a C-level key: sorting by it is stable, so the reports
@@ -144,17 +145,17 @@ def _untied(raw: list[_Raw]) -> list[_Raw]:
     n = len(raw)
     i = 0
     while i < n:
-        start = raw[i].start
+        start = raw[i][3]
         j = i + 1
-        while j < n and raw[j].start == start:
+        while j < n and raw[j][3] == start:
             j += 1
         if j == i + 1:
             out.append(raw[i])
         else:
             kept: set[tuple[str, int]] = set()
             for r in sorted(raw[i:j], key=_order):
-                if (r.rule, r.end) not in kept:
-                    kept.add((r.rule, r.end))
+                if (r[0], r[4]) not in kept:
+                    kept.add((r[0], r[4]))
                     out.append(r)
         i = j
     return out
@@ -167,7 +168,7 @@ def _findings(text: str, raw: list[_Raw], off: frozenset[str]) -> list[Finding]:
     (only groups of equal starts are sorted further and deduplicated, :func:`_untied`), line and
     column from the line of the previous report, and a snippet made once per distinct text it shows."""
     if off:
-        raw = [r for r in raw if r.rule not in off]
+        raw = [r for r in raw if r[0] not in off]
     raw.sort(key=_START)
     if len(raw) > 1:
         starts = list(map(_START, raw))

@@ -42,7 +42,7 @@ from ..eye.tokens import (
 from ..eye.unicode_tables import QUOTATION_ANGLES
 from ..types import Severity
 from . import context
-from ._base import _GT, _LT, _PIPE, _SLASH, SNIPPET_MAX, Context, Rule, _decode_escapes, _disguises, _Raw
+from ._base import _GT, _LT, _PIPE, _SLASH, SNIPPET_MAX, Context, Rule, _adder, _decode_escapes, _disguises, _Raw
 
 # The rules this module reports (collected by envelock.scan.rules).
 
@@ -383,6 +383,7 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
     plain: dict[tuple[str, bool, int], tuple[str, Severity, str] | tuple[()] | None] = {}
     simple_pipe = _SIMPLE_PIPE_RE.match if _SIMPLE_PIPE_RE is not None else None
     append = out.append
+    add = _adder(out)
     for start, end, kind, name, slash, rend in opener_records(text, ctx.reserved, "angle", ctx.tokens):
         if kind == "bar" and simple_pipe is not None:
             simple = simple_pipe(text, rend)
@@ -394,7 +395,7 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
                     got = plain[plain_key] = _plain_pipe_report(text, start, end, simple, slash, ctx) if end < stop else None
                 if got is not None:
                     if got:
-                        append(_new_raw(_Raw, (got[0], got[1], got[2], start, stop)))
+                        add((got[0], got[1], got[2], start, stop))
                     continue
         escaped = end < n and text[end] == "\\"
         if escaped:
@@ -443,7 +444,7 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
             if hit.name != "s":
                 described[key] = got
         rule, message, severity = got
-        append(_Raw(rule, severity, message, start, max(hit.end, end)))
+        add((rule, severity, message, start, max(hit.end, end)))
 
 
 def _plain_pipe_report(
@@ -486,6 +487,7 @@ def _scan_brackets(text: str, ctx: Context, out: list[_Raw]) -> None:
     # (span, name, slash, in context) -> (rule, severity, message), for the tokens that have a context.
     described: dict[tuple[str, str, bool, bool], tuple[str, Severity, str]] = {}
     append = out.append
+    add = _adder(out)
     for start, end, kind, rname, slash, rend in opener_records(text, ctx.reserved, "bracket", ctx.tokens):
         if kind == "none":
             continue
@@ -495,7 +497,7 @@ def _scan_brackets(text: str, ctx: Context, out: list[_Raw]) -> None:
         if got is _UNKNOWN:
             got = known[key] = _bracket_report(span, kind, brk.get(rname, rname), slash, end - start) if end < rend else None
         if got is not None:
-            append(_new_raw(_Raw, (got[0], got[1], got[2], start, rend)))
+            add((got[0], got[1], got[2], start, rend))
             continue
         if kind == "padding":
             layout = context.layout_padding(text, end, rend, names, bracket=True)
@@ -526,8 +528,6 @@ def _scan_brackets(text: str, ctx: Context, out: list[_Raw]) -> None:
 
 #: A cache miss (``None`` is a cached answer: work the record out in full).
 _UNKNOWN: Any = object()
-#: ``_new_raw(_Raw, fields)``: a report without the named tuple's Python-level ``__new__``.
-_new_raw = tuple.__new__
 
 
 def _bracket_report(span: str, kind: str, name: str, slash: bool, opener: int) -> tuple[str, Severity, str] | None:
