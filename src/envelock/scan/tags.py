@@ -382,10 +382,18 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
     # worked out once per (span, slash, opener length), which decide it (_plain_pipe_report).
     plain: dict[tuple[str, bool, int], tuple[str, Severity, str] | tuple[()] | None] = {}
     simple_pipe = _SIMPLE_PIPE_RE.match if _SIMPLE_PIPE_RE is not None else None
+    # (slash, opener length, reading length, span, report) of the last plain pipe: a ``NAME|>`` match
+    # after the bar depends on the text from the bar on, so the same span is the same match.
+    last: tuple[bool, int, int, str, tuple[str, Severity, str] | tuple[()]] = (False, -1, -1, "", ())
     append = out.append
     add = _adder(out)
     for start, end, kind, name, slash, rend in opener_records(text, ctx.reserved, "angle", ctx.tokens):
         if kind == "bar" and simple_pipe is not None:
+            # The same span as the last plain pipe, read the same way: the same name, the same report.
+            if slash == last[0] and end - start == last[1] and rend - start == last[2] and text.startswith(last[3], start):
+                if last[4]:
+                    add((last[4][0], last[4][1], last[4][2], start, start + len(last[3])))
+                continue
             simple = simple_pipe(text, rend)
             if simple is not None:
                 stop = simple.end()
@@ -394,6 +402,7 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
                 if got is _UNKNOWN:
                     got = plain[plain_key] = _plain_pipe_report(text, start, end, simple, slash, ctx) if end < stop else None
                 if got is not None:
+                    last = (slash, end - start, rend - start, plain_key[0], got)
                     if got:
                         add((got[0], got[1], got[2], start, stop))
                     continue
