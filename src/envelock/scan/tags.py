@@ -394,18 +394,22 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
                 if last[4]:
                     add((last[4][0], last[4][1], last[4][2], start, start + len(last[3])))
                 continue
-            simple = simple_pipe(text, rend)
-            if simple is not None:
-                stop = simple.end()
-                plain_key = (text[start:stop], slash, end - start)
-                got = plain.get(plain_key, _UNKNOWN)
-                if got is _UNKNOWN:
-                    got = plain[plain_key] = _plain_pipe_report(text, start, end, simple, slash, ctx) if end < stop else None
-                if got is not None:
-                    last = (slash, end - start, rend - start, plain_key[0], got)
-                    if got:
-                        add((got[0], got[1], got[2], start, stop))
-                    continue
+            if rend >= n or text[rend] in _PIPE_STOPS or text[rend].isspace():
+                if end >= n or text[end] != "\\":
+                    continue  # _pipe_token gives up on its first character: a bare ``<|`` (a pipe operator)
+            else:
+                simple = simple_pipe(text, rend)
+                if simple is not None:
+                    stop = simple.end()
+                    plain_key = (text[start:stop], slash, end - start)
+                    got = plain.get(plain_key, _UNKNOWN)
+                    if got is _UNKNOWN:
+                        got = plain[plain_key] = _plain_pipe_report(text, start, end, simple, slash, ctx) if end < stop else None
+                    if got is not None:
+                        last = (slash, end - start, rend - start, plain_key[0], got)
+                        if got:
+                            add((got[0], got[1], got[2], start, stop))
+                        continue
         escaped = end < n and text[end] == "\\"
         if escaped:
             k = end
