@@ -400,6 +400,7 @@ def test_negative_control_eager_line_of_in_verify_is_caught(monkeypatch: pytest.
 SCAN = importlib.import_module("envelock.scan")
 SCAN_TAGS = importlib.import_module("envelock.scan.tags")
 SCAN_HIDDEN = importlib.import_module("envelock.scan.hidden")
+SCAN_ENCODED = importlib.import_module("envelock.scan.encoded")
 
 #: The shapes (also in benchmarks/run.py as ``scan-*`` and in tests/scan/test_scan_snapshot.py).
 SCAN_SHAPES: dict[str, str] = {
@@ -425,8 +426,32 @@ SCAN_N = 2000
 SCAN_PER_CHAR = 16
 
 
+class _WalkingPattern:
+    """A compiled regex of the hidden-character pass whose ``search`` and ``match`` count the characters
+    they walk (from ``pos`` to the end of the match, or of the text when there is none): the words of
+    ``a`` + U+200B are found by these regexes on the text, not by the text's own ``str`` methods."""
+
+    def __init__(self, pattern: re.Pattern[str], box: list[int]) -> None:
+        self.pattern, self.box = pattern, box
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        m = self.pattern.search(text, pos)
+        self.box[0] += (m.end() if m else len(text)) - pos
+        return m
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        m = self.pattern.match(text, pos)
+        self.box[0] += (m.end() if m else pos + 1) - pos
+        return m
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        self.box[0] += len(text)  # one pass over the text
+        return self.pattern.finditer(text)
+
+
 def scan_work(text: str) -> int:
-    """Characters walked, pieces decoded and opener records read by one ``scan_text(text)``."""
+    """Characters walked (by the text's ``str`` methods and the hidden pass's word regexes), pieces
+    decoded, encoded candidates found and opener records read by one ``scan_text(text)``."""
     records = [0]
     real = SCAN_TAGS.opener_records
 
@@ -437,6 +462,10 @@ def scan_work(text: str) -> int:
 
     mp = pytest.MonkeyPatch()
     mp.setattr(SCAN_TAGS, "opener_records", counted)
+    for name in ("_ANY_RUN_RE", "_IN_WORD_RE"):
+        mp.setattr(SCAN_HIDDEN, name, _WalkingPattern(getattr(SCAN_HIDDEN, name), records))
+    # The encoded pass's candidates: one regex pass over the text, plus one per candidate.
+    mp.setattr(SCAN_ENCODED, "_ENC_CANDIDATE_RE", _CountingPattern(SCAN_ENCODED._ENC_CANDIDATE_RE, records))
     Walked.box = [0]
     try:
         with counting() as decoded:
@@ -518,3 +547,96 @@ def test_negative_control_recounting_family_is_caught(monkeypatch: pytest.Monkey
     monkeypatch.setattr(SCAN, "FAMILIES", tuple(families))
     ok, small, big = scan_linear("inst", 500)
     assert not ok, f"a family rescanning from every opener passed: {small} -> {big}"
+
+
+# -- the five shapes of the scanner's availability target (benchmarks/scan_shapes.py) ---------
+#
+# ``<|im_end|>`` and ``[INST]`` make one finding per repetition (the per-finding work: family, sort,
+# dedupe, line and column, snippet); ``a`` + U+200B is one word of invisible runs (the hidden pass);
+# ``%3C`` and ``\\u003c`` are runs of encoded openers (the encoded pass). Each is guarded by
+# test_scan_work_is_linear above; here the counter is shown to see each one's own work, and a planted
+# quadratic variant of the code that shape exercises must fail the bound.
+
+TARGET_SHAPES = ("im_end", "inst", "zwsp-word", "percent", "json-escape")
+
+
+@pytest.mark.parametrize("shape", TARGET_SHAPES)
+def test_scan_target_shapes_are_counted(shape: str) -> None:
+    """Work grows with the text for each shape (the guard is not vacuous for it), within the bounds."""
+    ok, small, big = scan_linear(shape)
+    assert ok and small >= SCAN_N and big >= 8 * SCAN_N, (shape, small, big)
+
+
+def _with_per_finding_line_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    """_findings as it would be with each finding's line counted from the start of the text (the
+    computation LineIndex replaced), also where the text is one line."""
+    real = SCAN._findings
+
+    def counting_lines(text: str, raw: list[Any], off: frozenset[str]) -> list[Any]:
+        found: list[Any] = real(text, raw, off)
+        for f in found:
+            text.count("\n", 0, f.offset)
+        return found
+
+    monkeypatch.setattr(SCAN, "_findings", counting_lines)
+
+
+@pytest.mark.parametrize("shape", ["im_end", "inst"])
+def test_negative_control_per_finding_line_count_on_one_line_is_caught(shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _with_per_finding_line_count(monkeypatch)
+    ok, small, big = scan_linear(shape, 500)
+    assert not ok, f"{shape}: a per-finding line count passed: {small} -> {big}"
+
+
+def test_negative_control_word_search_restarting_at_every_run_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The word search going on after each invisible run instead of after the word: a word of
+    ``a`` + U+200B is matched again from every run of it."""
+
+    def restarting(text: str) -> list[re.Match[str]]:
+        out: list[re.Match[str]] = []
+        pos = 0
+        while True:
+            run = SCAN_HIDDEN._ANY_RUN_RE.search(text, pos)
+            if run is None:
+                return out
+            word = SCAN_HIDDEN._IN_WORD_RE.match(text, run.start() - 1) if run.start() > 0 else None
+            if word is not None and (not out or word.end() != out[-1].end()):
+                out.append(word)
+            pos = run.end()
+
+    monkeypatch.setattr(SCAN_HIDDEN, "_words_with_invisibles", restarting)
+    ok, small, big = scan_linear("zwsp-word", 500)
+    assert not ok, f"a word search restarting at every run passed: {small} -> {big}"
+
+
+def test_negative_control_invisibles_removed_one_run_at_a_time_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A word's invisible characters taken out one run at a time (a search from the word's start
+    after each), instead of one kind at a time."""
+    real = SCAN_HIDDEN._invisibles_of
+
+    def per_run(word: str) -> Any:
+        rest = word
+        while SCAN_HIDDEN._ANY_RUN_RE.search(rest) is not None:
+            run = SCAN_HIDDEN._ANY_RUN_RE.search(rest)
+            assert run is not None
+            rest = rest[: run.start()] + rest[run.end() :]
+        return real(word)
+
+    monkeypatch.setattr(SCAN_HIDDEN, "_invisibles_of", per_run)
+    ok, small, big = scan_linear("zwsp-word", 500)
+    assert not ok, f"invisible runs removed one at a time passed: {small} -> {big}"
+
+
+@pytest.mark.parametrize("shape", ["percent", "json-escape"])
+def test_negative_control_encoded_windows_to_the_end_are_caught(shape: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The encoded pass without its two linearity devices: every encoded opener a candidate (not only
+    the last of a run) and each window decoded to the end of the text (not to the next candidate)."""
+
+    def to_the_end(text: str, ctx: Any, out: list[Any]) -> None:
+        for m in SCAN_ENCODED._ENC_OPENER_RE.finditer(text):
+            SCAN_ENCODED._decode_escapes(text[m.start() :])
+
+    families = [SCAN.Family(f.name, f.rules, to_the_end) if f.name == "encoded" else f for f in SCAN.FAMILIES]
+    monkeypatch.setattr(SCAN, "FAMILIES", tuple(families))
+    ok, small, big = scan_linear(shape, 300)
+    assert not ok, f"{shape}: encoded windows decoded to the end passed: {small} -> {big}"

@@ -42,12 +42,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import islice
+from operator import eq, itemgetter
 
 from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
 from ..types import Finding, LineIndex, Severity
 from . import encoded, hidden, tags, text
-from ._base import SNIPPET_MAX, Context, Rule, _Raw, _snippet
+from ._base import SNIPPET_MAX, Context, Rule, _Raw, _Reports, _snippet
 from .rules import RULES, RULES_BY_ID, SEVERITY_RANK
 
 __all__ = ["FAMILIES", "RULES", "Family", "Finding", "Rule", "Severity", "scan_text"]
@@ -116,7 +118,7 @@ def scan_text(
         raise ValueError(f"unknown rule id(s): {', '.join(sorted(unknown))}")
     ctx = Context(tuple(reserved), tokens)
     off = frozenset(disable)
-    raw: list[_Raw] = []
+    raw: list[_Raw] = _Reports()
     for family in FAMILIES:
         if not family.rule_ids <= off:
             family.run(text, ctx, raw)
@@ -124,40 +126,102 @@ def scan_text(
 
 
 def _order(r: _Raw) -> tuple[int, int, str, int]:
-    return (r.start, -SEVERITY_RANK[r.severity], r.rule, r.end)
+    # By index: a pass may report plain tuples (_base._adder).
+    return (r[3], -SEVERITY_RANK[r[1]], r[0], r[4])
+
+
+#: The start of a raw report (``_Raw.start``), as a C-level key: sorting by it is stable, so the reports
+#: of one start keep the passes' order and only groups of equal starts need :func:`_order`.
+_START = itemgetter(3)
+_new = object.__new__
+
+
+def _untied(raw: list[_Raw]) -> list[_Raw]:
+    """Raw reports sorted by start, with each group of equal starts sorted by :func:`_order` (stable)
+    and one report kept per (rule, end) in it: the order and dedupe of sorting everything by
+    :func:`_order` and keeping the first of each (rule, start, end). A duplicate shares its start, so
+    it is looked for only in its group."""
+    out: list[_Raw] = []
+    n = len(raw)
+    i = 0
+    while i < n:
+        start = raw[i][3]
+        j = i + 1
+        while j < n and raw[j][3] == start:
+            j += 1
+        if j == i + 1:
+            out.append(raw[i])
+        else:
+            kept: set[tuple[str, int]] = set()
+            for r in sorted(raw[i:j], key=_order):
+                if (r[0], r[4]) not in kept:
+                    kept.add((r[0], r[4]))
+                    out.append(r)
+        i = j
+    return out
 
 
 def _findings(text: str, raw: list[_Raw], off: frozenset[str]) -> list[Finding]:
     """The findings of the passes' raw reports: sorted by position (then severity, rule, end), the
     disabled rules dropped, one per (rule, start, end). Hostile text repeats one construct hundreds
-    of thousands of times, so a snippet is made once per distinct text it shows."""
-    raw.sort(key=_order)
-    seen: set[tuple[str, int, int]] = set()
+    of thousands of times, so the work per report is kept to a few steps: a C-level sort by start
+    (only groups of equal starts are sorted further and deduplicated, :func:`_untied`), line and
+    column from the line of the previous report, and a snippet made once per distinct text it shows."""
+    if off:
+        raw = [r for r in raw if r[0] not in off]
+    raw.sort(key=_START)
+    if len(raw) > 1:
+        starts = list(map(_START, raw))
+        if True in map(eq, starts, islice(starts, 1, None)):
+            raw = _untied(raw)
     lines = LineIndex(text)
     locate, line_offset = lines.locate, lines.offset
     # The line of the current start, its first offset and the next line's (the starts come in order:
-    # a start or an end before ``following`` is on ``line``; any other is looked up).
-    line, first, following = 1, 0, line_offset(2)
-    snippets: dict[tuple[str, bool], str] = {}
+    # a start or an end before ``following`` is on ``line``; any other is looked up). A text without
+    # a line break is one line (``following`` past every offset).
+    line, first = 1, 0
+    following = line_offset(2) if "\n" in text else len(text) + 1
+    # Snippets of spans of at most SNIPPET_MAX characters (inside the text) by their text, others by the
+    # text shown and whether it is cut.
+    short: dict[str, str] = {}
+    long: dict[tuple[str, bool], str] = {}
+    n = len(text)
     findings: list[Finding] = []
+    append = findings.append
     for rule, severity, message, start, end in raw:
-        key = (rule, start, end)
-        if rule in off or key in seen:
-            continue
-        seen.add(key)
         if start >= following:
             line, col = locate(start)
             first = start - col + 1
             following = line_offset(line + 1)
-        col = start - first + 1
+        if end - start <= SNIPPET_MAX and end <= n:
+            part = text[start:end]
+            snippet = short.get(part)
+            if snippet is None:
+                snippet = short[part] = _snippet(text, start, end)
+        else:
+            part = text[start : min(end, start + SNIPPET_MAX)]
+            shown = (part, end - start > len(part))
+            snippet = long.get(shown)
+            if snippet is None:
+                snippet = long[shown] = _snippet(text, start, end)
         if end < following:
             end_line, end_col = line, end - first + 1
         else:
             end_line, end_col = locate(end)
-        part = text[start : min(end, start + SNIPPET_MAX)]
-        shown = (part, end - start > len(part))
-        snippet = snippets.get(shown)
-        if snippet is None:
-            snippet = snippets[shown] = _snippet(text, start, end)
-        findings.append(Finding(rule, severity, message, start, line, col, end, end_line, end_col, snippet))
+        # Finding(...) without its generated __init__ (ten object.__setattr__ calls, half the cost of a
+        # finding): the same frozen instance, its fields set in declaration order in its own __dict__
+        # (tests/scan/test_scan_findings.py checks it equals, hashes, prints and pickles as Finding(...)).
+        found = _new(Finding)
+        fields = found.__dict__
+        fields["rule"] = rule
+        fields["severity"] = severity
+        fields["message"] = message
+        fields["offset"] = start
+        fields["line"] = line
+        fields["column"] = start - first + 1
+        fields["end_offset"] = end
+        fields["end_line"] = end_line
+        fields["end_column"] = end_col
+        fields["snippet"] = snippet
+        append(found)
     return findings

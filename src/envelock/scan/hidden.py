@@ -177,6 +177,8 @@ _ASCII = "".join(map(chr, range(128)))
 #: No ASCII character is a TAG character, a bidi control or a default-ignorable one (checked here,
 #: from the generated tables): on ASCII text (``str.isascii`` is one fast pass) those passes find nothing.
 _NONE_IN_ASCII = not any(rx.search(_ASCII) for rx in (_TAG_RUN_RE, _BIDI_RUN_RE, _ANY_RUN_RE))
+#: Whether an ASCII character can make an invisible one legitimate (none does; checked from the tables).
+_LEGITIMATE_IN_ASCII = _MAY_BE_LEGITIMATE_RE.search(_ASCII) is not None
 
 
 def _is_variation_selector(ch: str) -> bool:
@@ -258,20 +260,66 @@ def _scan_hidden(text: str, ctx: Context, out: list[_Raw]) -> None:
             out.append(_Raw(INVISIBLE_RUN.id, "warning", f"run of {len(run)} invisible characters", s, e))
     for m in _words_with_invisibles(text):
         word = m.group()
-        if _MAY_BE_LEGITIMATE_RE.search(word):
-            _runs_in_word(text, m.start(), m.end(), out)
-            continue
+        parts = _invisibles_of(word)
+        if parts is None:
+            # Many kinds of invisible character: the word is read character by character.
+            if _MAY_BE_LEGITIMATE_RE.search(word):
+                _runs_in_word(text, m.start(), m.end(), out)
+                continue
+            count = _SHORT_RUN_RE.subn("", word)[1]
+            kinds = sorted(c for c in set(word) if _SHORT_RUN_RE.fullmatch(c))
+        else:
+            kinds, rest = parts
+            in_rest = (_LEGITIMATE_IN_ASCII or not rest.isascii()) and _MAY_BE_LEGITIMATE_RE.search(rest) is not None
+            if in_rest or any(_MAY_BE_LEGITIMATE_RE.match(c) for c in kinds):
+                _runs_in_word(text, m.start(), m.end(), out)
+                continue
+            count = _count_runs(word, kinds)
         # No script or character that makes an invisible character legitimate: every run of the word
         # is reported, as one finding (a word of 10,000 letters joined by U+200B is one word).
-        count = _SHORT_RUN_RE.subn("", word)[1]
         if count == 1:
             found = _SHORT_RUN_RE.search(word)
             assert found is not None
             msg = f"invisible {' '.join(f'U+{ord(c):04X}' for c in found.group())} inside a word"
         else:
-            kinds = sorted(c for c in set(word) if _SHORT_RUN_RE.fullmatch(c))
             msg = f"{count} invisible runs ({' '.join(f'U+{ord(c):04X}' for c in kinds[:8])}) inside a word"
         out.append(_Raw(INVISIBLE_IN_WORD.id, "warning", msg, m.start() + 1, m.end() - 1))
+
+
+#: Most kinds of invisible character :func:`_invisibles_of` takes out of a word one by one (one
+#: ``str.replace`` over the word each, so a word costs at most this many passes).
+_MAX_KINDS = 8
+
+
+def _invisibles_of(word: str) -> tuple[list[str], str] | None:
+    """The invisible characters of a word (sorted, distinct) and the word without them, or ``None``
+    when it holds more than :data:`_MAX_KINDS` kinds. Each kind is found by a search and removed by
+    ``str.replace`` (C loops over the word), not by a Python step per character: a 2 MB word of
+    letters joined by U+200B holds one kind. ``str.isascii`` is constant time, and no invisible
+    character is ASCII (``_NONE_IN_ASCII``), so an ASCII rest holds no more of them."""
+    kinds: list[str] = []
+    rest = word
+    while not (_NONE_IN_ASCII and rest.isascii()):
+        run = _ANY_RUN_RE.search(rest)
+        if run is None:
+            break
+        if len(kinds) == _MAX_KINDS:
+            return None
+        kinds.append(run.group()[0])
+        rest = rest.replace(kinds[-1], "")
+    return sorted(kinds), rest
+
+
+def _count_runs(word: str, kinds: list[str]) -> int:
+    """The runs of invisible characters in a word of :func:`_words_with_invisibles` (each of one to
+    three characters, between two word characters), counted with ``str.count``: every kind written as
+    the first, a run of ``L`` of them holds ``L`` characters, ``L // 2`` pairs and ``L // 3`` triples
+    (non-overlapping counts, and no pair or triple spans two runs), and ``L - L // 2 - L // 3`` is 1
+    for ``L`` of 1, 2 and 3."""
+    one = kinds[0]
+    for other in kinds[1:]:
+        word = word.replace(other, one)
+    return word.count(one) - word.count(one * 2) - word.count(one * 3)
 
 
 def _words_with_invisibles(text: str) -> list[re.Match[str]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..eye import reader as modeleye
 from ..eye.escape import opener_records
@@ -42,7 +42,7 @@ from ..eye.tokens import (
 from ..eye.unicode_tables import QUOTATION_ANGLES
 from ..types import Severity
 from . import context
-from ._base import _GT, _LT, _PIPE, _SLASH, SNIPPET_MAX, Context, Rule, _decode_escapes, _disguises, _Raw
+from ._base import _GT, _LT, _PIPE, _SLASH, SNIPPET_MAX, Context, Rule, _adder, _decode_escapes, _disguises, _Raw
 
 # The rules this module reports (collected by envelock.scan.rules).
 
@@ -378,8 +378,38 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
     # (except a ``<s>``, see _describe_hit), and hostile text repeats one construct many times.
     described: dict[tuple[str, str, str, bool, bool], tuple[str, str, Severity]] = {}
     pipes: dict[tuple[str, bool], tuple[str, str, Severity] | tuple[()]] = {}
+    # The plain ``NAME|>`` after a bar (``<|im_end|>``), hostile text's commonest token: its report is
+    # worked out once per (span, slash, opener length), which decide it (_plain_pipe_report).
+    plain: dict[tuple[str, bool, int], tuple[str, Severity, str] | tuple[()] | None] = {}
+    simple_pipe = _SIMPLE_PIPE_RE.match if _SIMPLE_PIPE_RE is not None else None
+    # (slash, opener length, reading length, span, report) of the last plain pipe: a ``NAME|>`` match
+    # after the bar depends on the text from the bar on, so the same span is the same match.
+    last: tuple[bool, int, int, str, tuple[str, Severity, str] | tuple[()]] = (False, -1, -1, "", ())
     append = out.append
+    add = _adder(out)
     for start, end, kind, name, slash, rend in opener_records(text, ctx.reserved, "angle", ctx.tokens):
+        if kind == "bar" and simple_pipe is not None:
+            # The same span as the last plain pipe, read the same way: the same name, the same report.
+            if slash == last[0] and end - start == last[1] and rend - start == last[2] and text.startswith(last[3], start):
+                if last[4]:
+                    add((last[4][0], last[4][1], last[4][2], start, start + len(last[3])))
+                continue
+            if rend >= n or text[rend] in _PIPE_STOPS or text[rend].isspace():
+                if end >= n or text[end] != "\\":
+                    continue  # _pipe_token gives up on its first character: a bare ``<|`` (a pipe operator)
+            else:
+                simple = simple_pipe(text, rend)
+                if simple is not None:
+                    stop = simple.end()
+                    plain_key = (text[start:stop], slash, end - start)
+                    got = plain.get(plain_key, _UNKNOWN)
+                    if got is _UNKNOWN:
+                        got = plain[plain_key] = _plain_pipe_report(text, start, end, simple, slash, ctx) if end < stop else None
+                    if got is not None:
+                        last = (slash, end - start, rend - start, plain_key[0], got)
+                        if got:
+                            add((got[0], got[1], got[2], start, stop))
+                        continue
         escaped = end < n and text[end] == "\\"
         if escaped:
             k = end
@@ -428,7 +458,28 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
             if hit.name != "s":
                 described[key] = got
         rule, message, severity = got
-        append(_Raw(rule, severity, message, start, max(hit.end, end)))
+        add((rule, severity, message, start, max(hit.end, end)))
+
+
+def _plain_pipe_report(
+    text: str, start: int, end: int, simple: re.Match[str], slash: bool, ctx: Context
+) -> tuple[str, Severity, str] | tuple[()] | None:
+    """What :func:`_scan_openers` reports for a bar opener whose ``NAME|>`` is plain (``simple``, a match
+    of ``_SIMPLE_PIPE_RE`` at the reading's end, past the opener's ``end``): a report, ``()`` for none, or
+    ``None`` when the text after the span decides (an escaped opener without a letter or digit in the
+    name, read by the escaped-slash check). It depends on the span ``text[start:simple.end()]``, the
+    slash and the opener's length alone."""
+    word = simple.group(1)
+    stop = simple.end()
+    hit = _Hit("pipe", f"<|{word}|>", slash, stop, True)
+    if text[end] == "\\":
+        if not any(c.isalnum() for c in word):
+            return None
+        return DEFANGED_TAG.id, "warning", f"already-escaped form of a control token ({hit.name!r})"
+    if not _ASCII_ALNUM_RE.search(word):
+        return ()
+    rule, message, severity = _describe_hit(text, start, hit, ctx)
+    return rule, severity, message
 
 
 def _scan_brackets(text: str, ctx: Context, out: list[_Raw]) -> None:
@@ -443,39 +494,73 @@ def _scan_brackets(text: str, ctx: Context, out: list[_Raw]) -> None:
     """
     names, _, _, brk = _name_maps(ctx)
     n = len(text)
-    # (span, name, slash, in context) -> (rule, severity, message): hostile text repeats one token many times.
+    # Hostile text repeats one token many times: a record's report is worked out once per (span, kind,
+    # name read, slash, opener length), which decide it (the opener's backslash is inside the span),
+    # unless it also depends on the text around the span (padding, a token with a context): None.
+    known: dict[tuple[str, str, str, bool, int], tuple[str, Severity, str] | None] = {}
+    # (span, name, slash, in context) -> (rule, severity, message), for the tokens that have a context.
     described: dict[tuple[str, str, bool, bool], tuple[str, Severity, str]] = {}
     append = out.append
+    add = _adder(out)
     for start, end, kind, rname, slash, rend in opener_records(text, ctx.reserved, "bracket", ctx.tokens):
         if kind == "none":
             continue
-        if kind == "bar":
-            span = text[start:rend]
-            if end < n and text[end] == "\\":
-                msg = f"already-escaped form of control token {visible(span)}"
-                append(_Raw(DEFANGED_TAG.id, "warning", msg, start, rend))
-            else:
-                msg = f"chat-template control token {visible(span)} (a bracket-bar token: EXAONE, BlueLM)"
-                append(_Raw(CONTROL_TOKEN.id, "error", msg, start, rend))
+        span = text[start:rend]
+        key = (span, kind, rname, slash, end - start)
+        got = known.get(key, _UNKNOWN)
+        if got is _UNKNOWN:
+            got = known[key] = _bracket_report(span, kind, brk.get(rname, rname), slash, end - start) if end < rend else None
+        if got is not None:
+            add((got[0], got[1], got[2], start, rend))
             continue
         if kind == "padding":
             layout = context.layout_padding(text, end, rend, names, bracket=True)
             what = "code layout the eye reads past" if layout else "padding too long to read past"
             append(_Raw(PADDED_OPENER.id, "note" if layout else "warning", f"bracket followed by {what}", start, rend))
             continue
+        escaped = end < n and text[end] == "\\"
+        if kind == "bar":
+            if escaped:
+                append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of control token {visible(span)}", start, rend))
+            else:
+                msg = f"chat-template control token {visible(span)} (a bracket-bar token: EXAONE, BlueLM)"
+                append(_Raw(CONTROL_TOKEN.id, "error", msg, start, rend))
+            continue
         name = brk.get(rname, rname)
-        span = text[start:rend]
-        if end < n and text[end] == "\\":
+        if escaped:
             token = f"[{'/' if slash else ''}{name}]"
             append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of control token {token}", start, rend))
             continue
         after = BRACKET_TOKEN_CONTEXT.get(name)
         in_context = after is None or text[rend : rend + 8].lstrip().startswith(after)
-        key = (span, name, slash, in_context)
-        got = described.get(key)
-        if got is None:
-            got = described[key] = _describe_bracket(span, name, slash, in_context, after)
-        append(_Raw(got[0], got[1], got[2], start, rend))
+        dkey = (span, name, slash, in_context)
+        report = described.get(dkey)
+        if report is None:
+            report = described[dkey] = _describe_bracket(span, name, slash, in_context, after)
+        append(_Raw(report[0], report[1], report[2], start, rend))
+
+
+#: A cache miss (``None`` is a cached answer: work the record out in full).
+_UNKNOWN: Any = object()
+
+
+def _bracket_report(span: str, kind: str, name: str, slash: bool, opener: int) -> tuple[str, Severity, str] | None:
+    """The report of a bracket record that depends on its span alone (``span[opener]`` is the
+    character after the opener), or ``None`` when the text around it decides (padding, a token
+    read differently in its template's context)."""
+    escaped = span[opener] == "\\"
+    if kind == "bar":
+        if escaped:
+            return DEFANGED_TAG.id, "warning", f"already-escaped form of control token {visible(span)}"
+        return CONTROL_TOKEN.id, "error", f"chat-template control token {visible(span)} (a bracket-bar token: EXAONE, BlueLM)"
+    if kind != "token":
+        return None
+    if escaped:
+        return DEFANGED_TAG.id, "warning", f"already-escaped form of control token [{'/' if slash else ''}{name}]"
+    if name in BRACKET_TOKEN_CONTEXT:
+        return None
+    rule, severity, message = _describe_bracket(span, name, slash, True, None)
+    return rule, severity, message
 
 
 def _describe_bracket(span: str, name: str, slash: bool, in_context: bool, after: str | None) -> tuple[str, Severity, str]:

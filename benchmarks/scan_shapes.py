@@ -1,0 +1,162 @@
+"""``scan_text`` on hostile repeated shapes: MB/s and linearity in one run, optionally before/after.
+
+    python benchmarks/scan_shapes.py                          # results/scan_shapes.{txt,json}
+    python benchmarks/scan_shapes.py --repeat 3 --out /tmp/bench
+    python benchmarks/scan_shapes.py --before /tmp/old/src --before-label main   # same run, interleaved
+
+Each shape is repeated to 256 KB and to 2 MB (code points; the shapes are ASCII but for ``a`` + U+200B
+and ``« ``) and scanned with the default settings. Per shape: the median over ``--repeat`` runs of the
+CPU time (``time.process_time``; the machine is shared, so descheduled time is left out) and of the wall
+time of one ``scan_text`` at 2 MB, as MB/s; the ratio time(2 MB) / time(256 KB) (8 times the input:
+linear is about 8); the findings at 2 MB; ``html.escape`` of the same text as an anchor (the ratio
+``scan_text / html.escape`` moves less with the load than MB/s do); and the CPU time with the garbage
+collector disabled for the call (what the collector's passes over hundreds of thousands of live
+findings cost; envelock does not disable it). With ``--before`` the same measurements run on another
+source tree (``PYTHONPATH``) in the same run, one process per tree and repetition, alternating.
+Never a timed assertion: tests/properties/test_complexity.py counts the work of the same shapes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+#: The shapes: the five the availability target names, then three that must not get slower.
+SHAPES: dict[str, str] = {
+    "%3C": "%3C",
+    "\\u003c": "\\u003c",
+    "a+ZWSP": "a\u200b",
+    "<|im_end|>": "<|im_end|>",
+    "[INST]": "[INST]",
+    "<|": "<|",
+    "&lt;": "&lt;",
+    "« ": "« ",
+    "prose": "The quick brown fox jumps over the lazy dog. ",
+}
+SMALL, BIG = 256_000, 2_000_000
+
+#: One measurement, in a fresh process: ``python -c CHILD`` prints a JSON object.
+CHILD = r"""
+import gc, html, json, sys, time
+from envelock import scan_text
+shapes = json.loads(sys.argv[1])
+sizes = json.loads(sys.argv[2])
+out = {}
+for name, unit in shapes.items():
+    row = {}
+    for size in sizes:
+        text = (unit * (size // len(unit) + 1))[:size]
+        c, w = time.process_time(), time.perf_counter()
+        found = scan_text(text)
+        row[str(size)] = [time.process_time() - c, time.perf_counter() - w]
+        del found
+    row["findings"] = len(scan_text(text))
+    gc.disable()
+    try:
+        c = time.process_time(); scan_text(text); row["nogc"] = time.process_time() - c
+    finally:
+        gc.enable()
+    c = time.process_time(); html.escape(text); row["anchor"] = time.process_time() - c
+    out[name] = row
+print(json.dumps(out))
+"""
+
+
+def measure(src: Path, shapes: dict[str, str]) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    proc = subprocess.run(
+        [sys.executable, "-c", CHILD, json.dumps(shapes), json.dumps([SMALL, BIG])],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    got: dict[str, Any] = json.loads(proc.stdout)
+    return got
+
+
+def summarize(runs: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for name in runs[0]:
+        rows = [r[name] for r in runs]
+        cpu = statistics.median(r[str(BIG)][0] for r in rows)
+        out[name] = {
+            "cpu_mb_s": BIG / 1e6 / cpu,
+            "wall_mb_s": BIG / 1e6 / statistics.median(r[str(BIG)][1] for r in rows),
+            "ratio_8x": statistics.median(r[str(BIG)][0] / r[str(SMALL)][0] for r in rows),
+            "findings": rows[0]["findings"],
+            "vs_anchor": statistics.median(r[str(BIG)][0] / r["anchor"] for r in rows),
+            "nogc_mb_s": BIG / 1e6 / statistics.median(r["nogc"] for r in rows),
+        }
+    return out
+
+
+COLUMNS = (
+    ("cpu_mb_s", "MB/s cpu", "{:.2f}"),
+    ("wall_mb_s", "MB/s wall", "{:.2f}"),
+    ("ratio_8x", "t(8n)/t(n)", "{:.2f}"),
+    ("vs_anchor", "x html.escape", "{:.0f}"),
+    ("nogc_mb_s", "MB/s gc off", "{:.2f}"),
+    ("findings", "findings", "{:.0f}"),
+)
+
+
+def report(data: dict[str, Any]) -> str:
+    trees = list(data["trees"])
+    lines = [
+        f"scan_text on shapes repeated to {BIG:,} code points, default settings",
+        f"median of {data['repeat']} runs per tree; Python {data['python']}, {data['machine']}",
+        f"command: {data['command']}",
+    ]
+    if len(trees) > 1:
+        lines.append("cells: " + " -> ".join(trees) + " (the same run, one process per tree and repetition, alternating)")
+    lines.append("")
+    width = max(14, 7 * len(trees) + 4)
+    lines.append(f"{'shape':12}" + "".join(f" {label:>{width}}" for _, label, _ in COLUMNS))
+    for name in data["trees"][trees[0]]:
+        cells = (" -> ".join(fmt.format(data["trees"][t][name][key]) for t in trees) for key, _, fmt in COLUMNS)
+        lines.append(f"{name:12}" + "".join(f" {cell:>{width}}" for cell in cells))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=5, help="runs per tree (median)")
+    ap.add_argument("--only", default="", help="comma-separated shape names")
+    ap.add_argument("--before", type=Path, help="the src directory of another checkout, measured in the same run")
+    ap.add_argument("--before-label", default="before", help="its name in the table")
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
+    args = ap.parse_args(argv)
+    shapes = {k: v for k, v in SHAPES.items() if not args.only or k in args.only.split(",")}
+    here = Path(__file__).resolve().parents[1] / "src"
+    trees = (
+        {args.before_label: args.before, "after" if args.before else "this tree": here} if args.before else {"this tree": here}
+    )
+    runs: dict[str, list[dict[str, Any]]] = {t: [] for t in trees}
+    for _ in range(args.repeat):
+        for t, src in trees.items():
+            runs[t].append(measure(src, shapes))
+    data = {
+        "command": " ".join(["python", "benchmarks/scan_shapes.py", *(argv if argv is not None else sys.argv[1:])]),
+        "python": platform.python_version(),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+        "repeat": args.repeat,
+        "trees": {t: summarize(r) for t, r in runs.items()},
+    }
+    text = report(data)
+    print(text, end="")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "scan_shapes.txt").write_text(text, encoding="utf-8")
+    (args.out / "scan_shapes.json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
