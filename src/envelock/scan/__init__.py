@@ -34,8 +34,9 @@ HTML, code, Markdown, right-to-left and Indic prose and emoji stay clean:
 * LRM, RLM and ALM (U+200E, U+200F, U+061C): marks, not overrides;
 * CGJ (U+034F) in Hebrew; Hangul fillers next to Hangul; a BOM at offset 0;
 * RGI emoji flag tag sequences (England, Scotland, Wales);
-* ``<|`` without a closing ``|>`` (an Elm/F# pipe operator), ``<s>`` and
-  ``</s>`` only as warnings (HTML strikethrough, generic type parameters).
+* ``<|`` without a closing ``|>`` or ``>`` (an Elm/F# pipe operator); a bar shape with blanks
+  inside (``<| im_end |>``), ``<s>`` and ``</s>`` only as warnings (the operator again, HTML
+  strikethrough, generic type parameters).
 """
 
 from __future__ import annotations

@@ -218,9 +218,11 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
             # ``<|NAME>``: Gemma 4 opens a block this way (``<|turn>``, ``<|tool_call>``).
             word = "".join(name)
             return _Hit("pipe", f"<|{word}>", slash, nxt, True) if any(c.isalnum() for c in word) else None
-        if not ch or ch.isspace() or ch in _LT:
+        if not ch or ch in _LT:
             return None
-        if not modeleye.is_ignorable(ch):  # invisible characters are not shown; '_' and '-' are
+        # Blanks are read past, as the eye reads them (``<| im_end |>``); _describe_hit grades a
+        # spaced name a warning, since ``f <| g x > y`` is also F# or Elm code.
+        if not modeleye.is_ignorable(ch) and not ch.isspace():  # invisible characters are not shown; '_' and '-' are
             name.append(piece)
         j = nxt
     return None
@@ -299,6 +301,13 @@ def _describe_hit(text: str, start: int, hit: _Hit, ctx: Context) -> tuple[str, 
         disguise = "" if exact else _disguises(name_part, canonical)
         return ("envelope-open-tag", f"forged envelope open tag for {hit.name!r}{forged}{disguise}", "error")
     if hit.kind == "pipe":
+        if any(c.isspace() for c in snippet):
+            return (
+                "chat-control-token",
+                f"{visible(snippet)} reads as the control-token shape {visible(hit.name)} with blanks inside (the"
+                " defang escapes it; '<|' with spaces is also an F# or Elm pipe operator)",
+                "warning",
+            )
         if not hit.name.endswith("|>") and not _open_bar_listed(hit.name, ctx):
             return (
                 "chat-control-token",
@@ -394,9 +403,11 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
                 if last[4]:
                     add((last[4][0], last[4][1], last[4][2], start, start + len(last[3])))
                 continue
-            if rend >= n or text[rend] in _PIPE_STOPS or text[rend].isspace():
+            if rend >= n or text[rend] in _PIPE_STOPS:
                 if end >= n or text[end] != "\\":
                     continue  # _pipe_token gives up on its first character: a bare ``<|`` (a pipe operator)
+            elif text[rend].isspace():
+                pass  # a blank after the bar: _pipe_token reads past it (below)
             else:
                 simple = simple_pipe(text, rend)
                 if simple is not None:
@@ -432,7 +443,7 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
             append(_padding_finding(text, start, end, rend, ctx))
             continue
         if kind == "bar":
-            if rend >= n or text[rend] in _PIPE_STOPS or text[rend].isspace():
+            if rend >= n or text[rend] in _PIPE_STOPS:
                 continue  # _pipe_token gives up on its first character: a bare ``<|`` (a pipe operator)
             simple = _SIMPLE_PIPE_RE.match(text, rend) if _SIMPLE_PIPE_RE is not None else None
             if simple is not None:
