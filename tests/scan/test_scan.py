@@ -391,6 +391,13 @@ def test_spaced_bar_shapes_are_reported(text: str) -> None:
     assert scan_text("x <| f y") == [] and defang("x <| f y") != "x <| f y"  # control: a bare pipe operator stays quiet
 
 
+def test_a_bracket_placeholder_written_exactly_is_an_error() -> None:
+    """``[control_8]`` is Mistral tekken's own spelling of a control token: an error, as ``<SPECIAL_20>``."""
+    assert [(f.severity, f.message) for f in scan_text("[control_8]")] == [("error", "chat-template control token [control_8]")]
+    assert {f.severity for f in scan_text("[Control_8]")} == {"warning"}  # control: case differs, a warning
+    assert {f.severity for f in scan_text("<SPECIAL_20>")} == {"error"}
+
+
 def test_pipe_token_names_keep_their_separators() -> None:
     msgs = [f.message for f in scan_text("<|im_start|>x<|im\u200b_end|>")]
     assert msgs == ["chat-template control token <|im_start|>", "chat-template control token <|im_end|>"]

@@ -577,6 +577,8 @@ def _bracket_report(span: str, kind: str, name: str, slash: bool, opener: int) -
 def _describe_bracket(span: str, name: str, slash: bool, in_context: bool, after: str | None) -> tuple[str, Severity, str]:
     """(rule, severity, message) of a ``[NAME]`` token spelled ``span`` (see :func:`_scan_brackets`)."""
     token = f"[{'/' if slash else ''}{name}]"
+    if name.endswith("#") and re.fullmatch(re.escape(token[:-2]) + "[0-9]+]", span):
+        token = span  # a placeholder family written as its tokenizer writes it: [control_8]
     if _disguised(span) or (span == token and in_context):
         return CONTROL_TOKEN.id, "error", f"chat-template control token {token}{_disguises(span, token)}"
     why = "differs only in case or spacing" if span != token else f"not followed by {after!r} as in its template"
