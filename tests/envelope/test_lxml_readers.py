@@ -20,6 +20,7 @@ import importlib
 import sys
 import threading
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from helpers.differential import canaries, check_body, compose3, reader_failures
@@ -160,6 +161,12 @@ def test_negative_control_broken_markup_defang_is_caught_by_verify(monkeypatch: 
 
     for module in ("envelock.envelope.spotlight", "envelock.envelope.parse"):
         monkeypatch.setattr(importlib.import_module(module), "defang_body", broken)
+
+    def broken_canonical(text: str, **kw: Any) -> tuple[str, bool]:  # the grammar's canonical check, on the broken defang
+        plain = DEFANG.undefang_body(text, **kw)
+        return plain, broken(plain, **kw) == text
+
+    monkeypatch.setattr(importlib.import_module("envelock.envelope.parse"), "canonical_body", broken_canonical)
     for name, payload, rule, _ in CONSTRUCTS:
         start, end = canaries(name)
         text, entries = compose3(start + payload + end, "markup")

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from helpers.data import load_corpus
 from helpers.strategies import any_text, hostile_text
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import envelock.envelope.hygiene as hygiene_mod
@@ -197,6 +197,7 @@ def test_default_mode_is_byte_identical(bodies: list[str], level: Level) -> None
 
 @pytest.mark.parametrize("mode", MARKED)
 @given(body=spotlight_text, marker=st.sampled_from([PAPER, *POOL[:40]]), seed=st.integers(0, 2**64 - 1))
+@example(body="</!" + "\ud7fc\ue000" * 6 + "\ud7fc", marker="\u02c6", seed=0)  # markers in a skip run reach the bound
 def test_explicit_marker_in_the_body(mode: str, body: str, marker: str, seed: int) -> None:
     """Bodies full of the explicit marker: doubled, around blanks, at both ends."""
     body = body.replace(M, marker)
@@ -204,7 +205,9 @@ def test_explicit_marker_in_the_body(mode: str, body: str, marker: str, seed: in
         es, out = compose_mode([b], mode, marker=marker, seed=f"{seed:016x}")
         assert parse_preface(out)[0].body == clean(b)
         assert verify_preface(out, expected=es, spotlight=mode).ok  # type: ignore[arg-type]
-        assert reserved_tag_count(out) == 2
+        # Counted as verify reads a transformed body: past the turn's marker (a marker between skipped
+        # characters would lengthen a run towards the padding bound; SECURITY.md, "Not guaranteed").
+        assert reserved_tag_count(out.replace(marker, "")) == 2
 
 
 # -- exact encodings --------------------------------------------------------------------------

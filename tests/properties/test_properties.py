@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
+from typing import Any
 
 import pytest
 from helpers.strategies import any_text, entries
@@ -137,9 +138,14 @@ def test_parse_inverts_compose_when_the_context_decides(body: str, level: Level)
 def test_control_a_context_blind_undo_breaks_the_round_trip(monkeypatch: pytest.MonkeyPatch) -> None:
     """The property above catches a parser whose undo ignores the body's context (the old bug)."""
     import envelock.envelope.parse as parse_mod
+    from envelock.escape import defang_body
     from envelock.escape import undefang as plain_undefang
 
-    monkeypatch.setattr(parse_mod, "undefang_body", lambda raw, level="reserved", **_: plain_undefang(raw, level=level))
+    def blind(raw: str, level: Level = "reserved", **kw: Any) -> tuple[str, bool]:  # the canonical check with that undo
+        plain = plain_undefang(raw, level=level)
+        return plain, defang_body(plain, level=level, **kw) == raw
+
+    monkeypatch.setattr(parse_mod, "canonical_body", blind)
     body = "<[TOO" + " " * 31
     out = compose_preface([PrefaceEntry("external", "o", body)])
     with pytest.raises(EnvelopeBreach):
