@@ -158,7 +158,8 @@ def seeds() -> dict[str, list[tuple[str, bytes]]]:
         "compose": encode(plain, [0, 0, 0, 128]),
         "defang": bytes_of(plain),
         "scan": bytes_of(plain),
-        "verify": encode(str(compose_preface([PrefaceEntry("external", "o", plain)])), [0]),
+        # at markup (header 1): one inserted '<' in the body is then a non-canonical body
+        "verify": encode(str(compose_preface([PrefaceEntry("external", "o", plain)], level="markup")), [1]),
         "nesting": encode(plain, [0, 1, 0, 0x0F]),
         "readers": encode(plain, [0, 0, 0, 128]) + bytes([0x20]),
         "spotlight": encode(plain, [0, 0, 0, 0, 0]),
