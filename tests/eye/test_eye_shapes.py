@@ -31,6 +31,7 @@ import unicodedata
 from collections.abc import Callable, Iterator
 
 import pytest
+from helpers.enumeration import Defang, misses, show
 
 from envelock.eye import reader as me
 from envelock.eye.unicode_tables import (
@@ -48,7 +49,6 @@ from envelock.eye.unicode_tables import (
 D = importlib.import_module("envelock.escape")
 REF = importlib.import_module("envelock.eye.reference")
 FAST = importlib.import_module("envelock.eye.fastpath")
-Defang = Callable[[str], str]
 
 IMPLS: dict[str, Defang] = {"default": lambda s: D.defang(s), "reference": lambda s: REF.defang(s)}
 if FAST.AVAILABLE:
@@ -166,20 +166,6 @@ MINIMUM = {
     "digit": 2 * 600,
     "stand_in": 3 * 8000,
 }
-
-
-def misses(defang: Defang, variants: Iterator[str]) -> tuple[int, list[str]]:
-    n = 0
-    missed: list[str] = []
-    for v in variants:
-        n += 1
-        if defang(v) == v:
-            missed.append(v)
-    return n, missed
-
-
-def show(missed: list[str]) -> str:
-    return f"{len(missed)} not escaped, e.g. {[me.visible(m) for m in missed[:5]]}"
 
 
 def _slow_for_reference(impl: str, cls: str) -> object:

@@ -26,6 +26,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 
 import pytest
+from helpers.enumeration import Defang, misses, show
 
 from envelock import EnvelopeBreach, PrefaceEntry, compose_preface, parse_preface, verify_preface
 from envelock.eye import reader as me
@@ -48,7 +49,6 @@ REF = importlib.import_module("envelock.eye.reference")
 FAST = importlib.import_module("envelock.eye.fastpath")
 R = importlib.import_module("envelock.envelope.render")
 T = "2026-11-29T21:29:03Z"
-Defang = Callable[[str], str]
 
 IMPLS: dict[str, Defang] = {
     "default": lambda s: D.defang(s),
@@ -134,20 +134,6 @@ def role_variants() -> Iterator[str]:
         yield "[INST" + chr(c)
     for c in BANG_CHARACTERS:
         yield "<" + chr(c) + "retrieved_content>"
-
-
-def misses(defang: Defang, variants: Iterator[str]) -> tuple[int, list[str]]:
-    n = 0
-    missed: list[str] = []
-    for v in variants:
-        n += 1
-        if defang(v) == v:
-            missed.append(v)
-    return n, missed
-
-
-def show(missed: list[str]) -> str:
-    return f"{len(missed)} not escaped, e.g. {[me.visible(m) for m in missed[:5]]}"
 
 
 #: The reference's pass over every letter reading takes a minute: it runs in CI's slow stage; the
