@@ -332,3 +332,18 @@ def test_size_limit_xml_is_reported_not_silent() -> None:
     v = verify_preface(text, level="xml")
     assert [p.code for p in v.problems] == ["reader-xml"]
     assert "10,000,000" in v.problems[0].message and v.problems[0].entry == 0
+
+
+def test_xml_reader_decodes_a_handed_in_body_unless_it_came_from_the_grammar() -> None:
+    """A body handed in with envelopes from elsewhere is decoded and compared; ``from_grammar`` (verify's
+    call, after the grammar made each body from this text) leaves out only that second decode: the
+    reader's text is still compared with the unescaped text."""
+    import dataclasses
+
+    text, envs = _xml_text("plain")
+    wrong = [envs[0], dataclasses.replace(envs[1], body="other"), envs[2]]
+    found = reader_problems(text, wrong, level="xml")
+    assert [p.entry for p in found] == [1] and "round trip" in found[0].message
+    assert reader_problems(text, wrong, level="xml", from_grammar=True) == []
+    hostile = text.replace("plain", "&#60;", 1)  # the reader's text differs from the unescaped text
+    assert reader_problems(hostile, envs, level="xml", from_grammar=True)

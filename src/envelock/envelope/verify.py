@@ -207,7 +207,9 @@ def check_preface(
     if want.nonce is not None or every_body_mode is not None:
         problems.extend(_turn_problems(text, envelopes, want.nonce, every_body_mode))
     if want.level != "reserved" and not problems:
-        problems.extend(reader_problems(text, envelopes, level=want.level, reserved=want.reserved, tokens=want.tokens))
+        problems.extend(
+            reader_problems(text, envelopes, level=want.level, reserved=want.reserved, tokens=want.tokens, from_grammar=True)
+        )
     if expected is not None:
         wanted: Sequence[PrefaceEntry] = list(expected)
         if not problems:
