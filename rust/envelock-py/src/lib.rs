@@ -10,8 +10,9 @@ use std::sync::{Arc, Mutex};
 
 use envelock_core as core;
 use pyo3::exceptions::PyValueError;
+use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use rayon::prelude::*;
 
 pyo3::create_exception!(
@@ -46,9 +47,21 @@ fn names_for(reserved: Vec<String>, tokens: bool, pipes: bool) -> PyResult<Arc<c
     Ok(names)
 }
 
-fn text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
-    s.to_str()
-        .map_err(|_| SurrogateError::new_err("text holds a lone surrogate"))
+/// The UTF-8 of a Python string for the length of one call. An ASCII string is read in place (its
+/// storage is its UTF-8). Any other is encoded into a temporary `bytes` kept in `keep`: `to_str`
+/// goes through `PyUnicode_AsUTF8AndSize`, which caches a UTF-8 copy the size of the text inside
+/// the caller's string for as long as that string lives (100 MB more for a 100 MB body, after
+/// the call has returned).
+fn text<'a, 'py>(
+    s: &'a Bound<'py, PyString>,
+    keep: &'a mut Option<Bound<'py, PyBytes>>,
+) -> PyResult<&'a str> {
+    let surrogate = |_| SurrogateError::new_err("text holds a lone surrogate");
+    if s.call_method0(intern!(s.py(), "isascii"))?.is_truthy()? {
+        return s.to_str().map_err(surrogate);
+    }
+    let bytes = keep.insert(s.encode_utf8().map_err(surrogate)?);
+    std::str::from_utf8(bytes.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 fn level(s: &str) -> PyResult<core::Level> {
@@ -79,7 +92,8 @@ fn run<'py, F>(
 where
     F: for<'s> Fn(&'s str) -> Cow<'s, str> + Send + Sync,
 {
-    let s = text(input)?;
+    let mut keep = None;
+    let s = text(input, &mut keep)?;
     let out = if s.len() >= DETACH_BYTES {
         py.detach(|| f(s))
     } else {
@@ -125,7 +139,8 @@ fn canonical_body<'py>(
 ) -> PyResult<(Bound<'py, PyString>, bool)> {
     let lvl = self::level(level)?;
     let names = names_for(reserved, true, true)?;
-    let s = self::text(text)?;
+    let mut keep = None;
+    let s = self::text(text, &mut keep)?;
     let (plain, same) = if s.len() >= DETACH_BYTES {
         py.detach(|| core::canonical_body(s, lvl, &names))
     } else {
@@ -181,7 +196,8 @@ fn read_after<'py>(
     tokens: bool,
     pipes: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let s = self::text(text)?;
+    let mut keep = None;
+    let s = self::text(text, &mut keep)?;
     let names = names_for(reserved, tokens, pipes)?;
     let mut scratch = core::Scratch::default();
     let r = match core::byte_offset(s, pos) {
@@ -198,7 +214,8 @@ fn read_bracket<'py>(
     text: &Bound<'py, PyString>,
     pos: usize,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let s = self::text(text)?;
+    let mut keep = None;
+    let s = self::text(text, &mut keep)?;
     let names = names_for(
         core::tables::RESERVED_NAMES
             .iter()
@@ -222,7 +239,8 @@ fn openers<'py>(
     text: &Bound<'py, PyString>,
     reserved: Vec<String>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let s = self::text(text)?;
+    let mut keep = None;
+    let s = self::text(text, &mut keep)?;
     let names = names_for(reserved, true, true)?;
     let found = if s.len() >= DETACH_BYTES {
         py.detach(|| core::openers(s, &names))
@@ -259,13 +277,37 @@ fn opener_tuples<'py>(
     PyList::new(py, items)
 }
 
-fn strs_of<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<&'a str>> {
+/// `text` for many strings: the temporary encodings of the non-ASCII ones, then the `str`s.
+fn keeps_of<'py>(texts: &[Bound<'py, PyString>]) -> PyResult<Vec<Option<Bound<'py, PyBytes>>>> {
     texts
         .iter()
         .enumerate()
         .map(|(k, t)| {
-            t.to_str()
+            if t.call_method0(intern!(t.py(), "isascii"))?.is_truthy()? {
+                return Ok(None);
+            }
+            t.encode_utf8()
+                .map(Some)
                 .map_err(|_| SurrogateError::new_err(("text holds a lone surrogate", k)))
+        })
+        .collect()
+}
+
+fn strs_of<'a>(
+    texts: &'a [Bound<'_, PyString>],
+    keeps: &'a [Option<Bound<'_, PyBytes>>],
+) -> PyResult<Vec<&'a str>> {
+    texts
+        .iter()
+        .zip(keeps)
+        .enumerate()
+        .map(|(k, (t, keep))| match keep {
+            Some(b) => {
+                std::str::from_utf8(b.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))
+            }
+            None => t
+                .to_str()
+                .map_err(|_| SurrogateError::new_err(("text holds a lone surrogate", k))),
         })
         .collect()
 }
@@ -278,7 +320,8 @@ fn openers_many<'py>(
     reserved: Vec<String>,
 ) -> PyResult<Bound<'py, PyList>> {
     let names = names_for(reserved, true, true)?;
-    let strs = strs_of(&texts)?;
+    let keeps = keeps_of(&texts)?;
+    let strs = strs_of(&texts, &keeps)?;
     let total: usize = strs.iter().map(|s| s.len()).sum();
     let found: Vec<Vec<core::OpenerReading>> = if total >= DETACH_BYTES && strs.len() > 1 {
         py.detach(|| strs.par_iter().map(|s| core::openers(s, &names)).collect())
@@ -302,7 +345,8 @@ fn defang_many<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let lvl = self::level(level)?;
     let names = names_for(reserved, true, true)?;
-    let strs = strs_of(&texts)?;
+    let keeps = keeps_of(&texts)?;
+    let strs = strs_of(&texts, &keeps)?;
     let total: usize = strs.iter().map(|s| s.len()).sum();
     let work = |s: &&str| -> Option<String> {
         match core::defang(s, lvl, &names) {
@@ -338,7 +382,8 @@ fn sanitize_events(
     text: &Bound<'_, PyString>,
     first: bool,
 ) -> PyResult<(Vec<Span>, Vec<Span>)> {
-    let s = self::text(text)?;
+    let mut keep = None;
+    let s = self::text(text, &mut keep)?;
     let ev = if s.len() >= DETACH_BYTES {
         py.detach(|| core::sanitize_events(s, first))
     } else {
@@ -360,7 +405,8 @@ fn xml_unescape_text<'py>(
 /// skeleton(text) -> str: `reader.skeleton`.
 #[pyfunction]
 fn skeleton(text: &Bound<'_, PyString>) -> PyResult<String> {
-    Ok(core::chars::skeleton(self::text(text)?))
+    let mut keep = None;
+    Ok(core::chars::skeleton(self::text(text, &mut keep)?))
 }
 
 /// The one code point of a marker (checked by `spotlight.marker_problem` on the Python side).

@@ -1,0 +1,78 @@
+"""The native core leaves no UTF-8 copy inside the caller's string.
+
+``PyUnicode_AsUTF8AndSize`` (what PyO3's ``to_str`` calls under the stable ABI) caches the UTF-8
+form of a non-ASCII string inside that string for as long as it lives: after one ``compose`` of a
+100 MB body the caller's body would hold 100 MB more. The glue encodes non-ASCII text into a
+temporary ``bytes`` instead. CPython's ``sys.getsizeof`` of a string counts that cache, so every
+native function is called on a fresh non-ASCII string and its size must not change.
+
+Negative control: the C call that fills the cache (through ``ctypes``) must change the size, so the
+measure would see a glue that used it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+from collections.abc import Callable
+
+import pytest
+from helpers.data import NATIVE_HOW, optional_module
+
+from envelock.eye.tokens import RESERVED_NAMES
+
+_native = optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
+
+R = RESERVED_NAMES
+CALLS: dict[str, Callable[[str], object]] = {
+    "defang": lambda s: _native.defang(s, "xml", R),
+    "defang_body": lambda s: _native.defang_body(s, "xml", R),
+    "canonical_body": lambda s: _native.canonical_body(s, "xml", R),
+    "undefang": lambda s: _native.undefang(s, "xml", R),
+    "undefang_body": lambda s: _native.undefang_body(s, "xml", R),
+    "read_after": lambda s: _native.read_after(s, 1, R),
+    "read_bracket": lambda s: _native.read_bracket(s, 1),
+    "openers": lambda s: _native.openers(s, R),
+    "openers_many": lambda s: _native.openers_many([s, s], R),
+    "defang_many": lambda s: _native.defang_many([s, "ascii"], "xml", R),
+    "sanitize_events": lambda s: _native.sanitize_events(s),
+    "xml_unescape_text": lambda s: _native.xml_unescape_text(s),
+    "skeleton": lambda s: _native.skeleton(s),
+    "datamark": lambda s: _native.datamark(s, "\u02c6"),
+    "undatamark": lambda s: _native.undatamark(s, "\u02c6"),
+    "interleave": lambda s: _native.interleave(s, "\u02c6", 7),
+    "uninterleave": lambda s: _native.uninterleave(s, "\u02c6"),
+}
+
+
+def _fresh() -> str:
+    # built at run time, so no two calls share one string object (or its cache)
+    return "".join(["caf\u00e9 <b>&amp; \u0441\u043b\u043e\u0432\u043e \u6f22\u5b57 ", str(id(object()))]) * 64
+
+
+def test_every_native_function_is_listed() -> None:
+    public = {name for name in dir(_native) if not name.startswith("_") and callable(getattr(_native, name))}
+    public -= {"SurrogateError"}
+    assert public == set(CALLS), public ^ set(CALLS)
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_no_utf8_copy_is_left_in_the_callers_string(name: str) -> None:
+    text = _fresh()
+    before = sys.getsizeof(text)
+    CALLS[name](text)
+    assert sys.getsizeof(text) == before, f"{name} left {sys.getsizeof(text) - before} bytes in the caller's string"
+
+
+def test_negative_control_the_cache_is_seen() -> None:
+    as_utf8 = ctypes.pythonapi.PyUnicode_AsUTF8AndSize
+    as_utf8.restype = ctypes.c_void_p
+    as_utf8.argtypes = [ctypes.py_object, ctypes.c_void_p]
+    text = _fresh()
+    before = sys.getsizeof(text)
+    as_utf8(text, None)
+    assert sys.getsizeof(text) > before + len(text)
+    ascii_text = "plain ascii " * 64  # an ASCII string's storage is its UTF-8: nothing is cached
+    before = sys.getsizeof(ascii_text)
+    as_utf8(ascii_text, None)
+    assert sys.getsizeof(ascii_text) == before
