@@ -14,6 +14,7 @@ __all__ = [
     "UNICODE_VERSION",
     "SurrogateError",
     "canonical_body",
+    "classes_present",
     "datamark",
     "defang",
     "defang_body",
@@ -90,6 +91,9 @@ def sanitize_events(text: str, first: bool = False) -> tuple[list[tuple[int, int
 
 def xml_unescape_text(text: str) -> str:
     """``levels.xml_unescape_text``; returns ``text`` itself when nothing changes."""
+
+def classes_present(text: str, classes: list[list[tuple[int, int]]]) -> list[bool]:
+    """For each class (inclusive code point ranges), whether one of its characters occurs in ``text``."""
 
 def skeleton(text: str) -> str:
     """``eye.reader.skeleton``."""

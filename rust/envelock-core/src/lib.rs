@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod chars;
+pub mod classes;
 pub mod decode;
 pub mod defang;
 pub mod names;
@@ -17,6 +18,7 @@ pub mod spotlight;
 #[allow(clippy::all)]
 pub mod tables;
 
+pub use classes::classes_present;
 pub use defang::{
     canonical_body, defang, defang_body, undefang, undefang_body, xml_escape, xml_unescape, Level,
 };

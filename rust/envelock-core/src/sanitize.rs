@@ -33,7 +33,7 @@ fn in_ranges(c: u32, ranges: &[(u32, u32)]) -> bool {
 }
 
 /// The first UTF-8 byte of code point `cp` (also for a surrogate, which no `str` holds).
-fn lead_byte(cp: u32) -> u8 {
+pub(crate) fn lead_byte(cp: u32) -> u8 {
     // Each arm's value fits a byte: the shifts leave at most 7, 5, 4 and 3 bits.
     let b = match cp {
         0..=0x7F => cp,

@@ -402,6 +402,23 @@ fn xml_unescape_text<'py>(
     run(py, text, core::xml_unescape)
 }
 
+/// classes_present(text, classes) -> [bool]: for each class (inclusive code point ranges),
+/// whether one of its characters occurs in `text` (the scanner skips a pass whose class is absent).
+#[pyfunction]
+fn classes_present(
+    py: Python<'_>,
+    text: &Bound<'_, PyString>,
+    classes: Vec<Vec<(u32, u32)>>,
+) -> PyResult<Vec<bool>> {
+    let mut keep = None;
+    let s = self::text(text, &mut keep)?;
+    Ok(if s.len() >= DETACH_BYTES {
+        py.detach(|| core::classes_present(s, &classes))
+    } else {
+        core::classes_present(s, &classes)
+    })
+}
+
 /// skeleton(text) -> str: `reader.skeleton`.
 #[pyfunction]
 fn skeleton(text: &Bound<'_, PyString>) -> PyResult<String> {
@@ -487,6 +504,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(openers_many, m)?)?;
     m.add_function(wrap_pyfunction!(sanitize_events, m)?)?;
     m.add_function(wrap_pyfunction!(xml_unescape_text, m)?)?;
+    m.add_function(wrap_pyfunction!(classes_present, m)?)?;
     m.add_function(wrap_pyfunction!(skeleton, m)?)?;
     m.add_function(wrap_pyfunction!(datamark, m)?)?;
     m.add_function(wrap_pyfunction!(undatamark, m)?)?;

@@ -198,6 +198,18 @@ def xml_unescape_text(text: str) -> str:
 Span = tuple[int, int]
 
 
+def native_classes_present(text: str, classes: list[list[tuple[int, int]]]) -> list[bool] | None:
+    """For each class (inclusive code point ranges), whether one of its characters occurs in ``text``,
+    in one native pass; ``None`` when the native core is not in use or cannot take ``text`` (a lone
+    surrogate): the caller then runs its passes as if every class occurred."""
+    if _native is None or not is_native():
+        return None
+    try:
+        return _native.classes_present(text, classes)
+    except SurrogateError:
+        return None
+
+
 def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], list[Span]] | None:
     """The runs of characters XML cannot carry and of invisible text to strip
     (:mod:`envelock.envelope.invisible`) in one native pass, only the first of each with ``first``;

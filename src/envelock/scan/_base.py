@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 from urllib.parse import unquote
 
@@ -47,6 +47,8 @@ class Context:
 
     reserved: tuple[str, ...]
     tokens: Tokens | None = None
+    #: What a pass worked out about this text for the passes after it (one scan's, never shared).
+    memo: dict[str, tuple[str, tuple[bool, ...]]] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
 
 class _Raw(NamedTuple):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ..eye import backend
 from ..eye.charsets import (
     BIDI_EMBEDDING_CONTROLS,
     BIDI_MARKS,
@@ -122,10 +123,10 @@ _BIDI_CLASS = char_class(BIDI_EMBEDDING_CONTROLS)
 ((_TAG_LO, _TAG_HI),) = TAG_CHARACTERS
 
 
-def _ignorable_class_without_tag_bidi_marks() -> str:
+def _ignorables_without_tag_bidi_marks() -> tuple[tuple[int, int], ...]:
     skip = {cp for lo, hi in (*BIDI_EMBEDDING_CONTROLS, *TAG_CHARACTERS) for cp in range(lo, hi + 1)}
     skip |= set(BIDI_MARKS)
-    parts: list[str] = []
+    parts: list[tuple[int, int]] = []
     for lo, hi in DEFAULT_IGNORABLE_RANGES:
         start: int | None = None
         for cp in range(lo, hi + 2):
@@ -133,13 +134,13 @@ def _ignorable_class_without_tag_bidi_marks() -> str:
             if inside and start is None:
                 start = cp
             elif not inside and start is not None:
-                end = cp - 1
-                parts.append(re.escape(chr(start)) if start == end else f"{re.escape(chr(start))}-{re.escape(chr(end))}")
+                parts.append((start, cp - 1))
                 start = None
-    return "".join(parts)
+    return tuple(parts)
 
 
-_HIDDEN_CLASS = _ignorable_class_without_tag_bidi_marks()
+_HIDDEN_RANGES = _ignorables_without_tag_bidi_marks()
+_HIDDEN_CLASS = char_class(_HIDDEN_RANGES)
 _LONG_RUN_RE = re.compile(f"[{_HIDDEN_CLASS}]{{4,}}")
 _ANY_RUN_RE = re.compile(f"[{_HIDDEN_CLASS}]+")
 _SHORT_RUN_RE = re.compile(f"[{_HIDDEN_CLASS}]{{1,3}}")
@@ -167,7 +168,8 @@ _TAG_RUN_RE = re.compile(f"[{char_class(TAG_CHARACTERS)}]+")
 _BIDI_RUN_RE = re.compile(f"[{_BIDI_CLASS}]+")
 #: XML-impossible characters (except FORM FEED, a page break in text files) and C1 controls.
 _NO_FORM_FEED = tuple((lo, 0x0B) if (lo, hi) == (0x0B, 0x0C) else (lo, hi) for lo, hi in XML_IMPOSSIBLE)
-_CONTROL_RUN_RE = re.compile(f"[{char_class(_NO_FORM_FEED, C1_CONTROLS)}]+")
+_CONTROL_RANGES = (*_NO_FORM_FEED, *C1_CONTROLS)
+_CONTROL_RUN_RE = re.compile(f"[{char_class(_CONTROL_RANGES)}]+")
 _RGI_TAG_SEQUENCES = frozenset(RGI_EMOJI_TAG_SEQUENCES)
 _BLACK_FLAG = "\U0001f3f4"
 _WELL_FORMED_TAG_SPEC_RE = re.compile(f"[{char_class(TAG_SPEC_CHARACTERS)}]{{1,32}}{re.escape(chr(CANCEL_TAG))}")
@@ -179,6 +181,23 @@ _ASCII = "".join(map(chr, range(128)))
 _NONE_IN_ASCII = not any(rx.search(_ASCII) for rx in (_TAG_RUN_RE, _BIDI_RUN_RE, _ANY_RUN_RE))
 #: Whether an ASCII character can make an invisible one legitimate (none does; checked from the tables).
 _LEGITIMATE_IN_ASCII = _MAY_BE_LEGITIMATE_RE.search(_ASCII) is not None
+
+
+#: The character classes of this module's passes, in :func:`_present`'s order: every match of a pass
+#: holds a character of its class (TAG runs; bidi runs; invisible runs and words with invisible runs;
+#: control runs), so where the class does not occur the pass finds nothing.
+_CLASSES = [list(TAG_CHARACTERS), list(BIDI_EMBEDDING_CONTROLS), list(_HIDDEN_RANGES), list(_CONTROL_RANGES)]
+_TAGS, _BIDI, _HIDDEN, _CONTROLS = range(4)
+
+
+def _present(text: str, ctx: Context, which: int) -> bool:
+    """May a character of class ``which`` occur in ``text``? One native pass finds all four classes,
+    once per scan (kept in ``ctx``); without the native core, or for text it cannot read, every
+    class may occur and each pass runs as before."""
+    seen = ctx.memo.get("hidden-classes")
+    if seen is None or seen[0] is not text:  # kept for this very text only
+        seen = ctx.memo["hidden-classes"] = (text, tuple(backend.native_classes_present(text, _CLASSES) or (True,) * 4))
+    return seen[1][which]
 
 
 def _is_variation_selector(ch: str) -> bool:
@@ -194,7 +213,7 @@ def _decode_tag_chars(run: str) -> str:
 
 
 def _scan_tags(text: str, ctx: Context, out: list[_Raw]) -> None:
-    if _NONE_IN_ASCII and text.isascii():
+    if (_NONE_IN_ASCII and text.isascii()) or not _present(text, ctx, _TAGS):
         return
     for m in _TAG_RUN_RE.finditer(text):
         s, e = m.start(), m.end()
@@ -215,8 +234,8 @@ def _scan_tags(text: str, ctx: Context, out: list[_Raw]) -> None:
             out.append(_Raw(TAG_SMUGGLING.id, "warning", f"TAG characters hide ASCII text: {shown!r}", s, e))
 
 
-def _scan_bidi(text: str, out: list[_Raw]) -> None:
-    if _NONE_IN_ASCII and text.isascii():
+def _scan_bidi(text: str, ctx: Context, out: list[_Raw]) -> None:
+    if (_NONE_IN_ASCII and text.isascii()) or not _present(text, ctx, _BIDI):
         return
     for m in _BIDI_RUN_RE.finditer(text):
         cps = " ".join(f"U+{ord(c):04X}" for c in m.group()[:8])
@@ -243,7 +262,7 @@ def _decode_hidden(run: str) -> str | None:
 
 
 def _scan_hidden(text: str, ctx: Context, out: list[_Raw]) -> None:
-    if _NONE_IN_ASCII and text.isascii():
+    if (_NONE_IN_ASCII and text.isascii()) or not _present(text, ctx, _HIDDEN):
         return
     for m in _LONG_RUN_RE.finditer(text):
         s, e, run = m.start(), m.end(), m.group()
@@ -367,7 +386,9 @@ def _runs_in_word(text: str, start: int, end: int, out: list[_Raw]) -> None:
             out.append(_Raw(INVISIBLE_IN_WORD.id, "warning", f"invisible {cps} inside a word", s, e))
 
 
-def _scan_controls(text: str, out: list[_Raw]) -> None:
+def _scan_controls(text: str, ctx: Context, out: list[_Raw]) -> None:
+    if not _present(text, ctx, _CONTROLS):
+        return
     for m in _CONTROL_RUN_RE.finditer(text):
         cps = " ".join(f"U+{ord(c):04X}" for c in m.group()[:8])
         first = m.group()[0]

@@ -1,0 +1,97 @@
+"""The hidden-character passes are skipped where the native core finds none of their characters.
+
+``_native.classes_present`` says, in one pass, which of the classes of the passes of
+:mod:`envelock.scan.hidden` (TAG characters, bidi controls, invisible characters, controls) occur
+in a text; a pass whose class does not occur is skipped. This holds that check to its tables
+(every code point of every class, alone and between other text, and the code points next to each
+range), and the scan to the one without the check (the Python reference, which runs every pass)
+on text drawn from those classes.
+
+Negative control: a check that misses a class (it claims no TAG character occurs) must make the
+differential test fail.
+"""
+
+from __future__ import annotations
+
+import pytest
+from helpers.data import NATIVE_HOW, optional_module
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import envelock
+from envelock.eye import backend
+from envelock.scan import hidden
+
+_native = optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
+
+CLASSES = hidden._CLASSES
+MEMBERS = [sorted({cp for lo, hi in cls for cp in range(lo, hi + 1)}) for cls in CLASSES]
+SETS = [frozenset(m) for m in MEMBERS]
+
+
+def _str(cp: int) -> str:
+    return "" if 0xD800 <= cp <= 0xDFFF else chr(cp)  # a lone surrogate is never handed to the core
+
+
+@pytest.mark.parametrize("k", range(len(CLASSES)))
+def test_every_member_of_every_class_is_found(k: int) -> None:
+    for cp in MEMBERS[k]:
+        c = _str(cp)
+        if not c:
+            continue
+        for text in (c, f"caf\u00e9 {c} \u6f22", "a" * 70 + c):
+            found = _native.classes_present(text, CLASSES)
+            assert found[k], (hex(cp), text[:10])
+            assert found == [any(ord(ch) in m for ch in text) for m in SETS], (hex(cp), text[:10])
+
+
+@pytest.mark.parametrize("k", range(len(CLASSES)))
+def test_neighbours_of_each_range_are_not_members(k: int) -> None:
+    members = set(MEMBERS[k])
+    for lo, hi in CLASSES[k]:
+        for cp in (lo - 1, hi + 1):
+            if 0 <= cp <= 0x10FFFF and cp not in members and _str(cp):
+                assert not _native.classes_present(f"x{_str(cp)}y", [CLASSES[k]])[0], hex(cp)
+
+
+def test_plain_and_multilingual_text_hold_none() -> None:
+    text = (
+        "plain text, caf\u00e9 \u00ab quote \u00bb, \u0441\u043b\u043e\u0432\u043e, \u6f22\u5b57\u3001\u304b\u306a \u2014 \u2019"
+    )
+    assert _native.classes_present(text, CLASSES) == [False] * len(CLASSES)
+
+
+_ALPHABET = [chr(cp) for cls in MEMBERS for cp in cls[:: max(1, len(cls) // 40)] if _str(cp)]
+_texts = st.lists(
+    st.one_of(
+        st.sampled_from(_ALPHABET), st.sampled_from(["word", " ", "\n", "\U0001f3f4", "caf\u00e9", "\u6f22"]), st.text(max_size=4)
+    ),
+    max_size=30,
+).map("".join)
+
+
+def _scan_both(text: str) -> tuple[list[object], list[object]]:
+    with backend.use("native"):
+        native = [vars(f) for f in envelock.scan_text(text)]
+    with backend.use("reference"):
+        reference = [vars(f) for f in envelock.scan_text(text)]
+    return native, reference
+
+
+@settings(max_examples=300, deadline=None)
+@given(_texts)
+def test_scan_equals_the_scan_without_the_check(text: str) -> None:
+    native, reference = _scan_both(text)
+    assert native == reference
+
+
+def test_negative_control_a_check_that_misses_a_class_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = backend.native_classes_present
+
+    def no_tags(text: str, classes: list[list[tuple[int, int]]]) -> list[bool] | None:
+        found = real(text, classes)
+        return None if found is None else [False, *found[1:]]
+
+    monkeypatch.setattr(backend, "native_classes_present", no_tags)
+    native, reference = _scan_both("hi \U000e0069\U000e0067\U000e006e\U000e006f\U000e0072\U000e0065 there")
+    assert native != reference
