@@ -454,12 +454,13 @@ class Names:
         return skel in self._blive
 
     def reserved_match(self, skel: str) -> str | None:
-        """The reserved skeleton ``skel`` starts with, if any (a stand-in state's mark, and the separators
-        a :data:`LETTERED` state spells, aside)."""
+        """The reserved skeleton ``skel`` starts with, if any (a stand-in state's mark aside); for a
+        :data:`LETTERED` state the reserved skeleton it spells whole (its separators aside)."""
+        if skel.startswith(LETTERED):
+            whole = skel[1:].replace(SEPARATOR, "")
+            return whole if whole in self.reserved else None
         if skel.startswith(STOOD_IN):
             skel = skel[1:]
-        elif skel.startswith(LETTERED):
-            skel = skel[1:].replace(SEPARATOR, "")
         for r in self.reserved:
             if skel.startswith(r):
                 return r
