@@ -231,6 +231,13 @@ fn word_ends(s: &str, at: Cur) -> bool {
         .is_none_or(|ch| !chars::has(ch, chars::ALNUM))
 }
 
+/// `reader.mixes_ascii`: does the name from `from` up to `at` hold a printable ASCII character?
+#[inline]
+fn mixes_ascii(s: &str, from: usize, at: Cur) -> bool {
+    s.get(from..at.i)
+        .is_some_and(|name| name.bytes().any(|b| b.is_ascii_graphic()))
+}
+
 /// `not _stops_reading(piece)` for the piece's first character: a letter or digit that is not
 /// an opener character.
 #[inline]
@@ -326,6 +333,9 @@ struct Eye<'s, 'n> {
     closer: u16,
     /// The reading's start when its opener is a raw guillemet (`quote` in `read_after`), else `None`.
     quote: Option<usize>,
+    /// Where the name starts (after the lead): a name that letters stood in for must hold a printable
+    /// ASCII character from there (`name_from` in `read_after`).
+    name_from: usize,
 }
 
 /// The characters that are never part of a quoted plain word (`reader._STRUCTURAL`).
@@ -400,7 +410,7 @@ impl<'n> Eye<'_, 'n> {
             // Letters stood in: the whole name, ending there (no letter or digit follows); never a token.
             return trie
                 .whole_name(k)
-                .filter(|_| word_ends(self.s, at))
+                .filter(|_| word_ends(self.s, at) && mixes_ascii(self.s, self.name_from, at))
                 .map(|name| Reading::at(Kind::Reserved, name, slash, at));
         }
         if trie.is_reserved(k) {
@@ -829,10 +839,15 @@ fn read_after_slow<'n>(
         trie,
         closer: chars::GT,
         quote: quote_opener(s, pos),
+        name_from: s.len(),
     };
     let st = match start_name(&eye, pos, true, done, scratch) {
         Ok(st) => st,
         Err(r) => return r,
+    };
+    let eye = Eye {
+        name_from: st.at.i,
+        ..eye
     };
     let slash = st.slash;
     let mut c = st.at;
@@ -1022,6 +1037,7 @@ fn read_bracket_slow<'n>(
         trie,
         closer: chars::RBRACKET,
         quote: None,
+        name_from: s.len(),
     };
     let st = match start_name(&eye, pos, false, done, scratch) {
         Ok(st) => st,

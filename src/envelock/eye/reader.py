@@ -717,8 +717,10 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
     def accept(t: str, i: int) -> Reading | None:
         r = names.reserved_match(t)
         if t.startswith(LETTERED):
-            # Letters stood in: the name must end there (no letter or digit follows), and it is never a token.
-            return Reading("reserved", r, slash_box[0], i) if r is not None and word_ends(text, i) else None
+            # Letters stood in: the whole name, ending there (no letter or digit follows) and mixing them
+            # with ASCII (a word written all in another script is that script's word); never a token.
+            whole = r is not None and word_ends(text, i) and mixes_ascii(text, name_from[0], i)
+            return Reading("reserved", r, slash_box[0], i) if r is not None and whole else None
         if r is not None:
             return Reading("reserved", r, slash_box[0], i)
         if t in names._namespaces:
@@ -732,9 +734,11 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
     live = names._live
     stand = names._stand
     hold = names._hold
+    name_from = [n]
     i, run, pending, done, piece, nxt = _lead(text, pos, end, True, accept, live, slash_box, stand)
     if done is not None:
         return done
+    name_from[0] = i
     slash = slash_box[0]
     if names.pipes and piece and piece[0] in _PIPE and (names.empty_bars or not empty_bar(text, nxt, end)):
         return Reading("bar", "", slash, nxt)
@@ -959,6 +963,11 @@ def is_letter_stand_in(ch: str) -> bool:
     readings of a letter are what it knows; a letter it has no fitting reading for may be read as
     the letter the name needs there (``</\u042fETRIEVED_CONTENT>``, a fancy-text alphabet)."""
     return len(ch) == 1 and ch >= "\x80" and ch in _ALNUM and ch not in _OPENER_CHARS
+
+
+def mixes_ascii(text: str, start: int, i: int) -> bool:
+    """Does the name from ``start`` up to ``i`` hold a printable ASCII character (not whitespace)?"""
+    return any("!" <= c <= "~" for c in text[start:i])
 
 
 def word_ends(text: str, i: int) -> bool:
