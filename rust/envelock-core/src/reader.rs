@@ -608,6 +608,12 @@ fn lead<'n>(
         if let Some(hit) = eye.stand_in(&scratch.states, &piece, nxt, *slash, &mut scratch.new) {
             return LeadEnd::Done(hit);
         }
+        if bang {
+            // A letter read past in the lead may also stand in (the angle reader's names only).
+            if let Err(hit) = eye.letter_in(&scratch.states, &piece, nxt, *slash, &mut scratch.new) {
+                return LeadEnd::Done(hit);
+            }
+        }
         for &w in &scratch.new {
             push_unique(&mut scratch.pending, w);
         }

@@ -82,12 +82,13 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
     # constant-time lookup table; astral ones (TAG characters...) are unsure.
     bmp = [(lo, min(hi, 0xFFFF)) for lo, hi in SKIP_RANGES if lo <= 0xFFFF]
     want_d = kind == "danger"
-    # A stand-in (``reader.is_stand_in``) read past in the lead may start a reserved name (it may
+    # A stand-in (``reader.is_stand_in``, or a letter read past, ``reader.is_letter_stand_in``) read
+    # past in the lead may start a reserved name (it may
     # stand for its first letters): only the reference models that, so for ``unsure`` it ends the lead
     # (and, being non-ASCII, is then unsure); for ``danger`` reading past it is a step the reference takes.
 
     def plain(c: str) -> bool:
-        return want_d or not _me.is_stand_in(c)
+        return want_d or not (_me.is_stand_in(c) or _me.is_letter_stand_in(c))
 
     skip_all = char_class(ranges_of(chr(c) for lo, hi in bmp for c in range(lo, hi + 1)))
     skipr = skip_all if want_d else char_class(ranges_of(chr(c) for lo, hi in bmp for c in range(lo, hi + 1) if plain(chr(c))))

@@ -659,6 +659,8 @@ def _lead(
     live: frozenset[str],
     slash_box: list[bool],
     stand: dict[str, tuple[str, ...]] | None = None,
+    letter: dict[str, tuple[str, ...]] | None = None,
+    hold: frozenset[str] | None = None,
 ) -> tuple[int, int, dict[str, None], Reading | None, str, int]:
     """Phase 1: read past skipped characters, slashes (and ``!``/``?``).
 
@@ -682,7 +684,7 @@ def _lead(
         advanced = False
         base = {"": None, **pending}
         if pending or any(parts):
-            hit, new, advanced = _step(base, parts, nxt, accept, live)
+            hit, new, advanced = _step(base, parts, nxt, accept, live, hold)
             if hit is not None:
                 return nxt, run, pending, hit, piece, nxt
             new.pop("", None)
@@ -692,6 +694,12 @@ def _lead(
             if hit is not None:
                 return nxt, run, pending, hit, piece, nxt
             for k in stood:
+                pending.setdefault(k, None)
+        if letter:
+            hit, lettered = _letter_in(base, piece, nxt, accept, letter)
+            if hit is not None:
+                return nxt, run, pending, hit, piece, nxt
+            for k in lettered:
                 pending.setdefault(k, None)
         i = nxt
         run = 0 if advanced else run + 1
@@ -735,7 +743,7 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
     stand = names._stand
     hold = names._hold
     name_from = [n]
-    i, run, pending, done, piece, nxt = _lead(text, pos, end, True, accept, live, slash_box, stand)
+    i, run, pending, done, piece, nxt = _lead(text, pos, end, True, accept, live, slash_box, stand, names._letter, hold)
     if done is not None:
         return done
     name_from[0] = i
