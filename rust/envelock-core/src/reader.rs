@@ -228,7 +228,7 @@ fn word_ends(s: &str, at: Cur) -> bool {
     s[at.i..]
         .chars()
         .next()
-        .is_none_or(|ch| !chars::has(ch, chars::ALNUM))
+        .map_or(true, |ch| !chars::has(ch, chars::ALNUM))
 }
 
 /// `reader.mixes_ascii`: does the name from `from` up to `at` hold a printable ASCII character?
