@@ -96,7 +96,7 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
     known = _known_chars()
     ascii_ = [c for c in known if ord(c) < 0x80]
     nonascii = "[^\\x00-\\x7f]"
-    p1 = regex_class((c for c in known if (_me.is_skip(c) and plain(c)) or c in _me._SLASH or c in _me._BANG), skipr)
+    p1 = regex_class((c for c in known if (_me.is_skip(c) or c in _me._SLASH or c in _me._BANG) and plain(c)), skipr)
     gap = regex_class(c for c in ascii_ if _me.is_skip(c))
     gtskip = regex_class((c for c in known if _me.is_skip(c) or c in _me._SLASH), skip_all)
     wi = regex_class((c for c in known if is_space(c) or _me.is_ignorable(c)), ign)
