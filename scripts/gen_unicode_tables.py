@@ -147,6 +147,24 @@ RULES = {
         "every non-ASCII code point of SKIP_RANGES except Python's whitespace, Default_Ignorable_Code_Point"
         " and categories Zs Zl Zp Cc Cf Cs Mn"
     ),
+    # Fail closed on letters the eye has no fitting reading for (the reader's letter stand-in rule,
+    # reader.is_letter_stand_in, from ALNUM_RANGES and the opener sets; no table of its own): inside a
+    # reserved envelope name such a letter may be read as the character the name needs there.
+    "letter_stand_ins": (
+        "every non-ASCII code point of ALNUM_RANGES (L* N*) that is not an opener, also one read past or with"
+        " a structural role (it keeps both readings): inside a reserved envelope name (not a control token)"
+        " it may stand for any one character of the name, a separator position included (each once), any"
+        " number of times; the name must be whole, end there (no L* N* follows) and hold a printable ASCII"
+        " character (a word all in another script is that script's word); ASCII matches by its readings"
+    ),
+    # Multi-letter look-alikes: an ASCII letter whose UTS #39 prototype is a sequence of ASCII letters
+    # (m -> rn in confusables.txt 17.0) has that prototype as its primary reading, so the sequence reads
+    # as the letter in every name. No other ASCII letter maps to ASCII letters (d -> cl, w -> vv are
+    # not in the data).
+    "multi_letter_lookalikes": (
+        "an ASCII letter whose confusables.txt prototype is two or more ASCII letters: that prototype is its"
+        " skeleton reading (the sequence reads as the letter)"
+    ),
     # '!' and '?' look-alikes (``<!name``, ``<?name`` read as tags): the mark alone, not compounds.
     "bang_names": r"^(?:(?:FULLWIDTH|SMALL|INVERTED|HEAVY|WHITE) )?(?:EXCLAMATION|QUESTION) MARK(?: ORNAMENT)?$",
     "quote_names": (

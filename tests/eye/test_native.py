@@ -374,7 +374,9 @@ def _ascii_skips_only() -> frozenset[str]:
 
 
 CONTROLS: list[tuple[str, Callable[[], Any], str]] = [
-    ("cyrillic ie loses its reading", lambda: _patched("_READ", _drop_reading("\u0435")), "</r\u0435trieved_content>"),
+    # The name runs on past its end: only the reading of the Cyrillic ie reaches it (a letter that stands in
+    # must end the name, the letter stand-in rule).
+    ("cyrillic ie loses its reading", lambda: _patched("_READ", _drop_reading("\u0435")), "</r\u0435trieved_contents>"),
     ("no non-ASCII skip", lambda: _patched("_SKIP", _ascii_skips_only()), "</retrieved\u200b_content>"),
 ]
 

@@ -56,6 +56,17 @@ struct Node {
     /// The states one stand-in takes this node to (`reader._stand_in`): the stood node of each
     /// reserved child, in code point order.
     stand: Vec<u32>,
+    /// Letters stood in for characters of a reserved name in this prefix (`reader.LETTERED`): the
+    /// node is in the copy of the reserved names' spellings (with or without each separator).
+    lettered: bool,
+    /// A lettered node that spells a reserved skeleton whole (its separators aside): `whole_name`.
+    whole: bool,
+    whole_name: String,
+    /// A lettered node at a separator position (`Names._hold`): it may read past a character.
+    hold: bool,
+    /// The states one letter stand-in takes this node to (`reader._letter_in`): the lettered node
+    /// of each character a spelling of a reserved name has next, in code point order.
+    letter: Vec<u32>,
 }
 
 /// A trie of skeletons.
@@ -170,6 +181,80 @@ impl Trie {
         &self.nodes[node as usize].stand
     }
 
+    /// Did letters stand in for characters of a reserved name in this state (`reader.LETTERED`)?
+    #[inline]
+    pub fn is_lettered(&self, node: u32) -> bool {
+        self.nodes[node as usize].lettered
+    }
+
+    /// The reserved skeleton a lettered node spells whole, if it does.
+    #[inline]
+    pub fn whole_name(&self, node: u32) -> Option<&str> {
+        let n = &self.nodes[node as usize];
+        n.whole.then_some(n.whole_name.as_str())
+    }
+
+    /// May a lettered node read past a character (a separator position of its name)?
+    #[inline]
+    pub fn holds(&self, node: u32) -> bool {
+        self.nodes[node as usize].hold
+    }
+
+    /// The states a letter stand-in takes `node` to (empty off the reserved names, and for a
+    /// stood node).
+    #[inline]
+    pub fn letter(&self, node: u32) -> &[u32] {
+        &self.nodes[node as usize].letter
+    }
+
+    /// The letter stand-in rule's states: a copy of every spelling of the reserved names (with or
+    /// without [`SEPARATOR`] at each separator position) below a root no path reaches (its nodes
+    /// `lettered`), and for every node on a reserved skeleton and every lettered node the
+    /// lettered node of each character a spelling has next.
+    fn add_letter_stand_ins<S: AsRef<str>>(&mut self, spelled: &[S]) {
+        let mut spellings: Vec<String> = Vec::new();
+        let mut seps: Vec<String> = Vec::new();
+        for name in spelled {
+            let (skel, at) = separator_positions(name.as_ref());
+            seps.extend(at.iter().cloned());
+            spellings.extend(with_separators(&skel, &at));
+        }
+        if spellings.is_empty() {
+            return;
+        }
+        spellings.sort();
+        spellings.dedup();
+        let root = u32::try_from(self.nodes.len()).expect("fewer than 2**32 nodes");
+        self.nodes.push(Node::default());
+        for sp in &spellings {
+            let k = self.insert_from(root, sp);
+            let whole: String = sp.chars().filter(|&c| c != SEPARATOR).collect();
+            let n = &mut self.nodes[k as usize];
+            n.whole = true;
+            n.whole_name = whole;
+        }
+        for k in (root as usize + 1)..self.nodes.len() {
+            let n = &mut self.nodes[k];
+            n.lettered = true;
+            n.hold = n.prefix.ends_with(SEPARATOR) || seps.contains(&n.prefix);
+            n.letter = n.children.iter().map(|&(_, c)| c).collect();
+        }
+        for k in 0..root as usize {
+            let n = &self.nodes[k];
+            if !n.on_reserved || n.stood {
+                continue;
+            }
+            let mut w = Some(root);
+            for x in n.prefix.chars() {
+                w = w.and_then(|w| self.child(w, x));
+            }
+            if let Some(w) = w {
+                let letter = self.nodes[w as usize].children.iter().map(|&(_, c)| c).collect();
+                self.nodes[k].letter = letter;
+            }
+        }
+    }
+
     /// The stand-in rule's states: a copy of the reserved skeletons below a root no path reaches
     /// (its nodes `stood`), and for every node on a reserved skeleton the copy's node of each
     /// reserved child.
@@ -215,6 +300,41 @@ impl Trie {
             self.nodes[k].stand = stand;
         }
     }
+}
+
+/// How a separator a letter stood for is spelled in a lettered state (`reader.SEPARATOR`).
+pub const SEPARATOR: char = '_';
+
+/// `reader._spellings`: the skeleton of a reserved name and its separator positions (the skeleton
+/// prefixes after which the name has a character the eye reads past, letters before and after).
+fn separator_positions(name: &str) -> (String, Vec<String>) {
+    let mut skel = String::new();
+    let mut seps: Vec<String> = Vec::new();
+    for c in name.chars() {
+        let r = skeleton(c.encode_utf8(&mut [0u8; 4]));
+        if r.is_empty() && !skel.is_empty() && !seps.contains(&skel) {
+            seps.push(skel.clone());
+        }
+        skel.push_str(&r);
+    }
+    seps.retain(|p| *p != skel);
+    (skel, seps)
+}
+
+/// `reader._with_separators`: every spelling of `skel` with or without [`SEPARATOR`] at each
+/// separator position.
+fn with_separators(skel: &str, seps: &[String]) -> Vec<String> {
+    let mut out = vec![String::new()];
+    for (k, c) in skel.char_indices() {
+        if seps.iter().any(|p| p.as_str() == &skel[..k]) {
+            let more: Vec<String> = out.iter().map(|o| format!("{o}{SEPARATOR}")).collect();
+            out.extend(more);
+        }
+        for o in &mut out {
+            o.push(c);
+        }
+    }
+    out
 }
 
 /// Why a set of names cannot be used.
@@ -506,6 +626,7 @@ impl Names {
             exact = Exact::new(t::EXACT_TOKENS);
         }
         trie.add_stand_ins(&res);
+        trie.add_letter_stand_ins(reserved);
         let mut angle_first = [FIRST_SLOW; 128];
         let mut bracket_first = [FIRST_SLOW; 128];
         let mut angle_lead_inert = [false; 128];

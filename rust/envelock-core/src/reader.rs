@@ -216,6 +216,28 @@ fn namespace_char(f: u16) -> bool {
         || f & (chars::SEPARATOR | SKIP) != 0
 }
 
+/// `reader.is_letter_stand_in`: a letter or number beyond ASCII that is not an opener.
+#[inline]
+fn is_letter_stand_in(ch: char) -> bool {
+    !ch.is_ascii() && keeps_reading(ch)
+}
+
+/// `reader.word_ends`: the end of the text, or no letter or digit at `at`.
+#[inline]
+fn word_ends(s: &str, at: Cur) -> bool {
+    s[at.i..]
+        .chars()
+        .next()
+        .map_or(true, |ch| !chars::has(ch, chars::ALNUM))
+}
+
+/// `reader.mixes_ascii`: does the name from `from` up to `at` hold a printable ASCII character?
+#[inline]
+fn mixes_ascii(s: &str, from: usize, at: Cur) -> bool {
+    s.get(from..at.i)
+        .is_some_and(|name| name.bytes().any(|b| b.is_ascii_graphic()))
+}
+
 /// `not _stops_reading(piece)` for the piece's first character: a letter or digit that is not
 /// an opener character.
 #[inline]
@@ -311,6 +333,9 @@ struct Eye<'s, 'n> {
     closer: u16,
     /// The reading's start when its opener is a raw guillemet (`quote` in `read_after`), else `None`.
     quote: Option<usize>,
+    /// Where the name starts (after the lead): a name that letters stood in for must hold a printable
+    /// ASCII character from there (`name_from` in `read_after`).
+    name_from: usize,
 }
 
 /// The characters that are never part of a quoted plain word (`reader._STRUCTURAL`).
@@ -381,6 +406,13 @@ impl<'n> Eye<'_, 'n> {
     #[inline]
     fn accept(&self, k: u32, at: Cur, slash: bool) -> Option<Reading<'n>> {
         let trie = self.trie;
+        if trie.is_lettered(k) {
+            // Letters stood in: the whole name, ending there (no letter or digit follows); never a token.
+            return trie
+                .whole_name(k)
+                .filter(|_| word_ends(self.s, at) && mixes_ascii(self.s, self.name_from, at))
+                .map(|name| Reading::at(Kind::Reserved, name, slash, at));
+        }
         if trie.is_reserved(k) {
             return Some(Reading::at(Kind::Reserved, trie.prefix(k), slash, at));
         }
@@ -415,7 +447,12 @@ impl<'n> Eye<'_, 'n> {
         new.clear();
         let mut advanced = false;
         for &st in states {
+            // A lettered state takes an empty reading only at a separator position of its name.
+            let empty_ok = !trie.is_lettered(st) || trie.holds(st);
             let hit = parts.find_map(|p| {
+                if p.is_empty() && !empty_ok {
+                    return None;
+                }
                 match walk(trie, st, p) {
                     Walk::Reserved(k) => {
                         return Some(Reading::at(Kind::Reserved, trie.prefix(k), slash, at))
@@ -445,6 +482,39 @@ impl<'n> Eye<'_, 'n> {
             }
         }
         Ok(advanced)
+    }
+
+    /// `_letter_in(states, piece, i, accept, letter)`: when the piece is one letter stand-in
+    /// character, every state not stood (in order) goes to each of its letter stand-in states
+    /// (`Trie::letter`); the first accepted is the reading, else the new states are pushed onto
+    /// `out`. `Ok(true)` when a state was made.
+    fn letter_in(
+        &self,
+        states: &[u32],
+        piece: &Piece,
+        at: Cur,
+        slash: bool,
+        out: &mut Vec<u32>,
+    ) -> Result<bool, Reading<'n>> {
+        match piece.as_slice() {
+            [ch] if is_letter_stand_in(*ch) => {}
+            _ => return Ok(false),
+        }
+        let trie = self.trie;
+        let mut made = false;
+        for &st in states {
+            if trie.is_stood(st) {
+                continue;
+            }
+            for &w in trie.letter(st) {
+                if let Some(r) = self.accept(w, at, slash) {
+                    return Err(r);
+                }
+                push_unique(out, w);
+                made = true;
+            }
+        }
+        Ok(made)
     }
 
     /// `_stand_in(states, piece, i, accept, stand)`: when the piece is one stand-in character, every
@@ -537,6 +607,12 @@ fn lead<'n>(
         scratch.new.clear();
         if let Some(hit) = eye.stand_in(&scratch.states, &piece, nxt, *slash, &mut scratch.new) {
             return LeadEnd::Done(hit);
+        }
+        if bang {
+            // A letter read past in the lead may also stand in (the angle reader's names only).
+            if let Err(hit) = eye.letter_in(&scratch.states, &piece, nxt, *slash, &mut scratch.new) {
+                return LeadEnd::Done(hit);
+            }
         }
         for &w in &scratch.new {
             push_unique(&mut scratch.pending, w);
@@ -677,8 +753,8 @@ fn one_step(s: &str, fast: chars::Fast, c: Cur, pending: &mut Option<(Piece, Cur
     let (piece, nc) = pending.take().unwrap_or_else(|| step(s, c));
     match piece.as_slice() {
         [] => One::Skip(nc),
-        [ch] if chars::flags(*ch) & (STAND_IN | PASS) != 0 => {
-            // The stand-in rule and the second reading of a PASS character need the general step.
+        [ch] if chars::flags(*ch) & (STAND_IN | PASS) != 0 || is_letter_stand_in(*ch) => {
+            // The stand-in rules and the second reading of a PASS character need the general step.
             *pending = Some((piece, nc));
             One::General
         }
@@ -769,10 +845,15 @@ fn read_after_slow<'n>(
         trie,
         closer: chars::GT,
         quote: quote_opener(s, pos),
+        name_from: s.len(),
     };
     let st = match start_name(&eye, pos, true, done, scratch) {
         Ok(st) => st,
         Err(r) => return r,
+    };
+    let eye = Eye {
+        name_from: st.at.i,
+        ..eye
     };
     let slash = st.slash;
     let mut c = st.at;
@@ -802,6 +883,9 @@ fn read_after_slow<'n>(
         if states.len() == 1 {
             match one_step(s, fast, c, &mut pending) {
                 One::Skip(nc) => {
+                    if trie.is_lettered(states[0]) && !trie.holds(states[0]) {
+                        return Reading::NONE;
+                    }
                     c = nc;
                     run += 1;
                     if run >= MAX_RUN {
@@ -846,6 +930,11 @@ fn read_after_slow<'n>(
         c = nc;
         let parts = angle_parts_of(&piece);
         if parts.is_empty() {
+            // A letter stand-in state reads past nothing but at a separator position of its name.
+            states.retain(|&k| !trie.is_lettered(k) || trie.holds(k));
+            if states.is_empty() {
+                return Reading::NONE;
+            }
             new.clear();
             if let Some(hit) = eye.stand_in(states, &piece, c, slash, new) {
                 return hit;
@@ -859,10 +948,14 @@ fn read_after_slow<'n>(
             }
             continue;
         }
-        let advanced = match eye.step_states(states, &parts, c, slash, new) {
+        let mut advanced = match eye.step_states(states, &parts, c, slash, new) {
             Err(hit) => return hit,
             Ok(adv) => adv,
         };
+        match eye.letter_in(states, &piece, c, slash, new) {
+            Err(hit) => return hit,
+            Ok(made) => advanced |= made,
+        }
         if !new.is_empty() {
             std::mem::swap(states, new);
             run = if advanced { 0 } else { run + 1 };
@@ -950,6 +1043,7 @@ fn read_bracket_slow<'n>(
         trie,
         closer: chars::RBRACKET,
         quote: None,
+        name_from: s.len(),
     };
     let st = match start_name(&eye, pos, false, done, scratch) {
         Ok(st) => st,

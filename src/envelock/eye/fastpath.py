@@ -82,12 +82,13 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
     # constant-time lookup table; astral ones (TAG characters...) are unsure.
     bmp = [(lo, min(hi, 0xFFFF)) for lo, hi in SKIP_RANGES if lo <= 0xFFFF]
     want_d = kind == "danger"
-    # A stand-in (``reader.is_stand_in``) read past in the lead may start a reserved name (it may
+    # A stand-in (``reader.is_stand_in``, or a letter read past, ``reader.is_letter_stand_in``) read
+    # past in the lead may start a reserved name (it may
     # stand for its first letters): only the reference models that, so for ``unsure`` it ends the lead
     # (and, being non-ASCII, is then unsure); for ``danger`` reading past it is a step the reference takes.
 
     def plain(c: str) -> bool:
-        return want_d or not _me.is_stand_in(c)
+        return want_d or not (_me.is_stand_in(c) or _me.is_letter_stand_in(c))
 
     skip_all = char_class(ranges_of(chr(c) for lo, hi in bmp for c in range(lo, hi + 1)))
     skipr = skip_all if want_d else char_class(ranges_of(chr(c) for lo, hi in bmp for c in range(lo, hi + 1) if plain(chr(c))))
@@ -95,7 +96,7 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
     known = _known_chars()
     ascii_ = [c for c in known if ord(c) < 0x80]
     nonascii = "[^\\x00-\\x7f]"
-    p1 = regex_class((c for c in known if (_me.is_skip(c) and plain(c)) or c in _me._SLASH or c in _me._BANG), skipr)
+    p1 = regex_class((c for c in known if (_me.is_skip(c) or c in _me._SLASH or c in _me._BANG) and plain(c)), skipr)
     gap = regex_class(c for c in ascii_ if _me.is_skip(c))
     gtskip = regex_class((c for c in known if _me.is_skip(c) or c in _me._SLASH), skip_all)
     wi = regex_class((c for c in known if is_space(c) or _me.is_ignorable(c)), ign)

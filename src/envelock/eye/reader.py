@@ -346,6 +346,36 @@ NUMBER = "#"
 #: The mark of a live skeleton in which a stand-in (:func:`is_stand_in`) took the place of a letter:
 #: a reading never holds it (controls are read past), so such a state only grows along reserved names.
 STOOD_IN = "\x00"
+#: The mark of a live skeleton in which letters the eye has no fitting reading for stood in for
+#: characters of a reserved envelope name (:func:`is_letter_stand_in`, the letter stand-in rule). Its
+#: spelling keeps the separators that a letter took the place of (``_``), so each separator position
+#: is taken at most once and the name keeps its length.
+LETTERED = "\x01"
+#: How a separator a letter stood for is spelled in a :data:`LETTERED` state.
+SEPARATOR = "_"
+
+
+def _spellings(name: str) -> tuple[str, set[str]]:
+    """The skeleton of a reserved name and its separator positions (the skeleton prefixes after which the
+    name has a character the eye reads past, such as ``_``, with letters both before and after)."""
+    skel, seps = "", set()
+    for c in name:
+        r = char_skeleton(c)
+        if not r and skel:
+            seps.add(skel)
+        skel += r
+    seps.discard(skel)
+    return skel, seps
+
+
+def _with_separators(skel: str, seps: set[str]) -> list[str]:
+    """Every spelling of ``skel`` with or without :data:`SEPARATOR` at each separator position."""
+    out = [""]
+    for k, c in enumerate(skel):
+        if skel[:k] in seps:
+            out = [*out, *(o + SEPARATOR for o in out)]
+        out = [o + c for o in out]
+    return out
 
 
 @dataclass(frozen=True)
@@ -366,6 +396,8 @@ class Names:
     exact: tuple[str, ...] = ()
     quotable: tuple[str, ...] = ()
     empty_bars: bool = False
+    #: The reserved names as written (their separator positions: the letter stand-in rule); default ``reserved``.
+    spelled: tuple[str, ...] = ()
     _live: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _blive: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _tokens: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
@@ -374,6 +406,8 @@ class Names:
     _quotable: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _exact: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
     _stand: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
+    _letter: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
+    _hold: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
 
     def __post_init__(self) -> None:
         reserved_prefixes = _prefixes(self.reserved)
@@ -385,6 +419,21 @@ class Names:
             if p:
                 stand.setdefault(p[:-1], set()).add(p[-1])
         object.__setattr__(self, "_stand", {p: tuple(sorted(cs)) for p, cs in stand.items()})
+        # The letter stand-in rule: every spelling of a reserved name with or without each separator.
+        spellings: set[str] = set()
+        holds: set[str] = set()
+        for name in self.spelled or self.reserved:
+            skel, seps = _spellings(name)
+            spellings.update(_with_separators(skel, seps))
+            holds |= seps
+        lprefixes = _prefixes(spellings)
+        letter: dict[str, set[str]] = {}
+        for p in lprefixes:
+            if p:
+                letter.setdefault(p[:-1], set()).add(p[-1])
+        object.__setattr__(self, "_letter", {p: tuple(sorted(cs)) for p, cs in letter.items()})
+        object.__setattr__(self, "_hold", frozenset(p for p in lprefixes if p in holds or p.endswith(SEPARATOR)))
+        object.__setattr__(self, "_live", self._live | frozenset(LETTERED + p for p in lprefixes if p))
         object.__setattr__(self, "_blive", _prefixes(self.brackets))
         object.__setattr__(self, "_tokens", frozenset(self.tokens))
         object.__setattr__(self, "_brackets", frozenset(self.brackets))
@@ -405,7 +454,11 @@ class Names:
         return skel in self._blive
 
     def reserved_match(self, skel: str) -> str | None:
-        """The reserved skeleton ``skel`` starts with, if any (a stand-in state's mark aside)."""
+        """The reserved skeleton ``skel`` starts with, if any (a stand-in state's mark aside); for a
+        :data:`LETTERED` state the reserved skeleton it spells whole (its separators aside)."""
+        if skel.startswith(LETTERED):
+            whole = skel[1:].replace(SEPARATOR, "")
+            return whole if whole in self.reserved else None
         if skel.startswith(STOOD_IN):
             skel = skel[1:]
         for r in self.reserved:
@@ -496,7 +549,8 @@ def names_for(reserved: tuple[str, ...] = RESERVED_NAMES, extra: Tokens | None =
     quotable = tuple(sorted({skeleton(n) for n in quotable_angle_names()} - own))
     # A team's bar token with no name (``<|>``, or ``<|`` itself, which a tokenizer finds inside ``<|>``).
     empty_bars = extra is not None and any(all(can_skip(c) or c in _SLASH for c in classify(t)[1]) for t in extra.bars)
-    return Names(skels, tokens, True, brackets, namespaces, tuple(sorted(set(exact))), quotable, empty_bars)
+    spelled = tuple(sorted(set(reserved)))
+    return Names(skels, tokens, True, brackets, namespaces, tuple(sorted(set(exact))), quotable, empty_bars, spelled)
 
 
 #: The longest legacy (no ``;``) entity name.
@@ -605,6 +659,8 @@ def _lead(
     live: frozenset[str],
     slash_box: list[bool],
     stand: dict[str, tuple[str, ...]] | None = None,
+    letter: dict[str, tuple[str, ...]] | None = None,
+    hold: frozenset[str] | None = None,
 ) -> tuple[int, int, dict[str, None], Reading | None, str, int]:
     """Phase 1: read past skipped characters, slashes (and ``!``/``?``).
 
@@ -628,7 +684,7 @@ def _lead(
         advanced = False
         base = {"": None, **pending}
         if pending or any(parts):
-            hit, new, advanced = _step(base, parts, nxt, accept, live)
+            hit, new, advanced = _step(base, parts, nxt, accept, live, hold)
             if hit is not None:
                 return nxt, run, pending, hit, piece, nxt
             new.pop("", None)
@@ -638,6 +694,12 @@ def _lead(
             if hit is not None:
                 return nxt, run, pending, hit, piece, nxt
             for k in stood:
+                pending.setdefault(k, None)
+        if letter:
+            hit, lettered = _letter_in(base, piece, nxt, accept, letter)
+            if hit is not None:
+                return nxt, run, pending, hit, piece, nxt
+            for k in lettered:
                 pending.setdefault(k, None)
         i = nxt
         run = 0 if advanced else run + 1
@@ -662,6 +724,11 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
 
     def accept(t: str, i: int) -> Reading | None:
         r = names.reserved_match(t)
+        if t.startswith(LETTERED):
+            # Letters stood in: the whole name, ending there (no letter or digit follows) and mixing them
+            # with ASCII (a word written all in another script is that script's word); never a token.
+            whole = r is not None and word_ends(text, i) and mixes_ascii(text, name_from[0], i)
+            return Reading("reserved", r, slash_box[0], i) if r is not None and whole else None
         if r is not None:
             return Reading("reserved", r, slash_box[0], i)
         if t in names._namespaces:
@@ -674,9 +741,12 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
 
     live = names._live
     stand = names._stand
-    i, run, pending, done, piece, nxt = _lead(text, pos, end, True, accept, live, slash_box, stand)
+    hold = names._hold
+    name_from = [n]
+    i, run, pending, done, piece, nxt = _lead(text, pos, end, True, accept, live, slash_box, stand, names._letter, hold)
     if done is not None:
         return done
+    name_from[0] = i
     slash = slash_box[0]
     if names.pipes and piece and piece[0] in _PIPE and (names.empty_bars or not empty_bar(text, nxt, end)):
         return Reading("bar", "", slash, nxt)
@@ -687,6 +757,10 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
         i = nxt
         parts = _angle_parts(piece)
         if not any(parts):
+            # A letter stand-in state reads past nothing but at a separator position of its name.
+            states = {s: None for s in states if not s.startswith(LETTERED) or s[1:] in hold}
+            if not states:
+                return _NONE
             hit, stood = _stand_in(states, piece, i, accept, stand)
             if hit is not None:
                 return hit
@@ -696,9 +770,15 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
             if run >= MAX_RUN:
                 return Reading("padding", "", slash, i)
         else:
-            hit, new, advanced = _step(states, parts, i, accept, live)
+            hit, new, advanced = _step(states, parts, i, accept, live, hold)
             if hit is not None:
                 return hit
+            hit, lettered = _letter_in(states, piece, i, accept, names._letter)
+            if hit is not None:
+                return hit
+            if lettered:
+                new = {**new, **lettered}
+                advanced = True
             if new:
                 states = new
                 run = 0 if advanced else run + 1
@@ -829,10 +909,12 @@ def _step(
     i: int,
     accept: Accept,
     live: frozenset[str],
+    hold: frozenset[str] | None = None,
 ) -> tuple[Reading | None, dict[str, None], bool]:
     """One piece of a forming name, for both readers: extend every live skeleton by every reading of
     the piece (in order); the first that ``accept`` takes is the reading, else the extensions still in
     ``live`` are the new states, and whether one of them came from a non-empty reading (progress).
+    A :data:`LETTERED` state takes an empty reading only where its name may have a separator (``hold``).
 
     A reading made of digits also extends a placeholder family: ``s`` becomes ``s#`` when ``s#`` is
     live (``special`` -> ``special#``), and ``s#`` stays ``s#`` (more digits)."""
@@ -840,6 +922,8 @@ def _step(
     advanced = False
     for s in states:
         for p in parts:
+            if not p and hold is not None and s.startswith(LETTERED) and s[1:] not in hold:
+                continue
             t = s + p
             hit = accept(t, i)
             if hit is not None:
@@ -874,6 +958,49 @@ def _stand_in(
             continue
         for c in stand.get(s, ()):
             t = STOOD_IN + s + c
+            hit = accept(t, i)
+            if hit is not None:
+                return hit, new
+            new[t] = None
+    return None, new
+
+
+def is_letter_stand_in(ch: str) -> bool:
+    """May ``ch`` stand for any one character of a reserved envelope name (the letter stand-in rule):
+    a letter or number beyond ASCII (generated ``ALNUM_RANGES``) that is not an opener. The eye's
+    readings of a letter are what it knows; a letter it has no fitting reading for may be read as
+    the letter the name needs there (``</\u042fETRIEVED_CONTENT>``, a fancy-text alphabet)."""
+    return len(ch) == 1 and ch >= "\x80" and ch in _ALNUM and ch not in _OPENER_CHARS
+
+
+def mixes_ascii(text: str, start: int, i: int) -> bool:
+    """Does the name from ``start`` up to ``i`` hold a printable ASCII character (not whitespace)?"""
+    return any("!" <= c <= "~" for c in text[start:i])
+
+
+def word_ends(text: str, i: int) -> bool:
+    """Does the word end at ``i`` (the end of the text, or no letter or digit there)?"""
+    return i >= len(text) or not is_alnum(text[i])
+
+
+def _letter_in(
+    states: dict[str, None], piece: str, i: int, accept: Accept, letter: dict[str, tuple[str, ...]]
+) -> tuple[Reading | None, dict[str, None]]:
+    """The letter stand-in rule, after the piece's own readings: inside a reserved envelope name a
+    letter the eye has no fitting reading for (:func:`is_letter_stand_in`) may stand for any one
+    character of the name, a separator position included, any number of times. Every live state
+    not marked :data:`STOOD_IN` (in order) grows by each character a spelling of a reserved name has
+    there (code point order, the separator ``_`` first); the first that ``accept`` takes is the
+    reading, else the new states (marked :data:`LETTERED`)."""
+    new: dict[str, None] = {}
+    if not letter or not is_letter_stand_in(piece):
+        return None, new
+    for s in states:
+        if s.startswith(STOOD_IN):
+            continue
+        base = s[1:] if s.startswith(LETTERED) else s
+        for c in letter.get(base, ()):
+            t = LETTERED + base + c
             hit = accept(t, i)
             if hit is not None:
                 return hit, new
@@ -938,7 +1065,7 @@ def reserved_tag_count(text: str, names: Names | None = None) -> int:
     name. Chat tokens are not counted (see :func:`read_after`).
     """
     names = names or names_for()
-    only_reserved = Names(names.reserved, (), pipes=False)
+    only_reserved = Names(names.reserved, (), pipes=False, spelled=names.spelled)
     count = 0
     for m in OPENER_RE.finditer(text):
         end = m.end()

@@ -22,6 +22,8 @@ Rules (regexes over character names; see the generator's docstring):
 * ``separator_classes``: ``categories L* N* in the confusable class of - _ . or of a P* character named ^(?:.* )?MIDDLE DOT$: '' added to the readings``
 * ``digit_values``: ``categories N* with a digit value: that ASCII digit (0 as o, 1 as l) added to the readings``
 * ``stand_ins``: ``every non-ASCII code point of SKIP_RANGES except Python's whitespace, Default_Ignorable_Code_Point and categories Zs Zl Zp Cc Cf Cs Mn``
+* ``letter_stand_ins``: ``every non-ASCII code point of ALNUM_RANGES (L* N*) that is not an opener, also one read past or with a structural role (it keeps both readings): inside a reserved envelope name (not a control token) it may stand for any one character of the name, a separator position included (each once), any number of times; the name must be whole, end there (no L* N* follows) and hold a printable ASCII character (a word all in another script is that script's word); ASCII matches by its readings``
+* ``multi_letter_lookalikes``: ``an ASCII letter whose confusables.txt prototype is two or more ASCII letters: that prototype is its skeleton reading (the sequence reads as the letter)``
 * ``bang_names``: ``^(?:(?:FULLWIDTH|SMALL|INVERTED|HEAVY|WHITE) )?(?:EXCLAMATION|QUESTION) MARK(?: ORNAMENT)?$``
 * ``quote_names``: ``^(?!TAG )(?:.*QUOTATION MARK.*|.*APOSTROPHE|(?:MODIFIER LETTER )?(?:REVERSED )?(?:DOUBLE |TRIPLE |QUADRUPLE )?PRIME)$``
 * ``letter_names``: ``(?:LETTER|CAPITAL|SMALL)(?: (?!WITH\b)[A-Z]+)*? ([A-Z])(?= WITH | |$)``
