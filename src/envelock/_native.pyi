@@ -6,7 +6,8 @@ surrogate cannot cross into Rust as UTF-8: every function raises
 Python reference (``envelock.eye.reference``) for that call.
 """
 
-from typing import Literal, TypeAlias
+from collections.abc import Callable
+from typing import Literal, TypeAlias, TypeVar
 
 # The names the module exports (PyO3 sets ``__all__``); ``mypy.stubtest envelock._native``
 # (a stage of .ci/run) holds this stub equal to the built module.
@@ -18,6 +19,7 @@ __all__ = [
     "defang",
     "defang_body",
     "defang_many",
+    "findings",
     "interleave",
     "openers",
     "openers_many",
@@ -40,6 +42,8 @@ _Family: TypeAlias = Literal["angle", "bracket"]
 _ReadingTuple: TypeAlias = tuple[_Kind, str, bool, int]
 
 UNICODE_VERSION: str
+
+_T = TypeVar("_T")
 
 class SurrogateError(ValueError):
     """The text holds a lone surrogate; use the Python reference for this call."""
@@ -106,3 +110,16 @@ def interleave(text: str, marker: str, seed: int) -> str:
 
 def uninterleave(text: str, marker: str) -> str:
     """``spotlight.uninterleave``."""
+
+def findings(
+    cls: type[_T],
+    fields: list[str],
+    text: str,
+    raw: list[tuple[str, str, str, int, int]],
+    snippet: Callable[[str, int, int], str],
+    snippet_max: int,
+) -> list[_T]:
+    """Instances of ``cls`` (``object.__new__``, the ten ``fields`` set in their ``__dict__``) of ordered
+    reports ``(rule, severity, message, start, end)``: line and column of both ends as
+    ``types.LineIndex.locate``, the snippet ``snippet(text, start, end)`` once per distinct shown part;
+    instances of exact ``str`` and ``int`` fields untracked by the garbage collector."""

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use envelock_core as core;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 use rayon::prelude::*;
 
 pyo3::create_exception!(
@@ -236,19 +236,33 @@ fn opener_tuples<'py>(
     py: Python<'py>,
     found: &[core::OpenerReading],
 ) -> PyResult<Bound<'py, PyList>> {
+    // One string object per distinct kind, name and family: hostile text repeats one opener
+    // hundreds of thousands of times.
+    let angle = PyString::new(py, "angle");
+    let bracket = PyString::new(py, "bracket");
+    let mut strs: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
+    let mut kinds: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
     let items = found
         .iter()
         .map(|o| {
             let fam = if o.family.is_bracket() {
-                "bracket"
+                bracket.clone()
             } else {
-                "angle"
+                angle.clone()
             };
+            let kind = kinds
+                .entry(o.kind.as_str())
+                .or_insert_with_key(|k| PyString::new(py, k))
+                .clone();
+            let name = strs
+                .entry(o.name.as_str())
+                .or_insert_with_key(|k| PyString::new(py, k))
+                .clone();
             (
                 o.start_cp,
                 o.opener_end_cp,
-                o.kind.as_str(),
-                o.name.as_str(),
+                kind,
+                name,
                 o.slash,
                 o.reading_end_cp,
                 fam,
@@ -257,6 +271,134 @@ fn opener_tuples<'py>(
         })
         .collect::<PyResult<Vec<_>>>()?;
     PyList::new(py, items)
+}
+
+/// A code-point offset to a byte offset in `b` (UTF-8), moving from the last one asked for.
+struct Cursor<'a> {
+    b: &'a [u8],
+    cp: usize,
+    byte: usize,
+}
+
+impl Cursor<'_> {
+    /// The byte offset of code point `cp` (clamped to the end).
+    fn to(&mut self, cp: usize) -> usize {
+        let b = self.b;
+        while self.cp < cp && self.byte < b.len() {
+            self.byte += 1;
+            while self.byte < b.len() && b[self.byte] & 0xC0 == 0x80 {
+                self.byte += 1;
+            }
+            self.cp += 1;
+        }
+        while self.cp > cp {
+            self.byte -= 1;
+            while b[self.byte] & 0xC0 == 0x80 {
+                self.byte -= 1;
+            }
+            self.cp -= 1;
+        }
+        self.byte
+    }
+}
+
+/// findings(cls, fields, text, raw, snippet, snippet_max) -> [cls]: `scan._findings`' last step in
+/// one call. `raw` holds `(rule, severity, message, start, end)` reports in order; each becomes an
+/// instance of `cls` (`object.__new__(cls)`, the ten `fields` set in its `__dict__` in order:
+/// rule, severity, message, start, its line and column, end, its line and column, the snippet).
+/// Lines and columns as `types.LineIndex.locate`; the snippet is `snippet(text, start, end)`,
+/// called once per distinct (shown part, cut) it depends on. An instance whose fields are all
+/// exact `str` and `int` is untracked by the garbage collector, as CPython untracks a tuple or
+/// a dict of such values: it cannot be part of a reference cycle, and hundreds of thousands of
+/// tracked findings make every collection walk them all.
+#[pyfunction]
+fn findings<'py>(
+    py: Python<'py>,
+    cls: &Bound<'py, PyType>,
+    fields: Vec<Bound<'py, PyString>>,
+    text: &Bound<'py, PyString>,
+    raw: &Bound<'py, PyList>,
+    snippet: &Bound<'py, PyAny>,
+    snippet_max: usize,
+) -> PyResult<Bound<'py, PyList>> {
+    let s = self::text(text)?;
+    let fields: [Bound<'py, PyString>; 10] = fields
+        .try_into()
+        .map_err(|_| PyValueError::new_err("findings needs ten field names"))?;
+    let b = s.as_bytes();
+    // Line starts in code points (a line ends at "\n"), and the text's length in code points.
+    let mut starts = vec![0usize];
+    let mut n = 0usize;
+    for &c in b {
+        if c & 0xC0 != 0x80 {
+            n += 1;
+        }
+        if c == b'\n' {
+            starts.push(n);
+        }
+    }
+    let locate = |off: usize| -> (usize, usize) {
+        let line = starts.partition_point(|&x| x <= off);
+        (line, off - starts[line - 1] + 1)
+    };
+    let new = py.get_type::<pyo3::types::PyAny>().getattr("__new__")?;
+    let args = PyTuple::new(py, [cls])?;
+    let dict_name = pyo3::intern!(py, "__dict__");
+    let mut shown: HashMap<(&str, bool), Bound<'py, PyAny>> = HashMap::new();
+    let mut at = Cursor { b, cp: 0, byte: 0 };
+    let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(raw.len());
+    for item in raw.iter() {
+        let r = item.cast_into::<PyTuple>()?;
+        if r.len() != 5 {
+            return Err(PyValueError::new_err("a report is a 5-tuple"));
+        }
+        let (rule, severity, message) = (r.get_item(0)?, r.get_item(1)?, r.get_item(2)?);
+        let start: usize = r.get_item(3)?.extract()?;
+        let end: usize = r.get_item(4)?.extract()?;
+        let (line, column) = locate(start);
+        let (end_line, end_column) = locate(end);
+        // text[start : min(end, start + snippet_max)] and whether the span is longer.
+        let stop = end.min(start.saturating_add(snippet_max)).max(start);
+        let (p, q) = (at.to(start), at.to(stop));
+        at.to(start);
+        let part = &s[p..q];
+        let shown_len = stop.min(n).saturating_sub(start);
+        let key = (part, end - start.min(end) > shown_len);
+        let snip = match shown.get(&key) {
+            Some(v) => v.clone(),
+            None => {
+                let v = snippet.call1((text, start, end))?;
+                shown.insert(key, v.clone());
+                v
+            }
+        };
+        let found = new.call1(&args)?;
+        let dict = found.getattr(dict_name)?.cast_into::<PyDict>()?;
+        let plain = [&rule, &severity, &message, &snip]
+            .iter()
+            .all(|v| v.is_exact_instance_of::<PyString>());
+        dict.set_item(&fields[0], &rule)?;
+        dict.set_item(&fields[1], &severity)?;
+        dict.set_item(&fields[2], &message)?;
+        dict.set_item(&fields[3], start)?;
+        dict.set_item(&fields[4], line)?;
+        dict.set_item(&fields[5], column)?;
+        dict.set_item(&fields[6], end)?;
+        dict.set_item(&fields[7], end_line)?;
+        dict.set_item(&fields[8], end_column)?;
+        dict.set_item(&fields[9], &snip)?;
+        // SAFETY: `found` is a live object (we hold a reference); untracking an object only takes
+        // it off the collector's lists. Its fields are exact str and int (checked), which hold no
+        // references, so it cannot be part of a cycle the collector would have to break.
+        unsafe {
+            let ptr = found.as_ptr();
+            if plain && pyo3::ffi::PyObject_GC_IsTracked(ptr) == 1 {
+                pyo3::ffi::PyObject_GC_UnTrack(ptr.cast());
+            }
+        }
+        out.push(found);
+    }
+    PyList::new(py, out)
 }
 
 fn strs_of<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<&'a str>> {
@@ -439,6 +581,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(openers, m)?)?;
     m.add_function(wrap_pyfunction!(defang_many, m)?)?;
     m.add_function(wrap_pyfunction!(openers_many, m)?)?;
+    m.add_function(wrap_pyfunction!(findings, m)?)?;
     m.add_function(wrap_pyfunction!(sanitize_events, m)?)?;
     m.add_function(wrap_pyfunction!(xml_unescape_text, m)?)?;
     m.add_function(wrap_pyfunction!(skeleton, m)?)?;
