@@ -6,7 +6,7 @@ surrogate cannot cross into Rust as UTF-8: every function raises
 Python reference (``envelock.eye.reference``) for that call.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Literal, TypeAlias, TypeVar
 
 # The names the module exports (PyO3 sets ``__all__``); ``mypy.stubtest envelock._native``
@@ -21,6 +21,7 @@ __all__ = [
     "defang_many",
     "findings",
     "interleave",
+    "opener_reports",
     "openers",
     "openers_many",
     "read_after",
@@ -123,3 +124,14 @@ def findings(
     reports ``(rule, severity, message, start, end)``: line and column of both ends as
     ``types.LineIndex.locate``, the snippet ``snippet(text, start, end)`` once per distinct shown part;
     instances of exact ``str`` and ``int`` fields untracked by the garbage collector."""
+
+def opener_reports(
+    text: str,
+    reserved: tuple[str, ...],
+    family: _Family,
+    describe: Callable[[int, int, str, str, bool, int], tuple[int | None, Sequence[tuple[str, str, str, int, int]]]],
+) -> list[tuple[str, str, str, int, int]]:
+    """The reports ``(rule, severity, message, start, end)`` of every ``family`` record of :func:`openers`,
+    in order: ``describe(start, opener_end, kind, name, slash, reading_end)`` returns ``(until, reports)``,
+    and a record with the same reading (kind, name, slash, opener and reading lengths) and the same text
+    from its start to ``until`` (not ``None``) gets the same reports, moved, without a call."""

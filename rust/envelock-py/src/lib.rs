@@ -401,6 +401,138 @@ fn findings<'py>(
     PyList::new(py, out)
 }
 
+/// A cached answer of `describe`: the reports (rule, severity, message, start and end relative to
+/// the opener's start) of every record with the same reading whose text from its start is `span`.
+type Answer<'py> = Vec<(
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    usize,
+    usize,
+)>;
+
+/// The answers of one reading: per span length, by the span's text.
+type Spans<'a, 'py> = Vec<(usize, HashMap<&'a str, Answer<'py>>)>;
+
+/// How many span lengths are cached per reading (the constant work of a lookup).
+const SPANS_PER_READING: usize = 4;
+/// The longest span an answer may depend on to be cached (code points).
+const SPAN_MAX: usize = 512;
+
+/// opener_reports(text, reserved, family, describe) -> [(rule, severity, message, start, end)]: the
+/// reports of every `family` record of `openers(text, reserved)`, in order. Each record is handed
+/// to `describe(start, opener_end, kind, name, slash, reading_end)`, which returns
+/// `(depends_until, reports)`: its reports, and `None` or the end of the text they depend on
+/// besides the reading (kind, name, slash, opener and reading lengths). A record with the same
+/// reading and the same text from its start to that end gets the same reports, moved, without
+/// the call: hostile text repeats one construct hundreds of thousands of times.
+#[pyfunction]
+fn opener_reports<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    reserved: Vec<String>,
+    family: &str,
+    describe: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
+    let s = self::text(text)?;
+    let bracket = match family {
+        "angle" => false,
+        "bracket" => true,
+        _ => return Err(PyValueError::new_err("family must be angle or bracket")),
+    };
+    let names = names_for(reserved, true, true)?;
+    let found = if s.len() >= DETACH_BYTES {
+        py.detach(|| core::openers(s, &names))
+    } else {
+        core::openers(s, &names)
+    };
+    let b = s.as_bytes();
+    let n = s.chars().count();
+    type Reading<'a> = (&'a str, &'a str, bool, usize, usize);
+    let mut cache: HashMap<Reading<'_>, Spans<'_, 'py>> = HashMap::new();
+    let mut kinds: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
+    let mut at = Cursor { b, cp: 0, byte: 0 };
+    let mut out: Vec<Bound<'py, PyAny>> = Vec::new();
+    for o in found.iter().filter(|o| o.family.is_bracket() == bracket) {
+        let start = o.start_cp;
+        let reading: Reading<'_> = (
+            o.kind.as_str(),
+            o.name.as_str(),
+            o.slash,
+            o.opener_end_cp - start,
+            o.reading_end_cp.saturating_sub(start),
+        );
+        let from = at.to(start);
+        let mut hit = None;
+        if let Some(spans) = cache.get(&reading) {
+            for (len, answers) in spans {
+                if start + len > n {
+                    continue;
+                }
+                let to = at.to(start + len);
+                at.to(start);
+                if let Some(a) = answers.get(&s[from..to]) {
+                    hit = Some(a);
+                    break;
+                }
+            }
+        }
+        if let Some(answer) = hit {
+            for (rule, severity, message, a, e) in answer {
+                out.push(
+                    (rule, severity, message, start + a, start + e)
+                        .into_pyobject(py)?
+                        .into_any(),
+                );
+            }
+            continue;
+        }
+        let kind = kinds
+            .entry(o.kind.as_str())
+            .or_insert_with_key(|k| PyString::new(py, k))
+            .clone();
+        let got = describe.call1((
+            start,
+            o.opener_end_cp,
+            kind,
+            o.name.as_str(),
+            o.slash,
+            o.reading_end_cp,
+        ))?;
+        let (until, reports): (Option<usize>, Bound<'py, PyList>) = got.extract()?;
+        let mut answer: Answer<'py> = Vec::new();
+        let mut cacheable = until.is_some_and(|u| u >= start && u - start <= SPAN_MAX && u <= n);
+        for r in reports.iter() {
+            let t = r.cast::<PyTuple>()?;
+            let (a, e): (usize, usize) = (t.get_item(3)?.extract()?, t.get_item(4)?.extract()?);
+            cacheable &= a >= start && e >= a;
+            if cacheable {
+                answer.push((
+                    t.get_item(0)?,
+                    t.get_item(1)?,
+                    t.get_item(2)?,
+                    a - start,
+                    e - start,
+                ));
+            }
+            out.push(r);
+        }
+        if let (true, Some(u)) = (cacheable, until) {
+            let spans = cache.entry(reading).or_default();
+            let len = u - start;
+            let to = at.to(u);
+            at.to(start);
+            let span = &s[from..to];
+            if let Some((_, answers)) = spans.iter_mut().find(|(l, _)| *l == len) {
+                answers.insert(span, answer);
+            } else if spans.len() < SPANS_PER_READING {
+                spans.push((len, HashMap::from([(span, answer)])));
+            }
+        }
+    }
+    PyList::new(py, out)
+}
+
 fn strs_of<'a>(texts: &'a [Bound<'_, PyString>]) -> PyResult<Vec<&'a str>> {
     texts
         .iter()
@@ -582,6 +714,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(defang_many, m)?)?;
     m.add_function(wrap_pyfunction!(openers_many, m)?)?;
     m.add_function(wrap_pyfunction!(findings, m)?)?;
+    m.add_function(wrap_pyfunction!(opener_reports, m)?)?;
     m.add_function(wrap_pyfunction!(sanitize_events, m)?)?;
     m.add_function(wrap_pyfunction!(xml_unescape_text, m)?)?;
     m.add_function(wrap_pyfunction!(skeleton, m)?)?;

@@ -23,7 +23,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 from . import fastpath, levels, reference
 from .levels import Level
@@ -188,6 +188,25 @@ def _openers(text: str, reserved: tuple[str, ...]) -> list[NativeOpener]:
     # Cached: verify and the scanner ask twice for the same text (one family each).
     assert _native is not None
     return list(_native.openers(text, reserved))
+
+
+def native_opener_reports(
+    text: str,
+    reserved: tuple[str, ...],
+    family: Literal["angle", "bracket"],
+    tokens: Tokens | None,
+    describe: Callable[[int, int, str, str, bool, int], tuple[int | None, Sequence[tuple[str, str, str, int, int]]]],
+) -> list[tuple[str, str, str, int, int]] | None:
+    """The reports of every ``family`` opener record in one native loop (``_native.opener_reports``:
+    ``describe`` once per distinct reading and text it depends on), or ``None`` when the native core is
+    not in use or cannot take ``text`` (or ``tokens``): the caller then describes every record of
+    :func:`envelock.eye.escape.opener_records` itself (the reference)."""
+    if _native is None or not is_native() or tokens is not None:
+        return None
+    try:
+        return _native.opener_reports(text, reserved, family, describe)
+    except SurrogateError:
+        return None
 
 
 def native_findings(
