@@ -302,6 +302,9 @@ impl Cursor<'_> {
     }
 }
 
+/// A Finding's dict with its position fields zeroed, and whether its other fields are exact `str`.
+type Template<'py> = (Bound<'py, PyDict>, bool);
+
 /// findings(cls, fields, text, raw, snippet, snippet_max) -> [cls]: `scan._findings`' last step in
 /// one call. `raw` holds `(rule, severity, message, start, end)` reports in order; each becomes an
 /// instance of `cls` (`object.__new__(cls)`, the ten `fields` set in its `__dict__` in order:
@@ -343,7 +346,7 @@ fn findings<'py>(
     };
     let new = py.get_type::<pyo3::types::PyAny>().getattr("__new__")?;
     let args = PyTuple::new(py, [cls])?;
-    let dict_name = pyo3::intern!(py, "__dict__");
+    let mut templates: HashMap<(usize, usize, usize, usize), Template<'py>> = HashMap::new();
     let mut shown: HashMap<(&str, bool), Bound<'py, PyAny>> = HashMap::new();
     let mut at = Cursor { b, cp: 0, byte: 0 };
     let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(raw.len());
@@ -372,27 +375,52 @@ fn findings<'py>(
                 v
             }
         };
-        let found = new.call1(&args)?;
-        let dict = found.getattr(dict_name)?.cast_into::<PyDict>()?;
-        let plain = [&rule, &severity, &message, &snip]
-            .iter()
-            .all(|v| v.is_exact_instance_of::<PyString>());
-        dict.set_item(&fields[0], &rule)?;
-        dict.set_item(&fields[1], &severity)?;
-        dict.set_item(&fields[2], &message)?;
+        // One dict per distinct (rule, severity, message, snippet), its fields in order, copied for
+        // each finding (a copy keeps the order and the collector's untracking of a dict of strings).
+        let tkey = (
+            rule.as_ptr() as usize,
+            severity.as_ptr() as usize,
+            message.as_ptr() as usize,
+            snip.as_ptr() as usize,
+        );
+        let (template, plain) = match templates.get(&tkey) {
+            Some(t) => t,
+            None => {
+                let d = PyDict::new(py);
+                let zero = 0usize;
+                d.set_item(&fields[0], &rule)?;
+                d.set_item(&fields[1], &severity)?;
+                d.set_item(&fields[2], &message)?;
+                for f in &fields[3..9] {
+                    d.set_item(f, zero)?;
+                }
+                d.set_item(&fields[9], &snip)?;
+                let plain = [&rule, &severity, &message, &snip]
+                    .iter()
+                    .all(|v| v.is_exact_instance_of::<PyString>());
+                // The template holds the four objects, so their addresses stay theirs for the call.
+                templates.entry(tkey).or_insert((d, plain))
+            }
+        };
+        let dict = template.copy()?;
         dict.set_item(&fields[3], start)?;
         dict.set_item(&fields[4], line)?;
         dict.set_item(&fields[5], column)?;
         dict.set_item(&fields[6], end)?;
         dict.set_item(&fields[7], end_line)?;
         dict.set_item(&fields[8], end_column)?;
-        dict.set_item(&fields[9], &snip)?;
-        // SAFETY: `found` is a live object (we hold a reference); untracking an object only takes
-        // it off the collector's lists. Its fields are exact str and int (checked), which hold no
-        // references, so it cannot be part of a cycle the collector would have to break.
+        let found = new.call1(&args)?;
+        // SAFETY: both pointers are live objects we hold references to; PyObject_GenericSetDict takes
+        // its own reference to the dict (object.__setattr__(found, "__dict__", dict), bypassing the
+        // frozen dataclass's __setattr__ as the Python builder does with found.__dict__[...]).
+        // Untracking an object only takes it off the collector's lists: its fields are exact str and
+        // int (checked), which hold no references, so it cannot be part of a cycle.
         unsafe {
             let ptr = found.as_ptr();
-            if plain && pyo3::ffi::PyObject_GC_IsTracked(ptr) == 1 {
+            if pyo3::ffi::PyObject_GenericSetDict(ptr, dict.as_ptr(), std::ptr::null_mut()) != 0 {
+                return Err(PyErr::fetch(py));
+            }
+            if *plain && pyo3::ffi::PyObject_GC_IsTracked(ptr) == 1 {
                 pyo3::ffi::PyObject_GC_UnTrack(ptr.cast());
             }
         }
@@ -435,16 +463,16 @@ fn opener_reports<'py>(
     describe: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyList>> {
     let s = self::text(text)?;
-    let bracket = match family {
-        "angle" => false,
-        "bracket" => true,
+    let (bracket, fam) = match family {
+        "angle" => (false, core::Family::Angle),
+        "bracket" => (true, core::Family::Bracket),
         _ => return Err(PyValueError::new_err("family must be angle or bracket")),
     };
     let names = names_for(reserved, true, true)?;
     let found = if s.len() >= DETACH_BYTES {
-        py.detach(|| core::openers(s, &names))
+        py.detach(|| core::openers_of(s, &names, &[fam]))
     } else {
-        core::openers(s, &names)
+        core::openers_of(s, &names, &[fam])
     };
     let b = s.as_bytes();
     let n = s.chars().count();
