@@ -6,7 +6,8 @@ surrogate cannot cross into Rust as UTF-8: every function raises
 Python reference (``envelock.eye.reference``) for that call.
 """
 
-from typing import Literal, TypeAlias
+from collections.abc import Callable, Sequence
+from typing import Literal, TypeAlias, TypeVar
 
 # The names the module exports (PyO3 sets ``__all__``); ``mypy.stubtest envelock._native``
 # (a stage of .ci/run) holds this stub equal to the built module.
@@ -19,7 +20,9 @@ __all__ = [
     "defang",
     "defang_body",
     "defang_many",
+    "findings",
     "interleave",
+    "opener_reports",
     "openers",
     "openers_many",
     "read_after",
@@ -41,6 +44,8 @@ _Family: TypeAlias = Literal["angle", "bracket"]
 _ReadingTuple: TypeAlias = tuple[_Kind, str, bool, int]
 
 UNICODE_VERSION: str
+
+_T = TypeVar("_T")
 
 class SurrogateError(ValueError):
     """The text holds a lone surrogate; use the Python reference for this call."""
@@ -110,3 +115,27 @@ def interleave(text: str, marker: str, seed: int) -> str:
 
 def uninterleave(text: str, marker: str) -> str:
     """``spotlight.uninterleave``."""
+
+def findings(
+    cls: type[_T],
+    fields: list[str],
+    text: str,
+    raw: list[tuple[str, str, str, int, int]],
+    snippet: Callable[[str, int, int], str],
+    snippet_max: int,
+) -> list[_T]:
+    """Instances of ``cls`` (``object.__new__``, the ten ``fields`` set in their ``__dict__``) of ordered
+    reports ``(rule, severity, message, start, end)``: line and column of both ends as
+    ``types.LineIndex.locate``, the snippet ``snippet(text, start, end)`` once per distinct shown part;
+    instances of exact ``str`` and ``int`` fields untracked by the garbage collector."""
+
+def opener_reports(
+    text: str,
+    reserved: tuple[str, ...],
+    family: _Family,
+    describe: Callable[[int, int, str, str, bool, int], tuple[int | None, Sequence[tuple[str, str, str, int, int]]]],
+) -> list[tuple[str, str, str, int, int]]:
+    """The reports ``(rule, severity, message, start, end)`` of every ``family`` record of :func:`openers`,
+    in order: ``describe(start, opener_end, kind, name, slash, reading_end)`` returns ``(until, reports)``,
+    and a record with the same reading (kind, name, slash, opener and reading lengths) and the same text
+    from its start to ``until`` (not ``None``) gets the same reports, moved, without a call."""

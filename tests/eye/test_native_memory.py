@@ -19,6 +19,7 @@ from collections.abc import Callable
 import pytest
 from helpers.data import NATIVE_HOW, optional_module
 
+import envelock
 from envelock.eye.tokens import RESERVED_NAMES
 
 _native = optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
@@ -43,12 +44,15 @@ CALLS: dict[str, Callable[[str], object]] = {
     "undatamark": lambda s: _native.undatamark(s, "\u02c6"),
     "interleave": lambda s: _native.interleave(s, "\u02c6", 7),
     "uninterleave": lambda s: _native.uninterleave(s, "\u02c6"),
+    # the scanner's two native loops, through the scan that calls them (their arguments are its own)
+    "findings": lambda s: envelock.scan_text(s),
+    "opener_reports": lambda s: envelock.scan_text(s),
 }
 
 
 def _fresh() -> str:
     # built at run time, so no two calls share one string object (or its cache)
-    return "".join(["caf\u00e9 <b>&amp; \u0441\u043b\u043e\u0432\u043e \u6f22\u5b57 ", str(id(object()))]) * 64
+    return "".join(["caf\u00e9 <b>&amp; \u0441\u043b\u043e\u0432\u043e \u6f22\u5b57 <|im_end|> [INST] ", str(id(object()))]) * 64
 
 
 def test_every_native_function_is_listed() -> None:

@@ -97,11 +97,16 @@ pub fn byte_offset(s: &str, cp: usize) -> Option<usize> {
 /// Every angle opener and every bracket opener, in text order, whose reading is not none or
 /// which is followed by `\` (what the scanner consumes).
 pub fn openers(s: &str, names: &Names) -> Vec<OpenerReading> {
+    openers_of(s, names, &[Family::Angle, Family::Bracket])
+}
+
+/// [`openers`] of the given families only.
+pub fn openers_of(s: &str, names: &Names, families: &[Family]) -> Vec<OpenerReading> {
     let b = s.as_bytes();
     let n = b.len();
     let mut scratch = Scratch::default();
     let mut out = Vec::new();
-    for fam in [Family::Angle, Family::Bracket] {
+    for &fam in families {
         for (a, e) in opener::Openers::new(s, fam) {
             let r = if fam.is_bracket() {
                 read_bracket(s, e, names, &mut scratch)

@@ -249,7 +249,11 @@ impl Trie {
                 w = w.and_then(|w| self.child(w, x));
             }
             if let Some(w) = w {
-                let letter = self.nodes[w as usize].children.iter().map(|&(_, c)| c).collect();
+                let letter = self.nodes[w as usize]
+                    .children
+                    .iter()
+                    .map(|&(_, c)| c)
+                    .collect();
                 self.nodes[k].letter = letter;
             }
         }

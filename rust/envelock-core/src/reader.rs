@@ -610,7 +610,8 @@ fn lead<'n>(
         }
         if bang {
             // A letter read past in the lead may also stand in (the angle reader's names only).
-            if let Err(hit) = eye.letter_in(&scratch.states, &piece, nxt, *slash, &mut scratch.new) {
+            if let Err(hit) = eye.letter_in(&scratch.states, &piece, nxt, *slash, &mut scratch.new)
+            {
                 return LeadEnd::Done(hit);
             }
         }

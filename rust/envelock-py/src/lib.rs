@@ -12,7 +12,7 @@ use envelock_core as core;
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple, PyType};
 use rayon::prelude::*;
 
 pyo3::create_exception!(
@@ -254,19 +254,33 @@ fn opener_tuples<'py>(
     py: Python<'py>,
     found: &[core::OpenerReading],
 ) -> PyResult<Bound<'py, PyList>> {
+    // One string object per distinct kind, name and family: hostile text repeats one opener
+    // hundreds of thousands of times.
+    let angle = PyString::new(py, "angle");
+    let bracket = PyString::new(py, "bracket");
+    let mut strs: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
+    let mut kinds: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
     let items = found
         .iter()
         .map(|o| {
             let fam = if o.family.is_bracket() {
-                "bracket"
+                bracket.clone()
             } else {
-                "angle"
+                angle.clone()
             };
+            let kind = kinds
+                .entry(o.kind.as_str())
+                .or_insert_with_key(|k| PyString::new(py, k))
+                .clone();
+            let name = strs
+                .entry(o.name.as_str())
+                .or_insert_with_key(|k| PyString::new(py, k))
+                .clone();
             (
                 o.start_cp,
                 o.opener_end_cp,
-                o.kind.as_str(),
-                o.name.as_str(),
+                kind,
+                name,
                 o.slash,
                 o.reading_end_cp,
                 fam,
@@ -275,6 +289,296 @@ fn opener_tuples<'py>(
         })
         .collect::<PyResult<Vec<_>>>()?;
     PyList::new(py, items)
+}
+
+/// A code-point offset to a byte offset in `b` (UTF-8), moving from the last one asked for.
+struct Cursor<'a> {
+    b: &'a [u8],
+    cp: usize,
+    byte: usize,
+}
+
+impl Cursor<'_> {
+    /// The byte offset of code point `cp` (clamped to the end).
+    fn to(&mut self, cp: usize) -> usize {
+        let b = self.b;
+        while self.cp < cp && self.byte < b.len() {
+            self.byte += 1;
+            while self.byte < b.len() && b[self.byte] & 0xC0 == 0x80 {
+                self.byte += 1;
+            }
+            self.cp += 1;
+        }
+        while self.cp > cp {
+            self.byte -= 1;
+            while b[self.byte] & 0xC0 == 0x80 {
+                self.byte -= 1;
+            }
+            self.cp -= 1;
+        }
+        self.byte
+    }
+}
+
+/// A Finding's dict with its position fields zeroed, and whether its other fields are exact `str`.
+type Template<'py> = (Bound<'py, PyDict>, bool);
+
+/// findings(cls, fields, text, raw, snippet, snippet_max) -> [cls]: `scan._findings`' last step in
+/// one call. `raw` holds `(rule, severity, message, start, end)` reports in order; each becomes an
+/// instance of `cls` (`object.__new__(cls)`, the ten `fields` set in its `__dict__` in order:
+/// rule, severity, message, start, its line and column, end, its line and column, the snippet).
+/// Lines and columns as `types.LineIndex.locate`; the snippet is `snippet(text, start, end)`,
+/// called once per distinct (shown part, cut) it depends on. An instance whose fields are all
+/// exact `str` and `int` is untracked by the garbage collector, as CPython untracks a tuple or
+/// a dict of such values: it cannot be part of a reference cycle, and hundreds of thousands of
+/// tracked findings make every collection walk them all.
+#[pyfunction]
+fn findings<'py>(
+    py: Python<'py>,
+    cls: &Bound<'py, PyType>,
+    fields: Vec<Bound<'py, PyString>>,
+    text: &Bound<'py, PyString>,
+    raw: &Bound<'py, PyList>,
+    snippet: &Bound<'py, PyAny>,
+    snippet_max: usize,
+) -> PyResult<Bound<'py, PyList>> {
+    let mut keep = None;
+    let s = self::text(text, &mut keep)?;
+    let fields: [Bound<'py, PyString>; 10] = fields
+        .try_into()
+        .map_err(|_| PyValueError::new_err("findings needs ten field names"))?;
+    let b = s.as_bytes();
+    // Line starts in code points (a line ends at "\n"), and the text's length in code points.
+    let mut starts = vec![0usize];
+    let mut n = 0usize;
+    for &c in b {
+        if c & 0xC0 != 0x80 {
+            n += 1;
+        }
+        if c == b'\n' {
+            starts.push(n);
+        }
+    }
+    let locate = |off: usize| -> (usize, usize) {
+        let line = starts.partition_point(|&x| x <= off);
+        (line, off - starts[line - 1] + 1)
+    };
+    let new = py.get_type::<pyo3::types::PyAny>().getattr("__new__")?;
+    let args = PyTuple::new(py, [cls])?;
+    let mut templates: HashMap<(usize, usize, usize, usize), Template<'py>> = HashMap::new();
+    let mut shown: HashMap<(&str, bool), Bound<'py, PyAny>> = HashMap::new();
+    let mut at = Cursor { b, cp: 0, byte: 0 };
+    let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(raw.len());
+    for item in raw.iter() {
+        let r = item.cast_into::<PyTuple>()?;
+        if r.len() != 5 {
+            return Err(PyValueError::new_err("a report is a 5-tuple"));
+        }
+        let (rule, severity, message) = (r.get_item(0)?, r.get_item(1)?, r.get_item(2)?);
+        let start: usize = r.get_item(3)?.extract()?;
+        let end: usize = r.get_item(4)?.extract()?;
+        let (line, column) = locate(start);
+        let (end_line, end_column) = locate(end);
+        // text[start : min(end, start + snippet_max)] and whether the span is longer.
+        let stop = end.min(start.saturating_add(snippet_max)).max(start);
+        let (p, q) = (at.to(start), at.to(stop));
+        at.to(start);
+        let part = &s[p..q];
+        let shown_len = stop.min(n).saturating_sub(start);
+        let key = (part, end - start.min(end) > shown_len);
+        let snip = match shown.get(&key) {
+            Some(v) => v.clone(),
+            None => {
+                let v = snippet.call1((text, start, end))?;
+                shown.insert(key, v.clone());
+                v
+            }
+        };
+        // One dict per distinct (rule, severity, message, snippet), its fields in order, copied for
+        // each finding (a copy keeps the order and the collector's untracking of a dict of strings).
+        let tkey = (
+            rule.as_ptr() as usize,
+            severity.as_ptr() as usize,
+            message.as_ptr() as usize,
+            snip.as_ptr() as usize,
+        );
+        let (template, plain) = match templates.get(&tkey) {
+            Some(t) => t,
+            None => {
+                let d = PyDict::new(py);
+                let zero = 0usize;
+                d.set_item(&fields[0], &rule)?;
+                d.set_item(&fields[1], &severity)?;
+                d.set_item(&fields[2], &message)?;
+                for f in &fields[3..9] {
+                    d.set_item(f, zero)?;
+                }
+                d.set_item(&fields[9], &snip)?;
+                let plain = [&rule, &severity, &message, &snip]
+                    .iter()
+                    .all(|v| v.is_exact_instance_of::<PyString>());
+                // The template holds the four objects, so their addresses stay theirs for the call.
+                templates.entry(tkey).or_insert((d, plain))
+            }
+        };
+        let dict = template.copy()?;
+        dict.set_item(&fields[3], start)?;
+        dict.set_item(&fields[4], line)?;
+        dict.set_item(&fields[5], column)?;
+        dict.set_item(&fields[6], end)?;
+        dict.set_item(&fields[7], end_line)?;
+        dict.set_item(&fields[8], end_column)?;
+        let found = new.call1(&args)?;
+        // SAFETY: both pointers are live objects we hold references to; PyObject_GenericSetDict takes
+        // its own reference to the dict (object.__setattr__(found, "__dict__", dict), bypassing the
+        // frozen dataclass's __setattr__ as the Python builder does with found.__dict__[...]).
+        // Untracking an object only takes it off the collector's lists: its fields are exact str and
+        // int (checked), which hold no references, so it cannot be part of a cycle.
+        unsafe {
+            let ptr = found.as_ptr();
+            if pyo3::ffi::PyObject_GenericSetDict(ptr, dict.as_ptr(), std::ptr::null_mut()) != 0 {
+                return Err(PyErr::fetch(py));
+            }
+            if *plain && pyo3::ffi::PyObject_GC_IsTracked(ptr) == 1 {
+                pyo3::ffi::PyObject_GC_UnTrack(ptr.cast());
+            }
+        }
+        out.push(found);
+    }
+    PyList::new(py, out)
+}
+
+/// A cached answer of `describe`: the reports (rule, severity, message, start and end relative to
+/// the opener's start) of every record with the same reading whose text from its start is `span`.
+type Answer<'py> = Vec<(
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    Bound<'py, PyAny>,
+    usize,
+    usize,
+)>;
+
+/// The answers of one reading: per span length, by the span's text.
+type Spans<'a, 'py> = Vec<(usize, HashMap<&'a str, Answer<'py>>)>;
+
+/// How many span lengths are cached per reading (the constant work of a lookup).
+const SPANS_PER_READING: usize = 4;
+/// The longest span an answer may depend on to be cached (code points).
+const SPAN_MAX: usize = 512;
+
+/// opener_reports(text, reserved, family, describe) -> [(rule, severity, message, start, end)]: the
+/// reports of every `family` record of `openers(text, reserved)`, in order. Each record is handed
+/// to `describe(start, opener_end, kind, name, slash, reading_end)`, which returns
+/// `(depends_until, reports)`: its reports, and `None` or the end of the text they depend on
+/// besides the reading (kind, name, slash, opener and reading lengths). A record with the same
+/// reading and the same text from its start to that end gets the same reports, moved, without
+/// the call: hostile text repeats one construct hundreds of thousands of times.
+#[pyfunction]
+fn opener_reports<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    reserved: Vec<String>,
+    family: &str,
+    describe: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyList>> {
+    let mut keep = None;
+    let s = self::text(text, &mut keep)?;
+    let (bracket, fam) = match family {
+        "angle" => (false, core::Family::Angle),
+        "bracket" => (true, core::Family::Bracket),
+        _ => return Err(PyValueError::new_err("family must be angle or bracket")),
+    };
+    let names = names_for(reserved, true, true)?;
+    let found = if s.len() >= DETACH_BYTES {
+        py.detach(|| core::openers_of(s, &names, &[fam]))
+    } else {
+        core::openers_of(s, &names, &[fam])
+    };
+    let b = s.as_bytes();
+    let n = s.chars().count();
+    type Reading<'a> = (&'a str, &'a str, bool, usize, usize);
+    let mut cache: HashMap<Reading<'_>, Spans<'_, 'py>> = HashMap::new();
+    let mut kinds: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
+    let mut at = Cursor { b, cp: 0, byte: 0 };
+    let mut out: Vec<Bound<'py, PyAny>> = Vec::new();
+    for o in found.iter().filter(|o| o.family.is_bracket() == bracket) {
+        let start = o.start_cp;
+        let reading: Reading<'_> = (
+            o.kind.as_str(),
+            o.name.as_str(),
+            o.slash,
+            o.opener_end_cp - start,
+            o.reading_end_cp.saturating_sub(start),
+        );
+        let from = at.to(start);
+        let mut hit = None;
+        if let Some(spans) = cache.get(&reading) {
+            for (len, answers) in spans {
+                if start + len > n {
+                    continue;
+                }
+                let to = at.to(start + len);
+                at.to(start);
+                if let Some(a) = answers.get(&s[from..to]) {
+                    hit = Some(a);
+                    break;
+                }
+            }
+        }
+        if let Some(answer) = hit {
+            for (rule, severity, message, a, e) in answer {
+                out.push(
+                    (rule, severity, message, start + a, start + e)
+                        .into_pyobject(py)?
+                        .into_any(),
+                );
+            }
+            continue;
+        }
+        let kind = kinds
+            .entry(o.kind.as_str())
+            .or_insert_with_key(|k| PyString::new(py, k))
+            .clone();
+        let got = describe.call1((
+            start,
+            o.opener_end_cp,
+            kind,
+            o.name.as_str(),
+            o.slash,
+            o.reading_end_cp,
+        ))?;
+        let (until, reports): (Option<usize>, Bound<'py, PyList>) = got.extract()?;
+        let mut answer: Answer<'py> = Vec::new();
+        let mut cacheable = until.is_some_and(|u| u >= start && u - start <= SPAN_MAX && u <= n);
+        for r in reports.iter() {
+            let t = r.cast::<PyTuple>()?;
+            let (a, e): (usize, usize) = (t.get_item(3)?.extract()?, t.get_item(4)?.extract()?);
+            cacheable &= a >= start && e >= a;
+            if cacheable {
+                answer.push((
+                    t.get_item(0)?,
+                    t.get_item(1)?,
+                    t.get_item(2)?,
+                    a - start,
+                    e - start,
+                ));
+            }
+            out.push(r);
+        }
+        if let (true, Some(u)) = (cacheable, until) {
+            let spans = cache.entry(reading).or_default();
+            let len = u - start;
+            let to = at.to(u);
+            at.to(start);
+            let span = &s[from..to];
+            if let Some((_, answers)) = spans.iter_mut().find(|(l, _)| *l == len) {
+                answers.insert(span, answer);
+            } else if spans.len() < SPANS_PER_READING {
+                spans.push((len, HashMap::from([(span, answer)])));
+            }
+        }
+    }
+    PyList::new(py, out)
 }
 
 /// `text` for many strings: the temporary encodings of the non-ASCII ones, then the `str`s.
@@ -502,6 +806,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(openers, m)?)?;
     m.add_function(wrap_pyfunction!(defang_many, m)?)?;
     m.add_function(wrap_pyfunction!(openers_many, m)?)?;
+    m.add_function(wrap_pyfunction!(findings, m)?)?;
+    m.add_function(wrap_pyfunction!(opener_reports, m)?)?;
     m.add_function(wrap_pyfunction!(sanitize_events, m)?)?;
     m.add_function(wrap_pyfunction!(xml_unescape_text, m)?)?;
     m.add_function(wrap_pyfunction!(classes_present, m)?)?;

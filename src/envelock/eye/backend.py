@@ -20,10 +20,10 @@ nowhere else.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import lru_cache
-from typing import Protocol
+from typing import Literal, Protocol, TypeVar
 
 from . import fastpath, levels, reference
 from .levels import Level
@@ -33,6 +33,8 @@ try:
     from .. import _native
 except ImportError:  # pragma: no cover - depends on the build
     _native = None  # type: ignore[assignment]  # pragma: no cover
+
+T = TypeVar("T")
 
 #: Is the native core built into this install?
 NATIVE_AVAILABLE = _native is not None
@@ -186,6 +188,44 @@ def _openers(text: str, reserved: tuple[str, ...]) -> list[NativeOpener]:
     # Cached: verify and the scanner ask twice for the same text (one family each).
     assert _native is not None
     return list(_native.openers(text, reserved))
+
+
+def native_opener_reports(
+    text: str,
+    reserved: tuple[str, ...],
+    family: Literal["angle", "bracket"],
+    tokens: Tokens | None,
+    describe: Callable[[int, int, str, str, bool, int], tuple[int | None, Sequence[tuple[str, str, str, int, int]]]],
+) -> list[tuple[str, str, str, int, int]] | None:
+    """The reports of every ``family`` opener record in one native loop (``_native.opener_reports``:
+    ``describe`` once per distinct reading and text it depends on), or ``None`` when the native core is
+    not in use or cannot take ``text`` (or ``tokens``): the caller then describes every record of
+    :func:`envelock.eye.escape.opener_records` itself (the reference)."""
+    if _native is None or not is_native() or tokens is not None:
+        return None
+    try:
+        return _native.opener_reports(text, reserved, family, describe)
+    except SurrogateError:
+        return None
+
+
+def native_findings(
+    cls: type[T],
+    fields: tuple[str, ...],
+    text: str,
+    raw: Sequence[tuple[str, str, str, int, int]],
+    snippet: Callable[[str, int, int], str],
+    snippet_max: int,
+) -> list[T] | None:
+    """The scanner's findings of its ordered raw reports in one native call (``_native.findings``), or
+    ``None`` when the native core is not in use or cannot take ``text``: the caller then builds them in
+    Python (``envelock.scan._py_findings``, the reference)."""
+    if _native is None or not is_native():
+        return None
+    try:
+        return _native.findings(cls, list(fields), text, raw if isinstance(raw, list) else list(raw), snippet, snippet_max)
+    except SurrogateError:
+        return None
 
 
 def xml_unescape_text(text: str) -> str:

@@ -42,10 +42,11 @@ HTML, code, Markdown, right-to-left and Indic prose and emoji stay clean:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from itertools import islice
 from operator import eq, itemgetter
 
+from ..eye.backend import native_findings
 from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
 from ..types import Finding, LineIndex, Severity
@@ -175,6 +176,19 @@ def _findings(text: str, raw: list[_Raw], off: frozenset[str]) -> list[Finding]:
         starts = list(map(_START, raw))
         if True in map(eq, starts, islice(starts, 1, None)):
             raw = _untied(raw)
+    built = native_findings(Finding, _FIELDS, text, raw, _snippet, SNIPPET_MAX)
+    if built is not None:
+        return built
+    return _py_findings(text, raw)
+
+
+#: Finding's fields in declaration order (the order its ``__init__`` sets them; tests/scan checks it).
+_FIELDS = tuple(f.name for f in fields(Finding))
+
+
+def _py_findings(text: str, raw: list[_Raw]) -> list[Finding]:
+    """The Findings of ordered, deduplicated raw reports, in Python: the reference of the native
+    ``_native.findings`` (tests/scan/test_scan_native_findings.py holds them equal)."""
     lines = LineIndex(text)
     locate, line_offset = lines.locate, lines.offset
     # The line of the current start, its first offset and the next line's (the starts come in order:

@@ -7,10 +7,12 @@ module only gives each reading a span and a message.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 from ..eye import reader as modeleye
+from ..eye.backend import native_opener_reports
 from ..eye.escape import opener_records
 from ..eye.reader import (
     BRACKET_OPENER_RE,
@@ -42,7 +44,21 @@ from ..eye.tokens import (
 from ..eye.unicode_tables import QUOTATION_ANGLES
 from ..types import Severity
 from . import context
-from ._base import _GT, _LT, _PIPE, _SLASH, SNIPPET_MAX, Context, Rule, _adder, _decode_escapes, _disguises, _Raw
+from ._base import (
+    _GT,
+    _LT,
+    _PIPE,
+    _SLASH,
+    SNIPPET_MAX,
+    Context,
+    Rule,
+    _adder,
+    _decode_escapes,
+    _disguises,
+    _Plain,
+    _Raw,
+    _Reports,
+)
 
 # The rules this module reports (collected by envelock.scan.rules).
 
@@ -379,8 +395,38 @@ def _first_danger(text: str, ctx: Context) -> str | None:
     return None
 
 
+#: What a pass tells the native record loop about one record (``_native.opener_reports``): the end of
+#: the text its reports depend on besides the reading (``None``: the text around it decides, or the
+#: end of the text), and the reports.
+_Described = tuple[int | None, list[_Plain]]
+_Describe = Callable[[int, int, str, str, bool, int], _Described]
+
+
+def _records(text: str, ctx: Context, family: Literal["angle", "bracket"], describe: _Describe, out: list[_Raw]) -> None:
+    """Every ``family`` record through ``describe``, its reports added to ``out``: in one native loop
+    that reuses an answer for every record with the same reading and the same text up to where the
+    answer depends (hostile text repeats one construct), else one call per record (the reference)."""
+    add = _adder(out)
+    got = native_opener_reports(text, ctx.reserved, family, ctx.tokens, describe)
+    if got is not None:
+        if type(out) is _Reports:
+            out.extend(got)  # type: ignore[arg-type]  # plain tuples: see _adder
+        else:
+            for r in got:
+                add(cast(_Plain, r))
+        return
+    for record in opener_records(text, ctx.reserved, family, ctx.tokens):
+        for r in describe(*record)[1]:
+            add(r)
+
+
 def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
     """Every opener the model's eye reads as a tag or token (what the defang escapes) is a finding."""
+    _records(text, ctx, "angle", _angle_describer(text, ctx), out)
+
+
+def _angle_describer(text: str, ctx: Context) -> _Describe:
+    """The reports of one angle record (:data:`_Describe`), and how far into the text they depend."""
     names = _name_maps(ctx)[0]
     n = len(text)
     # (snippet, hit) -> (rule, message, severity): a description depends on the hit and its text only
@@ -391,21 +437,13 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
     # worked out once per (span, slash, opener length), which decide it (_plain_pipe_report).
     plain: dict[tuple[str, bool, int], tuple[str, Severity, str] | tuple[()] | None] = {}
     simple_pipe = _SIMPLE_PIPE_RE.match if _SIMPLE_PIPE_RE is not None else None
-    # (slash, opener length, reading length, span, report) of the last plain pipe: a ``NAME|>`` match
-    # after the bar depends on the text from the bar on, so the same span is the same match.
-    last: tuple[bool, int, int, str, tuple[str, Severity, str] | tuple[()]] = (False, -1, -1, "", ())
-    append = out.append
-    add = _adder(out)
-    for start, end, kind, name, slash, rend in opener_records(text, ctx.reserved, "angle", ctx.tokens):
+
+    def describe(start: int, end: int, kind: str, name: str, slash: bool, rend: int) -> _Described:
         if kind == "bar" and simple_pipe is not None:
-            # The same span as the last plain pipe, read the same way: the same name, the same report.
-            if slash == last[0] and end - start == last[1] and rend - start == last[2] and text.startswith(last[3], start):
-                if last[4]:
-                    add((last[4][0], last[4][1], last[4][2], start, start + len(last[3])))
-                continue
             if rend >= n or text[rend] in _PIPE_STOPS:
                 if end >= n or text[end] != "\\":
-                    continue  # _pipe_token gives up on its first character: a bare ``<|`` (a pipe operator)
+                    # _pipe_token gives up on its first character: a bare ``<|`` (a pipe operator)
+                    return (None if rend >= n or end >= n else max(rend, end) + 1), []
             elif text[rend].isspace():
                 pass  # a blank after the bar: _pipe_token reads past it (below)
             else:
@@ -417,10 +455,8 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
                     if got is _UNKNOWN:
                         got = plain[plain_key] = _plain_pipe_report(text, start, end, simple, slash, ctx) if end < stop else None
                     if got is not None:
-                        last = (slash, end - start, rend - start, plain_key[0], got)
-                        if got:
-                            add((got[0], got[1], got[2], start, stop))
-                        continue
+                        # The report depends on the span, the slash and the opener's length alone.
+                        return stop, ([(got[0], got[1], got[2], start, stop)] if got else [])
         escaped = end < n and text[end] == "\\"
         if escaped:
             k = end
@@ -432,19 +468,17 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
                 opener = text[start:end]
                 window = opener + _decode_escapes(text[end : k + 128])
                 if read_after(window, len(opener), names).kind in ("reserved", "token"):
-                    append(_Raw(DEFANGED_TAG.id, "warning", "escaped slash before a reserved name", start, min(n, k + 16)))
-                continue
+                    return None, [(DEFANGED_TAG.id, "warning", "escaped slash before a reserved name", start, min(n, k + 16))]
+                return None, []
             what = "an envelope tag" if hit.kind == "reserved" else "a control token"
-            append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of {what} ({hit.name!r})", start, hit.end))
-            continue
+            return None, [(DEFANGED_TAG.id, "warning", f"already-escaped form of {what} ({hit.name!r})", start, hit.end)]
         if kind == "none":
-            continue
+            return (end + 1 if end < n else None), []  # the character after the opener is not a backslash
         if kind == "padding":
-            append(_padding_finding(text, start, end, rend, ctx))
-            continue
+            return None, [_padding_finding(text, start, end, rend, ctx)]
         if kind == "bar":
             if rend >= n or text[rend] in _PIPE_STOPS:
-                continue  # _pipe_token gives up on its first character: a bare ``<|`` (a pipe operator)
+                return None, []  # _pipe_token gives up on its first character: a bare ``<|`` (a pipe operator)
             simple = _SIMPLE_PIPE_RE.match(text, rend) if _SIMPLE_PIPE_RE is not None else None
             if simple is not None:
                 # The plain ``NAME|>`` of _pipe_token, described once per spelling (the pipe's
@@ -456,12 +490,10 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
                     word = simple.group(1)
                     hit = _Hit("pipe", f"<|{word}|>", slash, stop, True)
                     pipe = pipes[spelled] = _describe_hit(text, start, hit, ctx) if _ASCII_ALNUM_RE.search(word) else ()
-                if pipe:
-                    append(_Raw(pipe[0], pipe[2], pipe[1], start, max(stop, end)))
-                continue
+                return None, ([(pipe[0], pipe[2], pipe[1], start, max(stop, end))] if pipe else [])
         hit = _hit_of(text, kind, name, slash, rend, ctx)
         if hit is None:
-            continue  # a bare ``<|`` (see _hit)
+            return None, []  # a bare ``<|`` (see _hit)
         key = (text[start : hit.end], hit.kind, hit.name, hit.slash, hit.closed)
         got = described.get(key) if hit.name != "s" else None
         if got is None:
@@ -469,7 +501,16 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
             if hit.name != "s":
                 described[key] = got
         rule, message, severity = got
-        add((rule, severity, message, start, max(hit.end, end)))
+        # A token's report depends on its span (and the character after the opener, not a backslash);
+        # a closed reserved tag's on the text up to its '>' when no reference is read on the way
+        # (_tag_end decodes references, which may look further). A ``<s>`` looks around it.
+        until = None
+        if end < n and hit.name != "s":
+            if hit.kind == "token" or (hit.kind == "reserved" and hit.closed and "&" not in text[rend : hit.end]):
+                until = max(hit.end, end + 1)
+        return until, [(rule, severity, message, start, max(hit.end, end))]
+
+    return describe
 
 
 def _plain_pipe_report(
@@ -503,6 +544,11 @@ def _scan_brackets(text: str, ctx: Context, out: list[_Raw]) -> None:
     :data:`~envelock.tokens.BRACKET_TOKEN_CONTEXT` outside its context. An
     already-escaped one (``[\\INST]``) is a warning. The defang escapes all of them.
     """
+    _records(text, ctx, "bracket", _bracket_describer(text, ctx), out)
+
+
+def _bracket_describer(text: str, ctx: Context) -> _Describe:
+    """The reports of one bracket record (:data:`_Describe`), and how far into the text they depend."""
     names, _, _, brk = _name_maps(ctx)
     n = len(text)
     # Hostile text repeats one token many times: a record's report is worked out once per (span, kind,
@@ -511,44 +557,40 @@ def _scan_brackets(text: str, ctx: Context, out: list[_Raw]) -> None:
     known: dict[tuple[str, str, str, bool, int], tuple[str, Severity, str] | None] = {}
     # (span, name, slash, in context) -> (rule, severity, message), for the tokens that have a context.
     described: dict[tuple[str, str, bool, bool], tuple[str, Severity, str]] = {}
-    append = out.append
-    add = _adder(out)
-    for start, end, kind, rname, slash, rend in opener_records(text, ctx.reserved, "bracket", ctx.tokens):
+
+    def describe(start: int, end: int, kind: str, rname: str, slash: bool, rend: int) -> _Described:
         if kind == "none":
-            continue
+            return end, []
         span = text[start:rend]
         key = (span, kind, rname, slash, end - start)
         got = known.get(key, _UNKNOWN)
         if got is _UNKNOWN:
             got = known[key] = _bracket_report(span, kind, brk.get(rname, rname), slash, end - start) if end < rend else None
         if got is not None:
-            add((got[0], got[1], got[2], start, rend))
-            continue
+            return rend, [(got[0], got[1], got[2], start, rend)]
         if kind == "padding":
             layout = context.layout_padding(text, end, rend, names, bracket=True)
             what = "code layout the eye reads past" if layout else "padding too long to read past"
-            append(_Raw(PADDED_OPENER.id, "note" if layout else "warning", f"bracket followed by {what}", start, rend))
-            continue
+            return None, [(PADDED_OPENER.id, "note" if layout else "warning", f"bracket followed by {what}", start, rend)]
         escaped = end < n and text[end] == "\\"
         if kind == "bar":
             if escaped:
-                append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of control token {visible(span)}", start, rend))
-            else:
-                msg = f"chat-template control token {visible(span)} (a bracket-bar token: EXAONE, BlueLM)"
-                append(_Raw(CONTROL_TOKEN.id, "error", msg, start, rend))
-            continue
+                return None, [(DEFANGED_TAG.id, "warning", f"already-escaped form of control token {visible(span)}", start, rend)]
+            msg = f"chat-template control token {visible(span)} (a bracket-bar token: EXAONE, BlueLM)"
+            return None, [(CONTROL_TOKEN.id, "error", msg, start, rend)]
         name = brk.get(rname, rname)
         if escaped:
             token = f"[{'/' if slash else ''}{name}]"
-            append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of control token {token}", start, rend))
-            continue
+            return None, [(DEFANGED_TAG.id, "warning", f"already-escaped form of control token {token}", start, rend)]
         after = BRACKET_TOKEN_CONTEXT.get(name)
         in_context = after is None or text[rend : rend + 8].lstrip().startswith(after)
         dkey = (span, name, slash, in_context)
         report = described.get(dkey)
         if report is None:
             report = described[dkey] = _describe_bracket(span, name, slash, in_context, after)
-        append(_Raw(report[0], report[1], report[2], start, rend))
+        return None, [(report[0], report[1], report[2], start, rend)]
+
+    return describe
 
 
 #: A cache miss (``None`` is a cached answer: work the record out in full).

@@ -1,0 +1,190 @@
+"""The native Finding builder (``_native.findings``) against the Python one (``scan._py_findings``).
+
+``scan._findings`` orders and deduplicates the passes' raw reports in Python, then builds the
+Findings in one native call when the native core is in use; ``_py_findings`` is the reference. The
+two are compared field by field (values, types, the order of each ``__dict__``) on hypothesis-drawn
+reports over hostile text (several lines, CRLF, non-ASCII, spans longer than a snippet, past the end)
+and on the raw reports of every project corpus payload and the benchmark's hostile shapes.
+
+Negative controls: builders broken as a native one could plausibly be (the line and column fields
+swapped, the snippet bound off by one, a snippet cached by the shown part without the cut flag)
+must each be told apart by the same comparison on the same inputs.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+from collections.abc import Callable
+
+import pytest
+from helpers.data import load_corpus
+from hypothesis import given
+from hypothesis import strategies as st
+
+from envelock import Finding
+from envelock.eye import backend
+from envelock.eye.tokens import RESERVED_NAMES
+from envelock.scan import FAMILIES
+from envelock.scan._base import SNIPPET_MAX, Context, _Reports, _snippet
+from envelock.types import Severity
+
+S = importlib.import_module("envelock.scan")
+_native = pytest.importorskip("envelock._native")
+
+Report = tuple[str, Severity, str, int, int]
+Builder = Callable[[str, list[Report]], list[Finding]]
+
+
+def native(text: str, raw: list[Report]) -> list[Finding]:
+    got: list[Finding] = _native.findings(Finding, list(S._FIELDS), text, raw, _snippet, SNIPPET_MAX)
+    return got
+
+
+def same(a: list[Finding], b: list[Finding]) -> bool:
+    """Equal field by field: values, their exact types and each ``__dict__``'s order."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if type(x) is not type(y) or list(vars(x).items()) != list(vars(y).items()):
+            return False
+        if [type(v) for v in vars(x).values()] != [type(v) for v in vars(y).values()]:
+            return False
+    return True
+
+
+def ordered(text: str, raw: list[Report]) -> list[Report]:
+    """The reports as ``_findings`` hands them to a builder: sorted and deduplicated."""
+    raw = sorted(raw, key=lambda r: r[3])
+    return S._untied(raw)  # type: ignore[no-any-return]
+
+
+PIECES = ["a", "bc", "\n", "\r\n", "\u200b", "\x1b", "<|", "é" * 90, "\U0001f600", "[INST]", "\u2028", "&lt;", "x" * 200]
+
+
+@st.composite
+def reports(draw: st.DrawFn) -> tuple[str, list[Report]]:
+    text = draw(st.lists(st.sampled_from(PIECES), max_size=30).map("".join))
+    n = len(text)
+    raw: list[Report] = []
+    for _ in range(draw(st.integers(0, 25))):
+        start = draw(st.integers(0, n))
+        end = draw(st.integers(start, n + draw(st.sampled_from([0, 0, 0, 3]))))
+        rule = draw(st.sampled_from(["chat-control-token", "envelope-close-tag", "padded-opener"]))
+        severity: Severity = draw(st.sampled_from(["error", "warning", "note"]))
+        raw.append((rule, severity, draw(st.sampled_from(["m1", "m2"])), start, end))
+    return text, ordered(text, raw)
+
+
+def scanned(text: str) -> list[Report]:
+    ctx = Context(tuple(RESERVED_NAMES), None)
+    out = _Reports()
+    for family in FAMILIES:
+        family.run(text, ctx, out)
+    return ordered(text, list(out))
+
+
+SHAPES = ["%3C", "\\u003c", "a\u200b", "<|im_end|>", "[INST]", "<|", "&lt;", "« ", "line\n<|im_end|>\r\n"]
+
+
+def fixed_cases() -> list[tuple[str, list[Report]]]:
+    cases = [(p["payload"], scanned(p["payload"])) for p in load_corpus()]
+    cases += [((u * (5000 // len(u) + 1))[:5000], []) for u in SHAPES]
+    return [(t, r if r else scanned(t)) for t, r in cases]
+
+
+def encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+#: A text with a lone surrogate cannot cross into Rust: backend.native_findings gives None for it and
+#: _findings builds its Findings in Python (test_surrogates_are_left_to_the_python_builder).
+CASES = [c for c in fixed_cases() if encodable(c[0])]
+
+
+@given(reports())
+def test_native_findings_equal_the_python_builder(case: tuple[str, list[Report]]) -> None:
+    text, raw = case
+    assert same(native(text, list(raw)), S._py_findings(text, list(raw)))
+
+
+def test_native_findings_equal_the_python_builder_on_the_corpus_and_shapes() -> None:
+    assert sum(len(r) for _, r in CASES) > 1000  # the corpus and the shapes do report
+    for text, raw in CASES:
+        assert same(native(text, list(raw)), S._py_findings(text, list(raw))), text[:80]
+
+
+def test_scan_text_uses_the_native_builder_when_native() -> None:
+    """scan_text on the native core returns the native builder's Findings (untracked by the garbage
+    collector), on the Python implementations the reference's (tracked), equal either way."""
+    text = "x\n <|im_end|> [INST]" * 3
+    with backend.use("native"):
+        got = S.scan_text(text)
+    with backend.use("reference"):
+        want = S.scan_text(text)
+    assert got and same(got, want)
+    assert not any(gc.is_tracked(f) for f in got) and all(gc.is_tracked(f) for f in want)
+
+
+def test_surrogates_are_left_to_the_python_builder() -> None:
+    with backend.use("native"):
+        assert backend.native_findings(Finding, S._FIELDS, "a\ud800", [], _snippet, SNIPPET_MAX) is None
+        assert backend.native_findings(Finding, S._FIELDS, "a", [], _snippet, SNIPPET_MAX) == []
+        assert [f.rule for f in S.scan_text("a\ud800")] == ["control-character"]
+
+
+def test_a_finding_holding_a_container_stays_tracked() -> None:
+    """Only findings of exact str and int fields are untracked: one that could be part of a cycle is not."""
+
+    class Message(str):
+        pass
+
+    (plain,) = native("ab", [("padded-opener", "note", "m", 0, 1)])
+    (other,) = native("ab", [("padded-opener", "note", Message("m"), 0, 1)])
+    assert not gc.is_tracked(plain) and gc.is_tracked(other)
+
+
+# -- negative controls: broken builders are told apart --------------------------------------
+
+
+def swapped_fields(text: str, raw: list[Report]) -> list[Finding]:
+    fields = list(S._FIELDS)
+    fields[4], fields[5] = fields[5], fields[4]  # line <-> column
+    got: list[Finding] = _native.findings(Finding, fields, text, raw, _snippet, SNIPPET_MAX)
+    return got
+
+
+def short_snippets(text: str, raw: list[Report]) -> list[Finding]:
+    got: list[Finding] = _native.findings(Finding, list(S._FIELDS), text, raw, _snippet, SNIPPET_MAX - 1)
+    return got
+
+
+def cut_blind(text: str, raw: list[Report]) -> list[Finding]:
+    """A snippet cache keyed by the shown part alone: a cut span and an uncut one of the same part share it."""
+    cache: dict[str, str] = {}
+
+    def snippet(t: str, start: int, end: int) -> str:
+        part = t[start : min(end, start + SNIPPET_MAX)]
+        if part not in cache:
+            cache[part] = _snippet(t, start, end)
+        return cache[part]
+
+    got: list[Finding] = _native.findings(Finding, list(S._FIELDS), text, raw, snippet, SNIPPET_MAX)
+    return got
+
+
+@pytest.mark.parametrize("broken", [swapped_fields, short_snippets, cut_blind])
+def test_broken_builders_are_told_apart(broken: Builder) -> None:
+    caught = [text[:40] for text, raw in CASES if not same(broken(text, list(raw)), S._py_findings(text, list(raw)))]
+    cut = "a" * 100
+    caught += ["cut"] * (
+        not same(
+            broken(cut, [("r", "note", "m", 0, 100), ("r", "note", "m", 20, 100)]),
+            S._py_findings(cut, [("r", "note", "m", 0, 100), ("r", "note", "m", 20, 100)]),
+        )
+    )
+    assert caught, broken.__name__
