@@ -22,8 +22,11 @@ construction: the eye reads past every character it has no rule for.
   for, or else itself. The name is followed as a set of live skeletons (a small NFA over the
   reserved names and tokens), so ``р`` (looks like ``p``, sounds like ``r``) and ``I``/``l``/``|``
   (one shape) match either way.
-* Character references are decoded as ``html.unescape`` decodes them (the WHATWG rules), and the
-  references that open a tag are the generated ``LT_REFERENCES``/``LT_NUMERIC``.
+* Character references are decoded as ``html.unescape`` decodes them (the WHATWG rules: any number
+  of leading zeros and digits), and the references that open a tag are the generated
+  ``LT_REFERENCES``/``LT_NUMERIC``.
+* A bar right after the opener is a chat-template token when the shape closes on its line
+  (:func:`bar_closes`: ``<|NAME|>``, ``<|NAME>``), or when a bound is reached first.
 * Inside a reserved envelope name one visible character the eye reads past may also stand for
   any one letter of the name (the stand-in rule, ``STAND_IN_RANGES``: ``</retrieved_c\u00b0ntent>``).
 * Inside an angle reading a non-ASCII structural look-alike that is not a ``<`` one is also read
