@@ -302,11 +302,11 @@ def test_every_table_bar_token_closes_on_its_line() -> None:
     """The data the closing rule rests on: every angle bar token of the tables (and every one with a
     line break or padding removed) reads as a bar, so no real token is given up."""
     names = me.names_for()
-    angle = [t for t in tt.BAR_TOKENS if (m := me.OPENER_RE.match(t))]
+    angle = [(t, m.end()) for t in tt.BAR_TOKENS if (m := me.OPENER_RE.match(t))]
     assert len(angle) > 500
-    for t in angle:
-        assert me.read_after(t, me.OPENER_RE.match(t).end(), names).kind == "bar", t  # type: ignore[union-attr]
-        assert me.read_after(t + "\nnext line", me.OPENER_RE.match(t).end(), names).kind == "bar", t  # type: ignore[union-attr]
+    for t, end in angle:
+        assert me.read_after(t, end, names).kind == "bar", t
+        assert me.read_after(t + "\nnext line", end, names).kind == "bar", t
     assert all("\n" not in t and "\r" not in t for t in tt.BAR_TOKENS)
 
 
