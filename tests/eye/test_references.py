@@ -185,3 +185,22 @@ def test_control_a_bounded_decoder_is_caught(monkeypatch: pytest.MonkeyPatch) ->
     bad = [r for r in _numeric_cases() if not agrees(r + "/retrieved_content>")]
     assert any(r.startswith("&#" + "0" * 300 + "60") for r in bad)
     assert "&#123456789;" in bad
+
+
+def test_a_long_reference_at_the_end_of_a_body_is_judged_in_its_context() -> None:
+    """``<`` then a blank written with 5000 zeros ends a body: its reading runs past the lookahead
+    in the preface (``\\n</retrieved_content>`` follows), so it fails closed; judged alone it would be
+    the end of the input. The body context must see that although the ``&`` is far from the end."""
+    text = "<&#" + "0" * 5000 + "32;"
+    for impl in sorted(backend.IMPLEMENTATIONS):
+        with backend.use(impl):
+            from envelock.eye import escape
+
+            assert escape.defang_body(text) == "<\\" + text[1:], impl
+            assert escape.defang(text) == text, impl  # alone, the end of the input: the probe
+
+
+def test_control_a_body_window_that_is_not_widened_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ref, "reference_run_start", lambda text, start: start)
+    text = "<&#" + "0" * 5000 + "32;"
+    assert ref.defang_body(text) == text
