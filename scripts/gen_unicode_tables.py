@@ -984,7 +984,6 @@ def rust_module(
         f"pub const MAX_RUN: usize = {modeleye.MAX_RUN};",
         f"pub const MAX_LOOKAHEAD: usize = {modeleye.MAX_LOOKAHEAD};",
         f"pub const MAX_AMP_LAYERS: usize = {modeleye.MAX_AMP_LAYERS};",
-        f"pub const MAX_ZEROS: usize = {modeleye.MAX_ZEROS};",
         f"pub const MAX_OPENER_LEN: usize = {modeleye.MAX_OPENER_LEN};",
         f"pub const LEGACY_MAX: usize = {modeleye._LEGACY_MAX};",
         "",

@@ -146,4 +146,5 @@ def test_negative_control_old_undo_is_caught() -> None:
 
 
 def test_negative_control_escape_that_does_not_read_past_backslashes_is_caught() -> None:
-    assert violations(_no_skip_defang, real_undefang, strings(SMALL, 3), "reserved")
+    # Length 4: the shortest dangerous strings behind a backslash are "<\\ab" and "[\\|a|]"-like shapes.
+    assert violations(_no_skip_defang, real_undefang, strings(SMALL, 4), "reserved")

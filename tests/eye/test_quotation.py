@@ -58,6 +58,9 @@ UNTOUCHED: list[tuple[str, str]] = [
     ("de/man7/uri.7 (reversed German quotes)", "Schema= »http« | »ftp« | »gopher«"),
     ("Haskell", "parser = a <|> b"),
     ("distutils/versionpredicate.py", 're.compile(r"^\\s*(<=|>=|<|>|!=|==)\\s*([^\\s,]+)\\s*$")'),
+    # The bar shape must close on its line (``reader.bar_closes``).
+    ("_pydecimal.py (a bar that never closes)", "        # error < |f|/10**extra + 0.5\n        return result"),
+    ("a bar in a regex, the line ends", "pattern = r'a <|b'\nother = '>'"),
 ]
 
 #: Shapes that stay escaped, with the defang each must give at ``reserved``.
@@ -83,6 +86,13 @@ ESCAPED: list[tuple[str, str, str]] = [
     ("padding after a bar (fail closed)", "<|" + " " * 40 + ">", "<\\|" + " " * 40 + ">"),
     ("Gemma 4's string delimiter (a one-character name)", '<|"|>', '<\\|"|>'),
     ("Gemma 4's block opener", "<|turn>", "<\\|turn>"),
+    ("a space before the bar", "< |im_end|>", "<\\ |im_end|>"),
+    ("spaces inside the bars", "<| im_end |>", "<\\| im_end |>"),
+    ("a closer inside the name (<｜/table>｜)", "<\uff5c/table>\uff5c", "<\\\uff5c/table>\uff5c"),
+    ("the closer as a reference", "<|im_end|&gt;", "<\\|im_end|&gt;"),
+    ("the closer as a reference with many zeros", "<|im_end|&#" + "0" * 300 + "62;", "<\\|im_end|&#" + "0" * 300 + "62;"),
+    ("a name past the lookahead (fail closed)", "<|im_end" + "x" * 300, "<\\|im_end" + "x" * 300),
+    ("a markdown table cell (\\| renders as |)", "| <\\|im_end\\|> |", "| <\\\\|im_end\\|> |"),
 ]
 
 Defang = Callable[[str], str]
@@ -199,6 +209,7 @@ def planted(
     quotable: Callable[[me.Names], tuple[str, ...]] | None = None,
     quoted_word: Callable[[str, int, int], bool] | None = None,
     empty_bar: Callable[[str, int, int], bool] | None = None,
+    bar_closes: Callable[[str, int, int], bool] | None = None,
 ) -> Iterator[None]:
     """Run the Python reference with a changed rule (the planted reader is the Python one)."""
     mp = pytest.MonkeyPatch()
@@ -214,6 +225,8 @@ def planted(
             mp.setattr(me, "quoted_word", quoted_word)
         if empty_bar is not None:
             mp.setattr(me, "empty_bar", empty_bar)
+        if bar_closes is not None:
+            mp.setattr(me, "bar_closes", bar_closes)
         with backend.use("reference"):
             yield
     finally:
@@ -261,6 +274,40 @@ def test_control_refusing_the_roff_backslash_is_caught() -> None:
     with planted(quoted_word=lambda text, pos, close: "\\" not in text[pos:close] and _REAL_QUOTED_WORD(text, pos, close)):
         misses = precision_misses(real)
     assert "fichier avec l'attribut «\\ s\\ » est supprimé" in misses and "le sigle « PR » signifie" not in misses
+
+
+def test_control_without_the_closing_rule_is_caught() -> None:
+    """A reader that takes every named bar for a token (the rule before ``bar_closes``) changes _pydecimal."""
+    with planted(bar_closes=lambda text, i, end: True):
+        misses = precision_misses(real)
+    assert any("10**extra" in m for m in misses) and not any("«S»" in m for m in misses)
+
+
+def test_control_with_no_bar_closing_is_caught() -> None:
+    with planted(bar_closes=lambda text, i, end: False):
+        misses = recall_misses(real)
+    assert "< |im_end|>" in misses and "<|turn>" in misses and "<\uff5c/table>\uff5c" in misses
+
+
+def test_control_a_closing_rule_that_stops_at_the_lookahead_is_caught() -> None:
+    """The end of the lookahead is a bound, not the end of a name: it must fail closed."""
+    real_closes = me.bar_closes
+    assert "<|im_end" + "x" * 300 not in recall_misses(real)
+    with planted(bar_closes=lambda text, i, end: real_closes(text[:end], i, end)):
+        misses = recall_misses(real)
+    assert "<|im_end" + "x" * 300 in misses
+
+
+def test_every_table_bar_token_closes_on_its_line() -> None:
+    """The data the closing rule rests on: every angle bar token of the tables (and every one with a
+    line break or padding removed) reads as a bar, so no real token is given up."""
+    names = me.names_for()
+    angle = [(t, m.end()) for t in tt.BAR_TOKENS if (m := me.OPENER_RE.match(t))]
+    assert len(angle) > 500
+    for t, end in angle:
+        assert me.read_after(t, end, names).kind == "bar", t
+        assert me.read_after(t + "\nnext line", end, names).kind == "bar", t
+    assert all("\n" not in t and "\r" not in t for t in tt.BAR_TOKENS)
 
 
 def test_control_with_every_bar_empty_is_caught() -> None:

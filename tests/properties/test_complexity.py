@@ -408,6 +408,8 @@ SCAN_SHAPES: dict[str, str] = {
     "im_end-lines": "<|im_end|>\n",
     "pipe": "<|",
     "pipe-name": "<|a",
+    # A bar shape that closes (``reader.bar_closes``) but has no ``|>``: a bar reading for the scanner.
+    "pipe-closer": "<|a>",
     "pipe-reference": "<|&#97;",
     "inst": "[INST]",
     "zwsp-word": "a\u200b",
@@ -512,7 +514,8 @@ def test_negative_control_unbounded_pipe_search_is_caught(monkeypatch: pytest.Mo
         return real(text, i, slash)
 
     monkeypatch.setattr(SCAN_TAGS, "_pipe_token", unbounded)
-    ok, small, big = scan_linear("pipe-name", 500)
+    # ``<|a<|a`` is no bar reading since the bar must close on its line: ``<|a>`` still is one.
+    ok, small, big = scan_linear("pipe-closer", 500)
     assert not ok, f"an unbounded pipe-token search passed: {small} -> {big}"
 
 

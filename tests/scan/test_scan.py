@@ -381,14 +381,17 @@ def test_scanner_agrees_with_defang_on_reserved_tags() -> None:
             assert worst(scan_text(text)) >= SEVERITY_RANK["warning"], p["id"]
 
 
-@pytest.mark.parametrize("text", ["<| im_end |>", "<| turn>", "< |im_end| >", "<|im end|>", "<|im_end\n|>"])
+@pytest.mark.parametrize("text", ["<| im_end |>", "<| turn>", "< |im_end| >", "<|im end|>"])
 def test_spaced_bar_shapes_are_reported(text: str) -> None:
     """The defang escapes a bar shape read past its blanks; the scanner reports it too (a warning:
     ``f <| g x > y`` is also F# or Elm code), so no escaped opener lies outside a finding."""
     assert defang(text) != text
     found = [f for f in scan_text(text) if f.rule == "chat-control-token"]
     assert found and {f.severity for f in found} == {"warning"} and found[0].offset <= text.index("|"), found
-    assert scan_text("x <| f y") == [] and defang("x <| f y") != "x <| f y"  # control: a bare pipe operator stays quiet
+    # Control: a bare pipe operator stays quiet; it is text for the defang too, since its bar never
+    # closes on its line (``reader.bar_closes``), and so is a name broken by a line break.
+    assert scan_text("x <| f y") == [] and defang("x <| f y") == "x <| f y"
+    assert defang("<|im_end\n|>") == "<|im_end\n|>"
 
 
 def test_a_bracket_placeholder_written_exactly_is_an_error() -> None:

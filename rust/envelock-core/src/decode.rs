@@ -131,18 +131,12 @@ fn is_hex(b: u8) -> bool {
     b.is_ascii_hexdigit()
 }
 
-/// The greedy split of `0{0,MAX_ZEROS}[digit]{1,8}` over a maximal digit run of length `run`
-/// with `zeros` leading zeros: (zeros taken, digits taken).
-fn split_numeric(run: usize, zeros: usize) -> (usize, usize) {
-    let mut a = zeros.min(t::MAX_ZEROS);
-    if a == run {
-        a -= 1;
-    }
-    (a, (run - a).min(8))
-}
+/// Significant digits beyond which a numeric reference is certainly above U+10FFFF (eight hex
+/// digits, nine decimal ones): `reader._BIG_DIGITS`. Its value is U+FFFD whatever the digits.
+const BIG_DIGITS: usize = 8;
 
-/// `_REF_RE` matched at the `&` just before `body` (`body` is the index after the `&`),
-/// decoded as `_decode_one` does: the piece and the index after the reference, or `None`
+/// `_REF_BODY_RE` matched at `body` (just after an `&`, or after a layer), decoded as
+/// `reader._decode_body` does: the piece and the index after the reference, or `None`
 /// when no reference is there (the `&` reads as itself).
 #[inline]
 pub fn decode_ref_body(b: &[u8], body: usize) -> Option<(Piece, usize)> {
@@ -170,15 +164,20 @@ pub fn decode_ref_body(b: &[u8], body: usize) -> Option<(Piece, usize)> {
         if run == 0 {
             return None; // '#' cannot start a name either
         }
+        // Every digit belongs to the reference (`html.unescape`: any number of leading zeros);
+        // the value is computed from the significant digits only, once.
         let zeros = b[start..k].iter().take_while(|&&c| c == b'0').count();
-        let (a, d) = split_numeric(run, zeros);
-        let digits = &b[start + a..start + a + d];
+        let digits = &b[start + zeros..k];
         let mut num: u64 = 0;
-        for &c in digits {
-            let v = (c as char).to_digit(if hex { 16 } else { 10 }).unwrap_or(0);
-            num = num * if hex { 16 } else { 10 } + u64::from(v);
+        if digits.len() > BIG_DIGITS {
+            num = u64::from(u32::MAX) + 1; // above U+10FFFF: U+FFFD
+        } else {
+            for &c in digits {
+                let v = (c as char).to_digit(if hex { 16 } else { 10 }).unwrap_or(0);
+                num = num * if hex { 16 } else { 10 } + u64::from(v);
+            }
         }
-        let mut end = start + a + d;
+        let mut end = k;
         if end < n && b[end] == b';' {
             end += 1;
         }
@@ -273,7 +272,7 @@ pub fn decode_at(s: &str, i: usize) -> (Piece, usize, usize) {
     };
     let mut layers = 0;
     while piece.is_char('&') && layers < t::MAX_AMP_LAYERS && nxt < b.len() {
-        // `_decode_one("&" + text[nxt:], 0)`: the rest read as the body of another reference.
+        // `_decode_body(text, nxt)`: the rest read as the body of another reference.
         match decode_ref_body(b, nxt) {
             Some((inner, e)) => {
                 piece = inner;
@@ -310,7 +309,7 @@ mod tests {
         assert_eq!(d("&#0;"), ("\u{fffd}".into(), 4));
         assert_eq!(d("&#13;"), ("\r".into(), 5));
         assert_eq!(d("&#x80;"), ("\u{20ac}".into(), 6));
-        assert_eq!(d("&#123456789"), ("\u{fffd}".into(), 10));
+        assert_eq!(d("&#123456789"), ("\u{fffd}".into(), 11));
         assert_eq!(d("&#xD800;"), ("\u{fffd}".into(), 8));
         assert_eq!(d("&#;"), ("&".into(), 1));
         assert_eq!(d("&#x;"), ("&".into(), 1));
@@ -321,8 +320,15 @@ mod tests {
         assert_eq!(d("&amp;"), ("&".into(), 5));
         assert_eq!(d("&amp;amp;"), ("&".into(), 9));
         assert_eq!(d("&amp;é"), ("&".into(), 5));
-        // 257 zeros: 256 taken, then '0' '6' '0' as digits.
-        let z = format!("&#{}60;", "0".repeat(257));
-        assert_eq!(d(&z), ("<".into(), z.len()));
+        // Any number of leading zeros, and any number of significant digits (U+FFFD past U+10FFFF).
+        for zeros in [0, 1, 255, 256, 257, 300, 10_000] {
+            let z = format!("&#{}60;", "0".repeat(zeros));
+            assert_eq!(d(&z), ("<".into(), z.len()));
+            let x = format!("&#x{}3C;", "0".repeat(zeros));
+            assert_eq!(d(&x), ("<".into(), x.len()));
+        }
+        assert_eq!(d("&#123456789;"), ("\u{fffd}".into(), 12));
+        assert_eq!(d("&#x123456789;"), ("\u{fffd}".into(), 13));
+        assert_eq!(d("&#0000000000000;"), ("\u{fffd}".into(), 16));
     }
 }

@@ -286,6 +286,21 @@ fn tail_start(s: &str, k: usize) -> usize {
     i
 }
 
+/// `reader.reference_run_start`: `start` moved back over the characters a reference holds after
+/// its `&` (ASCII letters, digits, `#`, `;`), and onto that `&`.
+fn reference_run_start(s: &str, start: usize) -> usize {
+    let b = s.as_bytes();
+    let mut i = start;
+    while i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'#' || b[i - 1] == b';') {
+        i -= 1;
+    }
+    if i > 0 && b[i - 1] == b'&' {
+        i - 1
+    } else {
+        i
+    }
+}
+
 /// Could `s` hold an opener, angle or bracket (whose reading could reach the body's context)?
 fn may_hold_opener(s: &str) -> bool {
     s.chars()
@@ -299,7 +314,9 @@ pub fn defang_body<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str> 
     } else {
         level
     };
-    let tail = &s[tail_start(s, MAX_LOOKAHEAD + MAX_OPENER_LEN + 2)..];
+    // The window the readings near the end can come from, widened onto the `&` of a character
+    // reference that reaches into it (`reader.reference_run_start`: its digit runs have no bound).
+    let tail = &s[reference_run_start(s, tail_start(s, MAX_LOOKAHEAD + MAX_OPENER_LEN + 2))..];
     let out: Cow<'a, str> = if !may_hold_opener(tail) {
         defang(s, inner, names)
     } else {

@@ -400,6 +400,51 @@ fn empty_bar(s: &str, start: Cur) -> bool {
     false
 }
 
+/// `reader._LINE_BREAKS` (`str.splitlines`): a bar token's name never holds one.
+fn is_line_break(ch: char) -> bool {
+    matches!(
+        ch,
+        '\n' | '\r' | '\x0b' | '\x0c' | '\x1c' | '\x1d' | '\x1e' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
+/// `reader.bar_closes`: after the bar that follows an opener, the bar shape's name reaches a closer
+/// (`>`, a look-alike or a reference to one) before a line break, the next opener or the end of the
+/// text; a bound reached first (`MAX_RUN` skipped characters, the lookahead) counts as closing.
+fn bar_closes(s: &str, start: Cur) -> bool {
+    let mut c = start;
+    let mut run = 0;
+    while before_end(s, c) {
+        let (piece, nxt) = step(s, c);
+        match piece.first() {
+            None => run += 1,
+            Some(first) => {
+                let skipped = piece
+                    .as_slice()
+                    .iter()
+                    .all(|&ch| chars::flags(ch) & (CAN_SKIP | SLASH) != 0);
+                if skipped || is_line_break(first) {
+                    if is_line_break(first) {
+                        return false;
+                    }
+                    run += 1;
+                } else if chars::has(first, chars::GT) {
+                    return true;
+                } else if chars::flags(first) & (chars::LT | chars::LBRACKET) != 0 {
+                    return false;
+                } else {
+                    run = 0;
+                }
+            }
+        }
+        if run >= MAX_RUN {
+            return true;
+        }
+        c = nxt;
+    }
+    c.i < s.len()
+}
+
 impl<'n> Eye<'_, 'n> {
     /// `accept(t, i)` for the live node `k` spelling `t` (a reserved prefix met on the way is
     /// found by [`walk`]; every state is free of one, so only `k` itself can be reserved).
@@ -862,7 +907,8 @@ fn read_after_slow<'n>(
     if names.pipes {
         if let Some(ch) = first.first() {
             // An empty bar (`<|>`, `«|»`) is no token: the bar is read on like any other character.
-            if chars::has(ch, chars::PIPE) && !empty_bar(s, nxt) {
+            // Nor a bar whose name does not close on its line (`< |f|/10`).
+            if chars::has(ch, chars::PIPE) && !empty_bar(s, nxt) && bar_closes(s, nxt) {
                 return Reading::at(Kind::Bar, "", slash, nxt);
             }
         }

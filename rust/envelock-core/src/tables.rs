@@ -10,8 +10,7 @@ pub const UNICODE_VERSION: &str = "17.0.0";
 pub const MAX_RUN: usize = 32;
 pub const MAX_LOOKAHEAD: usize = 256;
 pub const MAX_AMP_LAYERS: usize = 16;
-pub const MAX_ZEROS: usize = 256;
-pub const MAX_OPENER_LEN: usize = 4590;
+pub const MAX_OPENER_LEN: usize = 238;
 pub const LEGACY_MAX: usize = 6;
 
 /// Default_Ignorable_Code_Point.

@@ -177,13 +177,10 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
         return out
 
     first = state("") or "(?!)"
-    # A bar is dangerous unless its name is empty (``<|>``: ``reader.empty_bar``); certainly so when an ASCII
-    # character that is neither skipped, a slash, a closer nor ``&`` follows its skip run, or the text ends, or
-    # the run reaches MAX_RUN. Any other bar is unsure.
-    solid = regex_class(c for c in ascii_ if not (_me.is_skip(c) or c in _me._SLASH or c in _me._GT or c == "&"))
-    named_bar = f"{pipe}(?:{gtskip}{{0,{MAX_RUN - 1}}}+(?:{solid}|\\Z)|{gtskip}{{{MAX_RUN}}})"
-    if names.empty_bars:
-        named_bar = pipe
+    # A bar is a token only when its name closes on its line (``reader.bar_closes``) and is not empty
+    # (``reader.empty_bar``): the reference decides every bar (``unsure``), unless a team's own token makes
+    # every bar one (``names.empty_bars``).
+    named_bar = pipe if names.empty_bars else "(?!)"
     if want_d:
         start = f"{named_bar}|{first}" if names.pipes else first
         exact = _exact_after_lt(names)

@@ -22,8 +22,11 @@ construction: the eye reads past every character it has no rule for.
   for, or else itself. The name is followed as a set of live skeletons (a small NFA over the
   reserved names and tokens), so ``р`` (looks like ``p``, sounds like ``r``) and ``I``/``l``/``|``
   (one shape) match either way.
-* Character references are decoded as ``html.unescape`` decodes them (the WHATWG rules), and the
-  references that open a tag are the generated ``LT_REFERENCES``/``LT_NUMERIC``.
+* Character references are decoded as ``html.unescape`` decodes them (the WHATWG rules: any number
+  of leading zeros and digits), and the references that open a tag are the generated
+  ``LT_REFERENCES``/``LT_NUMERIC``.
+* A bar right after the opener is a chat-template token when the shape closes on its line
+  (:func:`bar_closes`: ``<|NAME|>``, ``<|NAME>``), or when a bound is reached first.
 * Inside a reserved envelope name one visible character the eye reads past may also stand for
   any one letter of the name (the stand-in rule, ``STAND_IN_RANGES``: ``</retrieved_c\u00b0ntent>``).
 * Inside an angle reading a non-ASCII structural look-alike that is not a ``<`` one is also read
@@ -133,10 +136,13 @@ _STRUCTURAL = frozenset(LT_CHARS + GT_CHARS + SLASH_CHARS + PIPE_CHARS + LBRACKE
 
 #: Most ``&amp;`` layers an opener may carry (``&amp;amp;lt;`` has two).
 MAX_AMP_LAYERS = 16
-#: Most leading zeros of a numeric character reference the reader decodes (the lookahead bound).
-MAX_ZEROS = MAX_LOOKAHEAD
-#: An upper bound on the length of one opener token.
-MAX_OPENER_LEN = 2 + (MAX_AMP_LAYERS + 1) * (MAX_ZEROS + 12) + 32
+#: An upper bound on the length of one opener token *without its digit runs*: a numeric reference
+#: takes any number of digits (``html.unescape`` and the WHATWG tokenizer read ``&#0000…060;`` with
+#: any number of leading zeros), so only the rest of it is bounded (:func:`reference_run_start`).
+MAX_OPENER_LEN = 2 + (MAX_AMP_LAYERS + 1) * 12 + 32
+#: Significant digits beyond which a numeric reference is certainly above U+10FFFF (``&#x``: 8 hex
+#: digits, 9 decimal ones): its value is U+FFFD whatever the digits, so they are not converted.
+_BIG_DIGITS = 8
 
 _HTML5 = html.entities.html5
 
@@ -145,13 +151,14 @@ RefTable = tuple[tuple[str, bool, tuple[str, ...]], ...]
 
 
 def _numeric(codes: tuple[int, ...], hexa: bool) -> str:
-    """A numeric reference body (after ``&#``) for one of ``codes``: up to :data:`MAX_ZEROS` leading
-    zeros, the number, no further digit, an optional ``;``."""
+    """A numeric reference body (after ``&#``) for one of ``codes``: any number of leading zeros (as
+    ``html.unescape`` reads them), the number, no further digit, an optional ``;``. Linear: after the
+    zeros every alternative starts with a non-zero digit, so giving a zero back fails at once."""
     if hexa:
         alts = "|".join(f"{c:x}" for c in codes)
-        return rf"[xX]0{{0,{MAX_ZEROS}}}(?i:{alts})(?![0-9a-fA-F]);?"
+        return rf"[xX]0*(?i:{alts})(?![0-9a-fA-F]);?"
     alts = "|".join(str(c) for c in codes)
-    return rf"0{{0,{MAX_ZEROS}}}(?:{alts})(?![0-9]);?"
+    return rf"0*(?:{alts})(?![0-9]);?"
 
 
 def _named(refs: RefTable) -> str:
@@ -206,11 +213,12 @@ OPENER_RE = re.compile(OPENER_PATTERN)
 BRACKET_OPENER_PATTERN = _opener_pattern(LBRACKET_CHARS, _ref_pattern(LBRACKET_REFERENCES, LBRACKET_NUMERIC))
 BRACKET_OPENER_RE = re.compile(BRACKET_OPENER_PATTERN)
 
-#: A character reference as ``html.unescape`` finds one (numeric with up to
-#: :data:`MAX_ZEROS` leading zeros, or a name of up to 32 characters, ``;`` optional).
-_REF_RE = re.compile(
-    rf"&(?:#0{{0,{MAX_ZEROS}}}[0-9]{{1,8}};?|#[xX]0{{0,{MAX_ZEROS}}}[0-9a-fA-F]{{1,8}};?|[^\t\n\f <&#;]{{1,32}};?)"
-)
+#: The body of a character reference (after its ``&``) exactly as ``html.unescape`` finds one:
+#: numeric with any number of digits, or a name of up to 32 characters; ``;`` optional.
+_REF_BODY_RE = re.compile(r"#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?")
+#: The characters a reference holds after its ``&`` that make it long (digits, ``#``, ``x``, ``;``,
+#: and the letters of the names of its ``&`` layers and final reference): see :func:`reference_run_start`.
+_REF_RUN = "#;0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 class _RangeSet:
@@ -566,35 +574,59 @@ def _decode_at(text: str, i: int) -> tuple[str, int]:
     reference that decodes to ``&`` (``&amp;``, ``&#38;``, ``&AMP``) followed by
     the body of another reference is read as that one too, up to
     :data:`MAX_AMP_LAYERS` layers (``&amp;gt;`` reads as ``>``), as the openers are.
+    A numeric reference takes all its digits (any number of leading zeros); the work is
+    linear in the characters consumed.
     """
-    piece, nxt = _decode_one(text, i)
+    if text[i] != "&":
+        return text[i], i + 1
+    found = _decode_body(text, i + 1)
+    if found is None:
+        return "&", i + 1
+    piece, nxt = found
     layers = 0
-    while piece == "&" and nxt - i > 1 and layers < MAX_AMP_LAYERS and nxt < len(text):
-        inner, used = _decode_one("&" + text[nxt : nxt + MAX_ZEROS + 16], 0)
-        if used <= 1:
+    while piece == "&" and layers < MAX_AMP_LAYERS and nxt < len(text):
+        inner = _decode_body(text, nxt)
+        if inner is None:
             break
-        piece, nxt = inner, nxt + used - 1
+        piece, nxt = inner
         layers += 1
     return piece, nxt
 
 
-def _decode_one(text: str, i: int) -> tuple[str, int]:
-    if text[i] == "&":
-        m = _REF_RE.match(text, i)
-        if m:
-            ref = m.group()
-            if ref[1] == "#":
-                decoded = html.unescape(ref)
-                if decoded != ref:
-                    return decoded, m.end()
-            else:
-                name = ref[1:]
-                if name in _HTML5:
-                    return _HTML5[name], m.end()
-                for k in range(min(len(name), _LEGACY_MAX), 1, -1):
-                    if name[:k] in _HTML5:
-                        return _HTML5[name[:k]], i + 1 + k
-    return text[i], i + 1
+def _numeric_value(digits: str, hexa: bool) -> str:
+    """What ``html.unescape`` gives ``&#digits;`` (``&#xdigits;``), without converting a long run:
+    leading zeros are dropped, and more than :data:`_BIG_DIGITS` significant digits is above U+10FFFF."""
+    significant = digits.lstrip("0") or "0"
+    if len(significant) > _BIG_DIGITS:
+        significant = "1" + "0" * _BIG_DIGITS  # above U+10FFFF in both bases: U+FFFD, as html.unescape
+    return html.unescape(f"&#{'x' if hexa else ''}{significant};")
+
+
+def _decode_body(text: str, j: int) -> tuple[str, int] | None:
+    """The reference whose body starts at ``j`` (after an ``&``, in the text or from a layer), decoded;
+    None when no reference starts there (the ``&`` reads as itself)."""
+    m = _REF_BODY_RE.match(text, j)
+    if not m:
+        return None
+    ref = m.group()
+    if ref[0] == "#":
+        hexa = ref[1] in "xX"
+        return _numeric_value(ref[2 if hexa else 1 :].rstrip(";"), hexa), m.end()
+    if ref in _HTML5:
+        return _HTML5[ref], m.end()
+    for k in range(min(len(ref), _LEGACY_MAX), 1, -1):
+        if ref[:k] in _HTML5:
+            return _HTML5[ref[:k]], j + k
+    return None
+
+
+def reference_run_start(text: str, start: int) -> int:
+    """Where a character reference covering ``start`` may begin: ``start`` moved back over the
+    characters a reference holds after its ``&`` (:data:`_REF_RUN`), and onto that ``&``. A window
+    of the text from there holds the ``&`` of every reference that reaches into it, however long its
+    digit runs (the body context uses it to decide whether an opener's reading can reach the end)."""
+    k = len(text[:start].rstrip(_REF_RUN))
+    return k - 1 if k > 0 and text[k - 1] == "&" else k
 
 
 def decode_at(text: str, i: int) -> tuple[str, int]:
@@ -748,9 +780,11 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
         return done
     name_from[0] = i
     slash = slash_box[0]
-    if names.pipes and piece and piece[0] in _PIPE and (names.empty_bars or not empty_bar(text, nxt, end)):
-        return Reading("bar", "", slash, nxt)
-    # An empty bar (``<|>``, ``«|»``) is no token; the bar is read on like any other character (a letter reading).
+    if names.pipes and piece and piece[0] in _PIPE:
+        if names.empty_bars or (not empty_bar(text, nxt, end) and bar_closes(text, nxt, end)):
+            return Reading("bar", "", slash, nxt)
+    # An empty bar (``<|>``, ``«|»``) is no token, nor a bar whose name never closes on its line
+    # (``< |f|/10``); the bar is read on like any other character (a letter reading).
     states: dict[str, None] = {"": None, **pending}  # live skeletons, in insertion order (deterministic)
     run = 0
     while True:
@@ -881,6 +915,38 @@ def empty_bar(text: str, i: int, end: int) -> bool:
             continue
         return piece[0] in _GT
     return False
+
+
+#: Line breaks (``str.splitlines``): a bar token's name never holds one.
+_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def bar_closes(text: str, i: int, end: int) -> bool:
+    """After the bar that follows an opener (at ``i``), does the bar shape close: its name (any
+    characters) reaches a closer (``>``, a look-alike or a reference to one: ``<|im_end|>``,
+    ``<|turn>``, ``<｜/table>｜``) before a line break, the next opener or the end of the text?
+    Every chat-template bar token is ``<|NAME|>`` or ``<|NAME>`` on one line, so a bar that does not
+    close there is text (``error < |f|/10**extra + 0.5``, ``x <|y|`` in a regex or a table). A
+    bound reached first (:data:`MAX_RUN` skipped characters in a row, the end of the lookahead) is a
+    token: fail closed."""
+    run = 0
+    n = len(text)
+    while i < end:
+        piece, nxt = _decode_at(text, i)
+        if not piece or all(can_skip(c) or c in _SLASH for c in piece):
+            if piece and piece[0] in _LINE_BREAKS:
+                return False
+            run += 1
+            if run >= MAX_RUN:
+                return True
+        elif piece[0] in _GT:
+            return True
+        elif piece[0] in _OPENER_CHARS or piece[0] in _LINE_BREAKS:
+            return False
+        else:
+            run = 0
+        i = nxt
+    return i < n
 
 
 def _bracket_bar(text: str, i: int, end: int, slash: bool) -> Reading:

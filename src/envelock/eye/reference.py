@@ -47,6 +47,7 @@ from .reader import (
     may_hold_opener,
     names_for,
     read_bracket,
+    reference_run_start,
 )
 from .tokens import RESERVED_NAMES
 
@@ -221,7 +222,9 @@ def body_context(
     its text as the end of input.
     """
     inner: Level = "markup" if lvl == "xml" else lvl
-    tail = text[-(MAX_LOOKAHEAD + MAX_OPENER_LEN + 2) :]
+    # The window the readings near the end can come from, widened onto the ``&`` of a character
+    # reference that reaches into it (its digit runs have no bound).
+    tail = text[reference_run_start(text, max(0, len(text) - (MAX_LOOKAHEAD + MAX_OPENER_LEN + 2))) :]
     if not may_hold_opener(tail) and not may_hold_bracket(tail):
         # No opener (angle or bracket) ends close enough to the end for its lookahead to reach it.
         out = defang_fn(text, inner, reserved, tokens)
