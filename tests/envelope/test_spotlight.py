@@ -156,6 +156,7 @@ def compose_mode(
 @pytest.mark.parametrize("level", LEVELS)
 @pytest.mark.parametrize("mode", SPOTLIGHT_MODES)
 @given(bodies=st.lists(spotlight_text, min_size=1, max_size=4), marker=markers, seed=seeds, use_nonce=st.booleans())
+@example(bodies=["\u00ab/" + "\ud7fc\ue000" * 7 + "\ud7fc"], marker="\u02c6", seed=None, use_nonce=False)  # markers reach the bound
 def test_compose_parse_verify_eye(
     mode: str, level: Level, bodies: list[str], marker: str | None, seed: str | None, use_nonce: bool
 ) -> None:
@@ -175,7 +176,10 @@ def test_compose_parse_verify_eye(
     assert {e.spotlight for e in envs} == {out.spotlight}
     v = verify_preface(out, expected=es, level=level, nonce=nonce, spotlight=mode)
     assert v.ok, v.problems
-    assert reserved_tag_count(out) == 2 * len(es)
+    # A transformed body is counted as verify reads it: past the turn's marker (markers between skipped
+    # characters lengthen a run towards the padding bound; SECURITY.md, "Not guaranteed").
+    seen = out.replace(out.spotlight.marker, "") if mode in MARKED and out.spotlight.marker else out
+    assert reserved_tag_count(seen) == 2 * len(es)
     if mode == "none":
         plain = compose_preface(es, level=level)
         assert (out if nonce is None else out.replace(f' nonce="{nonce}"', "")) == plain
