@@ -376,7 +376,12 @@ mod tests {
             all("[a&lsqb;&#91;\u{ff3b}&lsqb", Family::Bracket),
             vec!["[", "&lsqb;", "&#91;", "\u{ff3b}"]
         );
-        let z = format!("&#{}60;&#{}60;&#x{}3c", "0".repeat(256), "0".repeat(257), "0".repeat(5000));
+        let z = format!(
+            "&#{}60;&#{}60;&#x{}3c",
+            "0".repeat(256),
+            "0".repeat(257),
+            "0".repeat(5000)
+        );
         assert_eq!(all(&z, Family::Angle).len(), 3);
         let deep = format!("&{}lt;", "amp;".repeat(16));
         assert_eq!(all(&deep, Family::Angle), vec![deep.as_str()]);
