@@ -70,7 +70,7 @@ _texts = st.lists(
 ).map("".join)
 
 
-def _scan_both(text: str) -> tuple[list[object], list[object]]:
+def _scan_both(text: str) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
     with backend.use("native"):
         native = [vars(f) for f in envelock.scan_text(text)]
     with backend.use("reference"):
