@@ -22,14 +22,24 @@ pub fn classes_present(s: &str, classes: &[Vec<(u32, u32)>]) -> Vec<bool> {
     }
     let mut leads = [false; 256];
     let mut blocks = vec![false; BLOCKS];
-    for &(lo, hi) in classes.iter().flatten() {
-        if lo > hi || hi > 0x10_FFFF {
-            continue; // an empty or impossible range holds no character of a str
+    for (k, ranges) in classes.iter().enumerate() {
+        for &(lo, hi) in ranges {
+            if lo > hi || hi > 0x10_FFFF {
+                // A range no table should hold: the class is taken to occur (its pass runs).
+                if !found[k] {
+                    found[k] = true;
+                    left -= 1;
+                }
+                continue;
+            }
+            for b in lead_byte(lo)..=lead_byte(hi) {
+                leads[usize::from(b)] = true;
+            }
+            blocks[block(lo)..=block(hi)].fill(true);
         }
-        for b in lead_byte(lo)..=lead_byte(hi) {
-            leads[usize::from(b)] = true;
-        }
-        blocks[block(lo)..=block(hi)].fill(true);
+    }
+    if left == 0 {
+        return found;
     }
     leads[0x80..=0xBF].fill(false); // a continuation byte never begins a character
     let b = s.as_bytes();
@@ -99,6 +109,16 @@ mod tests {
         ] {
             assert_eq!(classes_present(s, &classes), naive(s, &classes), "{s:?}");
         }
+    }
+
+    #[test]
+    fn a_range_no_table_holds_fails_closed() {
+        let classes = vec![
+            vec![(0x41, 0x40)],
+            vec![(0x10_FFFF, 0x11_0000)],
+            vec![(0x61, 0x61)],
+        ];
+        assert_eq!(classes_present("xyz", &classes), vec![true, true, false]);
     }
 
     #[test]
