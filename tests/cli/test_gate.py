@@ -258,6 +258,15 @@ def test_progress_by_bytes_on_a_terminal_only(tmp_path: Path) -> None:
     assert b"MB" not in piped.stderr and b"\r" not in piped.stderr
 
 
+def test_progress_shows_a_file_scanned_in_under_a_tick(tmp_path: Path) -> None:
+    """The first line is drawn when the file starts, not at the timer's first tick (0.25 s): what the
+    terminal shows does not depend on how fast the scan is (the test above once failed when it got faster)."""
+    (tmp_path / "small.txt").write_text("ordinary prose\n", encoding="utf-8")
+    code, tty = run_on_tty(["scan", "small.txt"], tmp_path, {**os.environ, "ENVELOCK_PROGRESS_DELAY": "0"})
+    assert code == 0
+    assert b"0 B of 15 B (0%), 0/1 files" in tty and b"scanning small.txt (15 B)" in tty
+
+
 # ---------------------------------------------------------------------------
 # Inline suppressions
 

@@ -44,6 +44,7 @@ class Progress:
         self.delay = float(os.environ.get("ENVELOCK_PROGRESS_DELAY", PROGRESS_AFTER))
         self.shown = False
         self._lock = threading.Lock()
+        self._drawing = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         if self.enabled:
@@ -54,6 +55,10 @@ class Progress:
         with self._lock:
             self.current = target.path if target else ""
             self.current_size = target.size if target else 0
+        # The first line is drawn as soon as a file starts past the delay, not at the next tick: a file
+        # scanned in under a tick still shows (and what shows does not depend on the timer's luck).
+        if self.enabled and not self.shown and target is not None and time.monotonic() - self.start >= self.delay:
+            self._draw()
 
     def finished(self, size: int) -> None:
         with self._lock:
@@ -76,11 +81,15 @@ class Progress:
         while not self._stop.wait(0.25):
             if time.monotonic() - self.start < self.delay:
                 continue
-            line = self.line()
-            try:
-                width = os.get_terminal_size(sys.stderr.fileno()).columns or 120
-            except OSError:
-                width = 120
+            self._draw()
+
+    def _draw(self) -> None:
+        line = self.line()
+        try:
+            width = os.get_terminal_size(sys.stderr.fileno()).columns or 120
+        except OSError:
+            width = 120
+        with self._drawing:  # the timer's thread and the caller's may both draw
             sys.stderr.write("\r\x1b[K" + line[: max(20, width - 1)])
             sys.stderr.flush()
             self.shown = True
