@@ -29,6 +29,7 @@ __all__ = [
     "read_bracket",
     "sanitize_events",
     "skeleton",
+    "starts_increase",
     "undatamark",
     "undefang",
     "undefang_body",
@@ -128,6 +129,9 @@ def findings(
     reports ``(rule, severity, message, start, end)``: line and column of both ends as
     ``types.LineIndex.locate``, the snippet ``snippet(text, start, end)`` once per distinct shown part;
     instances of exact ``str`` and ``int`` fields untracked by the garbage collector."""
+
+def starts_increase(raw: list[tuple[str, str, str, int, int]]) -> bool:
+    """Whether the reports' starts (item 3) strictly increase: in order, no two at one start."""
 
 def opener_reports(
     text: str,

@@ -44,9 +44,10 @@ CALLS: dict[str, Callable[[str], object]] = {
     "undatamark": lambda s: _native.undatamark(s, "\u02c6"),
     "interleave": lambda s: _native.interleave(s, "\u02c6", 7),
     "uninterleave": lambda s: _native.uninterleave(s, "\u02c6"),
-    # the scanner's two native loops, through the scan that calls them (their arguments are its own)
+    # the scanner's native loops and its order check, through the scan that calls them (their arguments are its own)
     "findings": lambda s: envelock.scan_text(s),
     "opener_reports": lambda s: envelock.scan_text(s),
+    "starts_increase": lambda s: envelock.scan_text(s),
 }
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import gc
 import importlib
 from collections.abc import Callable
+from itertools import pairwise
 
 import pytest
 from helpers.data import load_corpus
@@ -148,6 +149,22 @@ def test_a_finding_holding_a_container_stays_tracked() -> None:
     assert not gc.is_tracked(plain) and gc.is_tracked(other)
 
 
+def test_offsets_are_exact_ints_whatever_the_report_holds() -> None:
+    """The builder reuses a report's own start and end objects only when they are exact ints: a
+    subclass (which could hold a reference) is converted, so the finding stays untracked and its
+    fields are ints, and the reused objects are the report's."""
+
+    class Offset(int):
+        pass
+
+    start, end = 1000, 1001  # past the small-int cache
+    (sub,) = native("x" * 1002, [("padded-opener", "note", "m", Offset(start), Offset(end))])
+    assert type(sub.offset) is int and type(sub.end_offset) is int and not gc.is_tracked(sub)
+    raw: list[Report] = [("padded-opener", "note", "m", start, end)]
+    (same_obj,) = native("x" * 1002, raw)
+    assert same_obj.offset is raw[0][3] and same_obj.end_offset is raw[0][4]
+
+
 # -- negative controls: broken builders are told apart --------------------------------------
 
 
@@ -188,3 +205,9 @@ def test_broken_builders_are_told_apart(broken: Builder) -> None:
         )
     )
     assert caught, broken.__name__
+
+
+@given(st.lists(st.integers(min_value=0, max_value=40), max_size=30))
+def test_starts_increase_as_defined(starts: list[int]) -> None:
+    raw = [("padded-opener", "note", "m", s, s + 1) for s in starts]
+    assert _native.starts_increase(raw) == all(a < b for a, b in pairwise(starts))

@@ -228,6 +228,14 @@ def native_findings(
         return None
 
 
+def native_starts_increase(raw: Sequence[tuple[str, str, str, int, int]]) -> bool | None:
+    """Whether the reports' starts strictly increase (``_native.starts_increase``), or ``None`` when the
+    native core is not in use: the caller then sorts and looks for ties in Python."""
+    if _native is None or not is_native():
+        return None
+    return _native.starts_increase(raw if isinstance(raw, list) else list(raw))
+
+
 def xml_unescape_text(text: str) -> str:
     """:func:`envelock.eye.levels.xml_unescape_text` (the inverse of the XML text escape), in the native
     core when it is in use."""

@@ -46,7 +46,7 @@ from dataclasses import dataclass, fields
 from itertools import islice
 from operator import eq, itemgetter
 
-from ..eye.backend import native_findings
+from ..eye.backend import native_findings, native_starts_increase
 from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
 from ..types import Finding, LineIndex, Severity
@@ -171,11 +171,14 @@ def _findings(text: str, raw: list[_Raw], off: frozenset[str]) -> list[Finding]:
     column from the line of the previous report, and a snippet made once per distinct text it shows."""
     if off:
         raw = [r for r in raw if r[0] not in off]
-    raw.sort(key=_START)
-    if len(raw) > 1:
-        starts = list(map(_START, raw))
-        if True in map(eq, starts, islice(starts, 1, None)):
-            raw = _untied(raw)
+    # Reports in order with no two at one start (one pass reporting a repeated construct) need neither
+    # the sort nor the dedupe: one native pass tells.
+    if not native_starts_increase(raw):
+        raw.sort(key=_START)
+        if len(raw) > 1:
+            starts = list(map(_START, raw))
+            if True in map(eq, starts, islice(starts, 1, None)):
+                raw = _untied(raw)
     built = native_findings(Finding, _FIELDS, text, raw, _snippet, SNIPPET_MAX)
     if built is not None:
         return built

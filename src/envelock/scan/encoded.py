@@ -161,6 +161,16 @@ _HEX_RE = re.compile(r"[0-9a-fA-F]{16,}")
 _BIN_RE = re.compile(r"[01]{8}(?:[ \t]{1,2}[01]{8}){3,}")
 
 
+#: Every match of :data:`_BIN_RE` holds a binary digit followed by a blank (a group, then its
+#: separator), so a text holding none of these pairs has no match: four substring searches (the
+#: fast ones of ``str``) instead of a regex step per character.
+_BIN_PAIRS = ("0 ", "1 ", "0\t", "1\t")
+
+
+def _may_hold_binary_groups(text: str) -> bool:
+    return any(p in text for p in _BIN_PAIRS)
+
+
 def _b64_candidates(run: str) -> list[bytes]:
     body = run.rstrip("=")[:BLOB_MAX]
     alt = "-" in body or "_" in body
@@ -215,7 +225,7 @@ def _scan_blobs(text: str, ctx: Context, out: list[_Raw]) -> None:
         danger = _blob_danger(bytes.fromhex(hexrun[:BLOB_MAX]), ctx)
         if danger:
             out.append(_Raw(ENCODED_BLOB_TAG.id, "warning", f"hex run decodes to {danger!r}", m.start(), m.start() + len(hexrun)))
-    for m in _BIN_RE.finditer(text):
+    for m in _BIN_RE.finditer(text) if _may_hold_binary_groups(text) else ():
         groups = m.group().split()
         data = bytes(int(g, 2) for g in groups[: BLOB_MAX // 8])
         danger = _blob_danger(data, ctx)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 
 from ..eye import backend
 from ..eye.charsets import (
@@ -147,8 +148,13 @@ _SHORT_RUN_RE = re.compile(f"[{_HIDDEN_CLASS}]{{1,3}}")
 #: A letter, digit or mark (generated tables): what a word is made of.
 _WORD_CLASS = char_class(ALNUM_RANGES, MARK_RANGES)
 #: A word holding invisible runs of at most three characters: a word character, then (run, word
-#: character) once or more. Found in one regex pass, so a long such word is one match.
-_IN_WORD_RE = re.compile(f"[{_WORD_CLASS}](?:[{_HIDDEN_CLASS}]{{1,3}}[{_WORD_CLASS}])+")
+#: character) once or more. Found in one regex pass, so a long such word is one match. The repetition
+#: ends the pattern, so making it possessive (Python 3.11's ``++``) changes no match: a greedy loop
+#: that nothing follows never backtracks into an earlier iteration. It spares ``re`` a backtracking
+#: record per iteration, which made a 2 MB word of ``a`` + U+200B cost 0.35 s instead of 0.02 s.
+_IN_WORD_RE = re.compile(
+    f"[{_WORD_CLASS}](?:[{_HIDDEN_CLASS}]{{1,3}}[{_WORD_CLASS}])" + ("++" if sys.version_info >= (3, 11) else "+")
+)
 _JOINERS = frozenset(map(chr, JOINERS))
 _WORD_BOUNDARY = frozenset(map(chr, WORD_BOUNDARY_INVISIBLES))
 _HANGUL_FILLERS = frozenset(map(chr, HANGUL_FILLERS))

@@ -8,11 +8,11 @@ from ..eye.tokens import PROSE_TURN_MARKERS
 from ._base import Rule, _Raw
 from .context import markup_attribute, string_literal_start
 
-#: The leading ``(?=["'&%])`` changes no match (every alternative of the quote starts with one of
-#: them); it lets the regex engine skip the other characters in its own loop instead of trying the
-#: alternation at every position.
+#: Every alternative of the quote starts with a literal character (``"``, ``'``, ``&``, ``%``): the
+#: regex engine then skips the other characters in its own loop (a prefix set) instead of trying the
+#: alternation at every position. A leading ``(?=["'&%])`` or ``["']`` class would not allow that.
 _ATTR_INJECTION_RE = re.compile(
-    r"(?=[\"'&%])(?:[\"']|&quot;|&#0*3[49];|&#[xX]0*2[27];|&apos;|%22|%27)"
+    r"(?:\"|'|&quot;|&#0*3[49];|&#[xX]0*2[27];|&apos;|%22|%27)"
     r"(?:[ \t\u2028\u2029]|%20|\+){0,8}(provenance|source|origin|fetched_at)[ \t]{0,4}(?:=|%3[dD])",
     re.IGNORECASE,
 )
