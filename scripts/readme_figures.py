@@ -9,7 +9,8 @@ over several lines); this script owns it, nobody types it. The sources:
 * ``corpus``, ``corpus-payloads``: the payloads and attack classes of ``corpus/*.json`` (a class is
   a file whose name does not start with ``benign_``);
 * ``speed``: the README's speed table, from ``benchmarks/results/latest.json`` (the largest size
-  of each input), with the date, interpreter and machine of that run.
+  of each input), with the date, interpreter and machine of that run;
+* ``spotlight``: the README's spotlighting cost table, from ``benchmarks/results/spotlight.json``.
 
 ``tests/test_docs.py`` fails when a file differs from what this script writes. Run it after a
 benchmark run or a change to the tables: ``python scripts/readme_figures.py``.
@@ -81,6 +82,61 @@ def speed(results: Mapping[str, Any]) -> str:
     return "\n" + "\n".join(lines) + "\n\n"
 
 
+#: The README's spotlighting table: (row label, mode in the results), and its columns (text classes).
+SPOTLIGHT_ROWS = (
+    ("`datamark`", "datamark"),
+    ("`datamark`, `ˆ`", "datamark ˆ"),
+    ("`interleave`, `ˆ`", "interleave ˆ"),
+    ("`base64`", "base64"),
+)
+SPOTLIGHT_CLASSES = ("prose", "code", "multilingual", "cjk")
+SPOTLIGHT_TOKENIZER = "o200k_base"
+
+
+def _median(values: list[float]) -> float:
+    v = sorted(values)
+    mid = len(v) // 2
+    return v[mid] if len(v) % 2 else (v[mid - 1] + v[mid]) / 2
+
+
+def spotlight(results: Mapping[str, Any]) -> str:
+    """The spotlighting cost table (characters x / tokens x / compose+verify speed x, against
+    ``spotlight="none"`` of the same entries; the per-turn marker's cells are medians over its
+    candidates) and the system-prompt sentence, from ``benchmarks/results/spotlight.json``."""
+    meta = results.get("meta", {})
+    rows = {(r["class"], r["mode"]): r for r in results["rows"]}
+    intro = (
+        f"One run of `python benchmarks/spotlight.py` on {meta.get('date', '?')[:10]} (CPython {meta.get('python', '?')}, "
+        f"{meta.get('cpus', '?')} CPUs; `benchmarks/results/spotlight.json`, written here by `scripts/readme_figures.py`)."
+    )
+    lines = [
+        "",
+        *textwrap.wrap(intro, width=96, break_long_words=False, break_on_hyphens=False),
+        "",
+        "| mode | " + " | ".join(SPOTLIGHT_CLASSES) + " |",
+        "|---|" + "---|" * len(SPOTLIGHT_CLASSES),
+    ]
+    for label, mode in SPOTLIGHT_ROWS:
+        cells = []
+        for cls in SPOTLIGHT_CLASSES:
+            none, r = rows[(cls, "none")], rows[(cls, mode)]
+            chars = _median(r["chars"]) / _median(none["chars"])
+            tokens = _median(r["tokens"][SPOTLIGHT_TOKENIZER]) / _median(none["tokens"][SPOTLIGHT_TOKENIZER])
+            speed = none["seconds"]["compose+verify"] / r["seconds"]["compose+verify"]
+            cells.append(f"{chars:.2f} / {tokens:.2f} / {speed:.2f}")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    rule = results.get("hygiene_rule", {})
+    if rule:
+        t = SPOTLIGHT_TOKENIZER
+        nonce = rule["none +nonce"][t] - rule["none"][t]
+        sentence = (
+            f"The system-prompt text ({t} tokens): {rule['none'][t]} with `none`, {rule['datamark ˆ'][t]} with `datamark`, "
+            f"{rule['base64'][t]} with `base64`; a nonce adds {nonce}."
+        )
+        lines += ["", *textwrap.wrap(sentence, width=96, break_long_words=False, break_on_hyphens=False)]
+    return "\n".join(lines) + "\n\n"
+
+
 def corpus_counts(root: Path = ROOT) -> tuple[int, int]:
     """(payloads, attack classes) of the project corpus."""
     payloads = classes = 0
@@ -100,12 +156,16 @@ def figures(root: Path = ROOT) -> dict[str, Callable[[], str]]:
         payloads, classes = corpus_counts(root)
         return f"{payloads} payloads in {classes} attack classes"
 
+    def results(name: str) -> Any:
+        return json.loads((root / "benchmarks" / "results" / name).read_text(encoding="utf-8"))
+
     return {
         "lookalikes": lambda: f"{len(LT_LOOKALIKES)} look-alikes",
         "rules": lambda: f"{len(RULES)} rules",
         "corpus": corpus,
         "corpus-payloads": lambda: f"{corpus_counts(root)[0]} in all",
-        "speed": lambda: speed(json.loads((root / "benchmarks" / "results" / "latest.json").read_text(encoding="utf-8"))),
+        "speed": lambda: speed(results("latest.json")),
+        "spotlight": lambda: spotlight(results("spotlight.json")),
     }
 
 
