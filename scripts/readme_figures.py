@@ -10,7 +10,10 @@ over several lines); this script owns it, nobody types it. The sources:
   a file whose name does not start with ``benign_``);
 * ``speed``: the README's speed table, from ``benchmarks/results/latest.json`` (the largest size
   of each input), with the date, interpreter and machine of that run;
-* ``spotlight``: the README's spotlighting cost table, from ``benchmarks/results/spotlight.json``.
+* ``spotlight``: the README's spotlighting cost table, from ``benchmarks/results/spotlight.json``;
+* ``stdlib-reserved``: what ``reserved`` changes in the standard library, from
+  ``benchmarks/results/benign.json``;
+* ``growth``: the output growth per level, from ``benchmarks/results/levels.json``.
 
 ``tests/test_docs.py`` fails when a file differs from what this script writes. Run it after a
 benchmark run or a change to the tables: ``python scripts/readme_figures.py``.
@@ -137,6 +140,43 @@ def spotlight(results: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n\n"
 
 
+def growth(results: Mapping[str, Any]) -> str:
+    """The output growth table per level (characters over the input, envelope overhead included),
+    from ``benchmarks/results/levels.json`` (``python benchmarks/levels.py --json``)."""
+    levels = ("reserved", "markup", "xml")
+    inputs = list(dict.fromkeys(r["input"] for r in results["rows"]))
+    cell = {(r["input"], r["level"]): r["growth_pct"] for r in results["rows"]}
+    lines = ["", "| input | " + " | ".join(f"`{lv}`" for lv in levels) + " |", "|---|" + "---|" * len(levels)]
+    lines += [f"| {i} | " + " | ".join(f"+{cell[(i, lv)]:.1f} %" for lv in levels) + " |" for i in inputs]
+    return "\n".join(lines) + "\n\n"
+
+
+def _written(reading: str) -> str:
+    return reading.replace(" ", "")
+
+
+def stdlib_reserved(results: Mapping[str, Any]) -> str:
+    """What ``reserved`` changes in the standard library's ``*.py`` files, by reason, from
+    ``benchmarks/results/benign.json`` (``python benchmarks/benign.py``)."""
+    c = results["corpora"]["stdlib-py"]
+    changed = c["changed"]["reserved"]
+    why = sorted(c["reserved_why"].items(), key=lambda kv: -kv[1]["backslashes"])
+    # A reason's commonest readings, "opener name" in the results: shown as written (`<s`, `[args`).
+    reasons = [
+        f"{v['backslashes']} for {k.replace('<NAME>', '`<NAME>`')} in {v['files']} file{'s' if v['files'] != 1 else ''}"
+        f" ({', '.join(f'`{_written(t)}` {n}' for t, n in v['top'][:3])})"
+        for k, v in why
+    ]
+    if c.get("reserved_unexplained"):
+        reasons.append(f"{c['reserved_unexplained']} that no listed reason explains")
+    reasons_text = ", ".join(reasons)
+    return (
+        f"measured on CPython {c['version']}'s standard library ({c['files']:,} `*.py` files, site-packages left out; "
+        f"`python benchmarks/benign.py`, `benchmarks/results/benign.json`), it changes {changed['files']} files "
+        f"({changed['pct']}%) with {c['backslashes']['reserved']} inserted backslashes: {reasons_text}"
+    )
+
+
 def corpus_counts(root: Path = ROOT) -> tuple[int, int]:
     """(payloads, attack classes) of the project corpus."""
     payloads = classes = 0
@@ -166,6 +206,8 @@ def figures(root: Path = ROOT) -> dict[str, Callable[[], str]]:
         "corpus-payloads": lambda: f"{corpus_counts(root)[0]} in all",
         "speed": lambda: speed(results("latest.json")),
         "spotlight": lambda: spotlight(results("spotlight.json")),
+        "stdlib-reserved": lambda: stdlib_reserved(results("benign.json")),
+        "growth": lambda: growth(results("levels.json")),
     }
 
 
