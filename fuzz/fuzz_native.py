@@ -11,7 +11,9 @@ The same input goes to both; any difference fails:
 * ``openers`` equals the Python loop over ``OPENER_RE`` / ``BRACKET_OPENER_RE``;
 * a text with a lone surrogate raises ``SurrogateError`` (the caller's cue to fall back);
 * the spotlight transforms ``datamark``/``undatamark``/``interleave``/``uninterleave`` equal
-  :mod:`envelock.envelope.spotlight`'s (seed from the input's first 8 bytes), and invert each other.
+  :mod:`envelock.envelope.spotlight`'s (seed from the input's first 8 bytes), and invert each other;
+* ``scan_text`` on the native core equals ``scan_text`` on the fast Python implementation, every
+  field of every finding.
 
 Planted mutant ``reference-forgets-capital-i``: the reference loses the readings of
 ``I``, so ``[INST]`` and ``<THINK>`` read differently on the two sides.
@@ -30,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common
 from _common import LEVELS, text_of
 
+import envelock
 from envelock import _native, escape
 from envelock.envelope import spotlight as spotlight
 from envelock.eye import backend
@@ -113,6 +116,13 @@ def check(data: bytes) -> None:
         assert _native.interleave(s, marker, seed) == il, f"interleave differs ({marker!r}, {seed}): {s!r}"
         assert _native.uninterleave(s, marker) == spotlight.uninterleave(s, marker), f"uninterleave differs: {s!r}"
         assert _native.uninterleave(il, marker) == s, f"uninterleave(interleave) is not the text: {s!r}"
+    # The scanner on the native core (its native reader, record loop, Finding builder, order check,
+    # class prefilter and blob sift) against the scanner on the fast Python implementation, field by field.
+    with backend.use("native"):
+        scan_native = envelock.scan_text(s)
+    with backend.use("fast"):
+        scan_python = envelock.scan_text(s)
+    assert scan_native == scan_python, f"scan_text differs: {s!r}: native {scan_native!r}, python {scan_python!r}"
 
 
 #: The paper's marker, and one a fuzzed text may well contain.

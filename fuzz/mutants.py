@@ -37,6 +37,7 @@ HARNESS = {
     "forget-bang": "readers",
     "no-lookalikes": "scan",
     "reference-forgets-capital-i": "native",
+    "blob-sift-one-shift": "native",
     "datamark-no-doubling": "spotlight",
 }
 
@@ -150,6 +151,30 @@ def reference_forgets_capital_i() -> None:
     me = _mod("envelock.eye.reader")
     me._READ = {c: r for c, r in me._READ.items() if c != "I"}
     me.names_for.cache_clear()
+
+
+@_mutant("blob-sift-one-shift")
+def blob_sift_one_shift() -> None:
+    """native: the scanner's native blob sift reads only the unshifted decoding of a base64 run, so a
+    tag at another shift is dropped before the blobs pass sees it (the scan differential differs)."""
+    import base64
+
+    backend = _mod("envelock.eye.backend")
+    encoded = _mod("envelock.scan.encoded")
+    real = backend.native_blob_runs
+
+    def weak_blob_runs(text: str) -> list[tuple[int, int]] | None:
+        if real(text) is None:
+            return None
+        keep = []
+        for m in encoded._B64_RE.finditer(text):
+            body = m.group().rstrip("=")
+            body = body[: len(body) - len(body) % 4].replace("-", "+").replace("_", "/")
+            if any(c in base64.b64decode(body) for c in b"<[&\xef"):
+                keep.append(m.span())
+        return keep
+
+    backend.native_blob_runs = weak_blob_runs
 
 
 @_mutant("datamark-no-doubling")

@@ -14,6 +14,8 @@ from typing import Literal, TypeAlias, TypeVar
 __all__ = [
     "UNICODE_VERSION",
     "SurrogateError",
+    "binary_group_starts",
+    "blob_runs",
     "canonical_body",
     "classes_present",
     "datamark",
@@ -100,6 +102,15 @@ def xml_unescape_text(text: str) -> str:
 
 def classes_present(text: str, classes: list[list[tuple[int, int]]]) -> list[bool]:
     """For each class (inclusive code point ranges), whether one of its characters occurs in ``text``."""
+
+def binary_group_starts(text: str) -> list[int]:
+    """Where ``scan.encoded._BIN_RE`` may start (code points, in order): eight binary digits before a
+    space or a tab that ends a run of eight or more."""
+
+def blob_runs(text: str, all: bool = False) -> list[tuple[int, int]]:
+    """The base64 runs of ``text`` as ``scan.encoded._B64_RE`` finds them (code points): every one with
+    ``all``, else only those holding ``3c``/``5b`` or, not all digits, decoding (leniently, at any of
+    ``_b64_candidates``' shifts) to a byte ``_blob_danger`` looks for."""
 
 def skeleton(text: str) -> str:
     """``eye.reader.skeleton``."""

@@ -153,3 +153,23 @@ def test_readers_bracket_padding_in_the_body_context() -> None:
     skip bound through the '\\n' after the body is escaped by defang_body; the harness undid it without
     that context. It now undoes bodies with escape.undefang_body, as parse_preface does."""
     harness("readers").check((FUZZ / "corpus" / "readers" / "regress-bracket-padding-body-context").read_bytes())
+
+
+def test_native_harness_catches_a_blob_sift_reading_one_shift(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The native harness's scan differential is the control of the native blob sift: with the planted
+    mutant ``blob-sift-one-shift`` (fuzz/mutants.py) the harness fails on a base64 run whose tag
+    starts at shift 1; without it, it passes."""
+    pytest.importorskip("envelock._native")
+    import base64
+
+    from envelock.eye import backend
+
+    mutants = importlib.import_module("mutants")  # fuzz/mutants.py (fuzz/ is on sys.path above)
+
+    text = "x" + base64.b64encode(b"x</retrieved_content> and more text here").decode()
+    native = harness("native")
+    native.check(text.encode())
+    monkeypatch.setattr(backend, "native_blob_runs", backend.native_blob_runs)  # restored after the test
+    mutants.apply("blob-sift-one-shift")
+    with pytest.raises(AssertionError, match="scan_text differs"):
+        native.check(text.encode())

@@ -3,6 +3,7 @@ with a control: a rewrite that changes matches is caught."""
 
 from __future__ import annotations
 
+import base64
 import re
 import sys
 
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from envelock.eye import backend
 from envelock.scan import encoded, hidden
 
 #: Word characters, invisible ones, characters that are both (a variation selector and CGJ are marks,
@@ -43,22 +45,104 @@ def test_control_a_rewrite_that_changes_matches_is_caught() -> None:
     assert spans(hidden._IN_WORD_RE, text) == spans(GREEDY, text)
 
 
-BINARY = st.lists(st.sampled_from(["0", "1", "01100001", " ", "\t", "  ", "x", "\n"]), max_size=60).map("".join)
+BINARY = st.lists(st.sampled_from(["0", "1", "01100001", " ", "\t", "  ", "x", "\n", "é"]), max_size=60).map("".join)
 
 
-@given(BINARY)
-def test_binary_prefilter_never_hides_a_match(text: str) -> None:
-    """The pairs the binary-groups prefilter looks for are in every match: where it says no, the regex
-    finds nothing."""
-    if not encoded._may_hold_binary_groups(text):
-        assert encoded._BIN_RE.search(text) is None
+def _spans(found: object) -> list[tuple[int, int]]:
+    return [m.span() for m in found]  # type: ignore[attr-defined]
 
 
-def test_control_a_prefilter_missing_a_pair_is_caught() -> None:
+@pytest.mark.parametrize("impl", ["native", "reference"])
+@given(text=BINARY)
+def test_binary_matches_are_the_regex_matches(impl: str, text: str) -> None:
+    """Where the start finder (native) or the pair prefilter (Python) looks, the matches are
+    ``finditer``'s: none lost, none added."""
+    if impl == "native" and "native" not in backend.IMPLEMENTATIONS:
+        pytest.skip("no native core")
+    with backend.use(impl):
+        assert _spans(encoded._binary_matches(text)) == _spans(encoded._BIN_RE.finditer(text))
+
+
+def test_control_a_start_finder_missing_tabs_is_caught() -> None:
     text = "01100001\t01100010\t01100011\t01100100"
-    assert encoded._BIN_RE.search(text) is not None
-    assert encoded._may_hold_binary_groups(text)
-    assert not any(p in text for p in ("0 ", "1 "))  # a prefilter without the tab pairs would hide it
+    assert _spans(encoded._BIN_RE.finditer(text)) == [(0, len(text))]
+    spaces_only = [i - 8 for i, c in enumerate(text) if c == " " and text[i - 8 : i].strip("01") == ""]
+    assert spaces_only == []  # a finder that forgot the tab would find no start, so no match
+    if "native" in backend.IMPLEMENTATIONS:
+        with backend.use("native"):
+            assert _spans(encoded._binary_matches(text)) == [(0, len(text))]
+
+
+#: Base64 of hostile and harmless text at every shift, among base64 characters and separators.
+_PIECES = [
+    base64.b64encode(p).decode()
+    for p in (b"</retrieved_content>", b"x</retrieved_content>", b"xy[INST]", b"&lt;|im_end|&gt;", b"plain words only", b"\xef\xbc\x9c/x")
+]
+BLOBS = st.lists(
+    st.one_of(
+        st.sampled_from(_PIECES),
+        st.sampled_from(_PIECES).map(lambda p: p.replace("+", "-").replace("/", "_")),
+        st.text(alphabet="ABCabc0123+/-_=", max_size=12),
+        st.sampled_from([" ", "\n", "3c", "5B", "3c7265747269", "é", "=="]),
+    ),
+    max_size=12,
+).map("".join)
+
+
+@given(BLOBS)
+def test_blob_runs_are_the_regex_runs(text: str) -> None:
+    if "native" not in backend.IMPLEMENTATIONS:
+        pytest.skip("no native core")
+    assert _native_blob_runs(text, True) == [m.span() for m in encoded._B64_RE.finditer(text)]
+
+
+def _native_blob_runs(text: str, all: bool) -> list[tuple[int, int]]:
+    from envelock import _native
+
+    got: list[tuple[int, int]] = _native.blob_runs(text, all)
+    return got
+
+
+def _blobs(text: str) -> list[object]:
+    from envelock.eye.tokens import RESERVED_NAMES
+    from envelock.scan._base import Context
+
+    out: list[object] = []
+    encoded._scan_blobs(text, Context(RESERVED_NAMES), out)  # type: ignore[arg-type]
+    return out
+
+
+@given(BLOBS)
+def test_sifted_runs_report_what_every_run_reports(text: str) -> None:
+    """The native sift drops only runs the pass reports nothing from: the blobs pass reports the
+    same over the sifted runs (native) as over every run (reference)."""
+    if "native" not in backend.IMPLEMENTATIONS:
+        pytest.skip("no native core")
+    with backend.use("reference"):
+        want = _blobs(text)
+    with backend.use("native"):
+        assert _blobs(text) == want
+
+
+def test_control_a_sift_that_decodes_one_shift_only_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sift reading only the unshifted decoding drops a run whose tag starts at another shift; the
+    comparison above tells it apart."""
+    text = "x" + base64.b64encode(b"x</retrieved_content> and more text here").decode()  # aligned at shift 1
+
+    def shift_zero_only(t: str) -> list[tuple[int, int]]:
+        keep = []
+        for m in encoded._B64_RE.finditer(t):
+            body = m.group().rstrip("=")
+            body = body[: len(body) - len(body) % 4]
+            if any(c in base64.b64decode(body, validate=False) for c in b"<[&\xef"):
+                keep.append(m.span())
+        return keep
+
+    with backend.use("reference"):
+        want = _blobs(text)
+    assert want  # the tag is reported from some shift
+    monkeypatch.setattr(backend, "native_blob_runs", shift_zero_only)
+    assert _blobs(text) != want
 
 
 #: The forms the prefix-set rewrites replaced: a leading lookahead, which no match needed.

@@ -5,6 +5,7 @@
 //! Python's `str` indices are).
 #![forbid(unsafe_code)]
 
+pub mod blobs;
 pub mod chars;
 pub mod classes;
 pub mod decode;
@@ -18,6 +19,7 @@ pub mod spotlight;
 #[allow(clippy::all)]
 pub mod tables;
 
+pub use blobs::{binary_group_starts, blob_runs};
 pub use classes::classes_present;
 pub use defang::{
     canonical_body, defang, defang_body, undefang, undefang_body, xml_escape, xml_unescape, Level,

@@ -788,6 +788,42 @@ fn classes_present(
     })
 }
 
+/// blob_runs(text, all=False) -> [(start, end)]: the scanner's base64 runs (code points), every one
+/// with `all`, else only those its blobs pass could report from (`core::blobs`).
+#[pyfunction]
+#[pyo3(signature = (text, all = false))]
+fn blob_runs(
+    py: Python<'_>,
+    text: &Bound<'_, PyString>,
+    all: bool,
+) -> PyResult<Vec<(usize, usize)>> {
+    let mut keep = None;
+    let s = self::text(text, &mut keep)?;
+    let runs = if s.len() >= DETACH_BYTES {
+        py.detach(|| core::blob_runs(s, all))
+    } else {
+        core::blob_runs(s, all)
+    };
+    let mut cc = core::CpCounter::new(s);
+    Ok(runs
+        .into_iter()
+        .map(|(a, e)| (cc.at(a), cc.at(e)))
+        .collect())
+}
+
+/// binary_group_starts(text) -> [int]: where the scanner's binary-groups regex may start (code
+/// points, in order; `core::blobs::binary_group_starts`).
+#[pyfunction]
+fn binary_group_starts(text: &Bound<'_, PyString>) -> PyResult<Vec<usize>> {
+    let mut keep = None;
+    let s = self::text(text, &mut keep)?;
+    let mut cc = core::CpCounter::new(s);
+    Ok(core::binary_group_starts(s)
+        .into_iter()
+        .map(|a| cc.at(a))
+        .collect())
+}
+
 /// skeleton(text) -> str: `reader.skeleton`.
 #[pyfunction]
 fn skeleton(text: &Bound<'_, PyString>) -> PyResult<String> {
@@ -877,6 +913,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sanitize_events, m)?)?;
     m.add_function(wrap_pyfunction!(xml_unescape_text, m)?)?;
     m.add_function(wrap_pyfunction!(classes_present, m)?)?;
+    m.add_function(wrap_pyfunction!(blob_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(binary_group_starts, m)?)?;
     m.add_function(wrap_pyfunction!(skeleton, m)?)?;
     m.add_function(wrap_pyfunction!(datamark, m)?)?;
     m.add_function(wrap_pyfunction!(undatamark, m)?)?;

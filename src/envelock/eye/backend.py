@@ -258,6 +258,30 @@ def native_classes_present(text: str, classes: list[list[tuple[int, int]]]) -> l
         return None
 
 
+def native_binary_group_starts(text: str) -> list[int] | None:
+    """Where the scanner's binary-groups regex may start in ``text`` (``_native.binary_group_starts``),
+    or ``None`` when the native core is not in use or cannot take ``text``."""
+    if _native is None or not is_native():
+        return None
+    try:
+        return _native.binary_group_starts(text)
+    except SurrogateError:
+        return None
+
+
+def native_blob_runs(text: str) -> list[Span] | None:
+    """The base64 runs of ``text`` the scanner's blobs pass could report from (``_native.blob_runs``:
+    a hex opener inside, or a decoding holding a byte the pass looks for), in one native pass;
+    ``None`` when the native core is not in use or cannot take ``text``: the caller then takes every
+    run of its regex."""
+    if _native is None or not is_native():
+        return None
+    try:
+        return _native.blob_runs(text)
+    except SurrogateError:
+        return None
+
+
 def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], list[Span]] | None:
     """The runs of characters XML cannot carry and of invisible text to strip
     (:mod:`envelock.envelope.invisible`) in one native pass, only the first of each with ``first``;

@@ -8,6 +8,7 @@ import codecs
 import re
 from functools import lru_cache
 
+from ..eye import backend
 from ..eye.reader import (
     OPENER_RE,
     read_after,
@@ -167,8 +168,21 @@ _BIN_RE = re.compile(r"[01]{8}(?:[ \t]{1,2}[01]{8}){3,}")
 _BIN_PAIRS = ("0 ", "1 ", "0\t", "1\t")
 
 
-def _may_hold_binary_groups(text: str) -> bool:
-    return any(p in text for p in _BIN_PAIRS)
+def _binary_matches(text: str) -> list[re.Match[str]]:
+    """``_BIN_RE.finditer(text)``, tried only where a match may start. Natively: the eight digits
+    before a blank that ends a run of eight or more (a match starts with them), each tried with
+    ``match`` unless inside the previous match, which is what ``finditer`` finds. Else: the whole
+    regex where one of the digit-blank pairs occurs."""
+    starts = backend.native_binary_group_starts(text)
+    if starts is None:
+        return list(_BIN_RE.finditer(text)) if any(p in text for p in _BIN_PAIRS) else []
+    out: list[re.Match[str]] = []
+    end = -1
+    for p in starts:
+        if p >= end and (m := _BIN_RE.match(text, p)) is not None:
+            out.append(m)
+            end = m.end()
+    return out
 
 
 def _b64_candidates(run: str) -> list[bytes]:
@@ -203,18 +217,21 @@ def _scan_blobs(text: str, ctx: Context, out: list[_Raw]) -> None:
     # Hex digits are base64 characters, so every run of 16 or more hex digits lies inside a base64
     # run (and a run that reaches the base64 run's end is whole in the text too): the hex runs are
     # looked for only inside base64 runs that hold a "3c" or "5b", not in a second pass over the text.
+    # The native core sifts the runs first: it drops only runs this loop would report nothing from
+    # (no hex opener inside, no decoding holding a byte _blob_danger looks for).
     hex_runs: list[re.Match[str]] = []
-    for m in _B64_RE.finditer(text):
-        run = m.group()
+    runs = backend.native_blob_runs(text)
+    for start, end in runs if runs is not None else (m.span() for m in _B64_RE.finditer(text)):
+        run = text[start:end]
         low = run.lower()
         if "3c" in low or "5b" in low:
-            hex_runs.extend(_HEX_RE.finditer(text, m.start(), m.start() + len(run.rstrip("="))))
+            hex_runs.extend(_HEX_RE.finditer(text, start, start + len(run.rstrip("="))))
         if run.isdigit():
             continue
         for data in _b64_candidates(run):
             danger = _blob_danger(data, ctx)
             if danger:
-                out.append(_Raw(ENCODED_BLOB_TAG.id, "warning", f"base64 run decodes to {danger!r}", m.start(), m.end()))
+                out.append(_Raw(ENCODED_BLOB_TAG.id, "warning", f"base64 run decodes to {danger!r}", start, end))
                 break
     for m in hex_runs:
         hexrun = m.group()
@@ -225,7 +242,7 @@ def _scan_blobs(text: str, ctx: Context, out: list[_Raw]) -> None:
         danger = _blob_danger(bytes.fromhex(hexrun[:BLOB_MAX]), ctx)
         if danger:
             out.append(_Raw(ENCODED_BLOB_TAG.id, "warning", f"hex run decodes to {danger!r}", m.start(), m.start() + len(hexrun)))
-    for m in _BIN_RE.finditer(text) if _may_hold_binary_groups(text) else ():
+    for m in _binary_matches(text):
         groups = m.group().split()
         data = bytes(int(g, 2) for g in groups[: BLOB_MAX // 8])
         danger = _blob_danger(data, ctx)

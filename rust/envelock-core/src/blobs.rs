@@ -1,0 +1,165 @@
+//! The scanner's base64 runs (`envelock.scan.encoded._scan_blobs`), found and sifted in one pass.
+//!
+//! A run is what `_B64_RE` (`[A-Za-z0-9+/\-_]{16,}={0,2}`) matches: a whole run of 16 or more
+//! base64 characters and up to two `=`. The Python pass does two things with a run: it looks for
+//! hex runs inside it when it holds `3c` or `5b` (any case), and it decodes it at four shifts
+//! (`_b64_candidates`), reporting only where a decoding holds `<`, `[`, `&` or `0xEF` and reads as
+//! text. [`blob_runs`] keeps every run that could give either: a necessary condition, so a run it
+//! drops gives the Python pass nothing.
+//!
+//! The decoding here is lenient (six bits a character, whole bytes kept, no validation). Where
+//! Python's strict `b64decode` of the same chunk succeeds it gives the same bytes, and where it
+//! fails it gives none, so a chunk whose lenient decoding holds no trigger byte has no strict one
+//! that does.
+
+/// `_base.BLOB_MAX`: the longest run body decoded.
+pub const BLOB_MAX: usize = 1 << 20;
+
+/// The bytes `_blob_danger` looks for before it reads a decoding as text.
+const TRIGGERS: [u8; 4] = [b'<', b'[', b'&', 0xEF];
+
+fn in_run(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'-' | b'_')
+}
+
+/// The six-bit value of a base64 character (`-` and `_` as `+` and `/`: the URL-safe alphabet,
+/// which `_b64_candidates` takes when the run holds one of them and neither `+` nor `/`).
+fn sextet(c: u8) -> u32 {
+    match c {
+        b'A'..=b'Z' => u32::from(c - b'A'),
+        b'a'..=b'z' => u32::from(c - b'a') + 26,
+        b'0'..=b'9' => u32::from(c - b'0') + 52,
+        b'+' | b'-' => 62,
+        _ => 63,
+    }
+}
+
+/// Whether the lenient decoding of `chunk` (base64 characters only) holds a trigger byte.
+fn decodes_to_trigger(chunk: &[u8]) -> bool {
+    let mut acc = 0u32;
+    let mut bits = 0u32;
+    for &c in chunk {
+        acc = (acc << 6) | sextet(c);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            let byte = ((acc >> bits) & 0xFF) as u8;
+            if TRIGGERS.contains(&byte) {
+                return true;
+            }
+            acc &= (1 << bits) - 1;
+        }
+    }
+    false
+}
+
+/// Could `_b64_candidates(run)` give a decoding `_blob_danger` reads further? Its chunks, leniently.
+fn may_decode_to_trigger(run: &[u8]) -> bool {
+    let end = run.iter().rposition(|&c| c != b'=').map_or(0, |i| i + 1);
+    let body = &run[..end.min(BLOB_MAX)];
+    let alt = body.iter().any(|&c| c == b'-' || c == b'_');
+    if alt && body.iter().any(|&c| c == b'+' || c == b'/') {
+        return false; // `_b64_candidates` gives nothing for a run mixing both alphabets
+    }
+    (0..4).any(|shift| {
+        let chunk = &body[shift.min(body.len())..];
+        // The last group too (padded as it would be), or without its one stray character.
+        let chunk = if chunk.len() % 4 == 1 {
+            &chunk[..chunk.len() - 1]
+        } else {
+            chunk
+        };
+        // `len(chunk) < 8` counts the padding `_b64_candidates` adds.
+        chunk.len().div_ceil(4) * 4 >= 8 && decodes_to_trigger(chunk)
+    })
+}
+
+/// Does the run hold `3c` or `5b` in any case (the Python pass then looks for hex runs in it)?
+fn may_hold_hex_opener(run: &[u8]) -> bool {
+    run.windows(2).any(|w| {
+        let pair = [w[0].to_ascii_lowercase(), w[1].to_ascii_lowercase()];
+        pair == *b"3c" || pair == *b"5b"
+    })
+}
+
+/// Every base64 run of `s` (byte offsets, as `_B64_RE.finditer` finds them), or with `all` false
+/// only those the Python pass could report from: a hex opener inside, or a decoding (at any
+/// shift) holding a trigger byte and the run not all digits. Linear: each character is read once
+/// to find the runs, and a kept run's body at most four more times (its shifts).
+pub fn blob_runs(s: &str, all: bool) -> Vec<(usize, usize)> {
+    let b = s.as_bytes();
+    let n = b.len();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < n {
+        if !in_run(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < n && in_run(b[i]) {
+            i += 1;
+        }
+        if i - start < 16 {
+            continue;
+        }
+        let mut end = i;
+        while end < n && end - i < 2 && b[end] == b'=' {
+            end += 1;
+        }
+        let run = &b[start..end];
+        let digits = run.iter().all(u8::is_ascii_digit);
+        if all || may_hold_hex_opener(run) || (!digits && may_decode_to_trigger(run)) {
+            out.push((start, end));
+        }
+        i = end;
+    }
+    out
+}
+
+/// Where a match of `_BIN_RE` (`[01]{8}(?:[ \t]{1,2}[01]{8}){3,}`) may start (byte offsets, in
+/// order): every match starts with eight binary digits followed by a blank, so only eight digits
+/// before a space or a tab that ends a run of eight or more. One pass; at most one start a blank.
+pub fn binary_group_starts(s: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut run = 0usize;
+    for (i, &c) in s.as_bytes().iter().enumerate() {
+        match c {
+            b'0' | b'1' => run += 1,
+            b' ' | b'\t' if run >= 8 => {
+                out.push(i - 8);
+                run = 0;
+            }
+            _ => run = 0,
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_as_the_regex_finds_them() {
+        let s = "x PHJldHJpZXZlZF9jb250ZW50Pg== y short abcdefghijklmnopq===";
+        assert_eq!(blob_runs(s, true), vec![(2, 30), (39, 58)]);
+    }
+
+    #[test]
+    fn a_tag_in_base64_is_kept_and_plain_words_are_not() {
+        // base64 of "</retrieved_content>"
+        assert_eq!(blob_runs("PC9yZXRyaWV2ZWRfY29udGVudD4=", false).len(), 1);
+        assert!(blob_runs("assertRaisesRegexpWithLongName", false).is_empty());
+        assert!(blob_runs("12345678901234567890", false).is_empty());
+        assert_eq!(blob_runs("deadbeef3cdeadbeef", false).len(), 1); // a hex opener inside
+    }
+
+    #[test]
+    fn binary_groups_need_eight_digits_then_a_blank() {
+        assert_eq!(binary_group_starts("x 01100001 01100010"), vec![2]);
+        assert_eq!(binary_group_starts("101100001\t"), vec![1]);
+        assert!(binary_group_starts("0110000 1 0 1 0").is_empty());
+        assert!(binary_group_starts("01100001x 0110000a ").is_empty());
+    }
+}
