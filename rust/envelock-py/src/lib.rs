@@ -565,13 +565,7 @@ fn opener_reports<'py>(
         // tests/scan/test_scan_native_records.py holds against the reference.)
         if let Some((r, span, answer)) = &last {
             if *r == reading && b[from..].starts_with(span.as_bytes()) {
-                for (rule, severity, message, a, e) in answer {
-                    out.push(
-                        (rule, severity, message, start + a, start + e)
-                            .into_pyobject(py)?
-                            .into_any(),
-                    );
-                }
+                push_moved(py, &mut out, answer, start)?;
                 continue;
             }
         }
@@ -590,14 +584,8 @@ fn opener_reports<'py>(
             }
         }
         if let Some((span, answer)) = hit {
+            push_moved(py, &mut out, answer, start)?;
             last = Some((reading, span, answer.clone()));
-            for (rule, severity, message, a, e) in answer {
-                out.push(
-                    (rule, severity, message, start + a, start + e)
-                        .into_pyobject(py)?
-                        .into_any(),
-                );
-            }
             continue;
         }
         let kind = kinds
@@ -644,6 +632,23 @@ fn opener_reports<'py>(
         }
     }
     PyList::new(py, out)
+}
+
+/// A cached answer's reports, moved to the record that starts at `start`.
+fn push_moved<'py>(
+    py: Python<'py>,
+    out: &mut Vec<Bound<'py, PyAny>>,
+    answer: &Answer<'py>,
+    start: usize,
+) -> PyResult<()> {
+    for (rule, severity, message, a, e) in answer {
+        out.push(
+            (rule, severity, message, start + a, start + e)
+                .into_pyobject(py)?
+                .into_any(),
+        );
+    }
+    Ok(())
 }
 
 /// `text` for many strings: the temporary encodings of the non-ASCII ones, then the `str`s.

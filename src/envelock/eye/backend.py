@@ -35,6 +35,7 @@ except ImportError:  # pragma: no cover - depends on the build
     _native = None  # type: ignore[assignment]  # pragma: no cover
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 #: Is the native core built into this install?
 NATIVE_AVAILABLE = _native is not None
@@ -156,6 +157,18 @@ def native_or(native_name: str, python: Callable[..., str], *args: object) -> st
     return python(*args)
 
 
+def _if_native(call: Callable[[], R]) -> R | None:
+    """``call()`` (a call of ``_native``) when the native core is in use, or ``None`` when it is not or cannot take the
+    call's text (a lone surrogate): the one shape of every ``native_*`` function below, whose caller
+    then does the work in Python."""
+    if _native is None or not is_native():
+        return None
+    try:
+        return call()
+    except SurrogateError:
+        return None
+
+
 def native_canonical_body(text: str, level: Level, reserved: tuple[str, ...], tokens: Tokens | None) -> tuple[str, bool] | None:
     """``(undefang_body(text), defang_body of that == text)`` in one native call, or ``None`` when the
     native core is not in use or cannot take ``text`` (or ``tokens``): the caller then makes the two calls."""
@@ -220,12 +233,8 @@ def native_findings(
     """The scanner's findings of its ordered raw reports in one native call (``_native.findings``), or
     ``None`` when the native core is not in use or cannot take ``text``: the caller then builds them in
     Python (``envelock.scan._py_findings``, the reference)."""
-    if _native is None or not is_native():
-        return None
-    try:
-        return _native.findings(cls, list(fields), text, raw if isinstance(raw, list) else list(raw), snippet, snippet_max)
-    except SurrogateError:
-        return None
+    rows = raw if isinstance(raw, list) else list(raw)
+    return _if_native(lambda: _native.findings(cls, list(fields), text, rows, snippet, snippet_max))
 
 
 def native_starts_increase(raw: Sequence[tuple[str, str, str, int, int]]) -> bool | None:
@@ -250,23 +259,13 @@ def native_classes_present(text: str, classes: list[list[tuple[int, int]]]) -> l
     """For each class (inclusive code point ranges), whether one of its characters occurs in ``text``,
     in one native pass; ``None`` when the native core is not in use or cannot take ``text`` (a lone
     surrogate): the caller then runs its passes as if every class occurred."""
-    if _native is None or not is_native():
-        return None
-    try:
-        return _native.classes_present(text, classes)
-    except SurrogateError:
-        return None
+    return _if_native(lambda: _native.classes_present(text, classes))
 
 
 def native_binary_group_starts(text: str) -> list[int] | None:
     """Where the scanner's binary-groups regex may start in ``text`` (``_native.binary_group_starts``),
     or ``None`` when the native core is not in use or cannot take ``text``."""
-    if _native is None or not is_native():
-        return None
-    try:
-        return _native.binary_group_starts(text)
-    except SurrogateError:
-        return None
+    return _if_native(lambda: _native.binary_group_starts(text))
 
 
 def native_blob_runs(text: str) -> list[Span] | None:
@@ -274,12 +273,7 @@ def native_blob_runs(text: str) -> list[Span] | None:
     a hex opener inside, or a decoding holding a byte the pass looks for), in one native pass;
     ``None`` when the native core is not in use or cannot take ``text``: the caller then takes every
     run of its regex."""
-    if _native is None or not is_native():
-        return None
-    try:
-        return _native.blob_runs(text)
-    except SurrogateError:
-        return None
+    return _if_native(lambda: _native.blob_runs(text))
 
 
 def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], list[Span]] | None:
@@ -287,9 +281,4 @@ def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], 
     (:mod:`envelock.envelope.invisible`) in one native pass, only the first of each with ``first``;
     ``None`` when the native core is not in use or cannot take ``text``: the caller then finds them
     with the Python reference."""
-    if _native is None or not is_native():
-        return None
-    try:
-        return _native.sanitize_events(text, first)
-    except SurrogateError:
-        return None
+    return _if_native(lambda: _native.sanitize_events(text, first))
