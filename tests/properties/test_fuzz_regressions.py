@@ -173,3 +173,12 @@ def test_native_harness_catches_a_blob_sift_reading_one_shift(monkeypatch: pytes
     mutants.apply("blob-sift-one-shift")
     with pytest.raises(AssertionError, match="scan_text differs"):
         native.check(text.encode())
+
+
+def test_spotlight_padding_run_through_a_dual_reading() -> None:
+    """Found by the spotlight harness in CI: ``˱ˠ`` + 31 blanks in a body. The defang (every
+    implementation) left the opener alone while the eye with the reserved names alone counted a
+    tag: the run of characters read past restarted where ``ˠ`` (``g``, ``y`` or nothing) advanced a
+    name of the full tables. Fixed in the readers (``reader._run_after``); see
+    tests/eye/test_padding_run.py."""
+    harness("spotlight").check((FUZZ / "corpus" / "spotlight" / "regress-padding-run-dual-reading").read_bytes())

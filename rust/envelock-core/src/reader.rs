@@ -154,6 +154,22 @@ impl Parts {
         matches!(self, Parts::Empty)
     }
 
+    /// `"" in parts`: some reading of the piece reads it past.
+    fn may_skip(&self) -> bool {
+        self.find_map(|p| p.is_empty().then_some(())).is_some()
+    }
+
+    /// `reader._run_after`: the run of characters read past in a row after this piece. It starts
+    /// again only where a name advanced and no reading reads the piece past (the longest run of any
+    /// reading, never less than a live reading's).
+    fn run_after(&self, run: usize, advanced: bool) -> usize {
+        if advanced && !self.may_skip() {
+            0
+        } else {
+            run + 1
+        }
+    }
+
     fn any_colon_end(&self) -> bool {
         self.find_map(|p| p.ends_with(':').then_some(())).is_some()
     }
@@ -672,7 +688,7 @@ fn lead<'n>(
             push_unique(&mut scratch.pending, w);
         }
         c = nxt;
-        run = if advanced { 0 } else { run + 1 };
+        run = parts.run_after(run, advanced);
         if run >= MAX_RUN {
             return LeadEnd::Done(Reading::padding(*slash, c));
         }
@@ -1013,7 +1029,7 @@ fn read_after_slow<'n>(
         }
         if !new.is_empty() {
             std::mem::swap(states, new);
-            run = if advanced { 0 } else { run + 1 };
+            run = parts.run_after(run, advanced);
             if run >= MAX_RUN {
                 return Reading::padding(slash, c);
             }
@@ -1180,7 +1196,7 @@ fn read_bracket_slow<'n>(
             return Reading::NONE;
         }
         std::mem::swap(states, new);
-        run = if advanced { 0 } else { run + 1 };
+        run = parts.run_after(run, advanced);
         if run >= MAX_RUN {
             return Reading::padding(slash, c);
         }

@@ -738,9 +738,19 @@ def _lead(
             for k in lettered:
                 pending.setdefault(k, None)
         i = nxt
-        run = 0 if advanced else run + 1
+        run = _run_after(run, advanced, parts)
         if run >= MAX_RUN:
             return i, run, pending, Reading("padding", "", slash_box[0], i), "", i
+
+
+def _run_after(run: int, advanced: bool, parts: tuple[str, ...] | list[str]) -> int:
+    """The run of characters read past in a row, after a piece with readings ``parts``. It starts
+    again only where a name advanced and no reading of the piece reads it past: a mark or symbol with
+    a letter reading (``ˠ`` is ``g``, ``y`` or nothing) both starts a name and is read past by the
+    readings that skip it, and the run is the longest of any reading's (one shared count, never less
+    than a live reading's). Otherwise ``<ˠ`` + 31 blanks was padding for one set of names and not
+    for another, which also had a ``g`` name (a fuzzing find)."""
+    return 0 if advanced and "" not in parts else run + 1
 
 
 def read_after(text: str, pos: int, names: Names) -> Reading:
@@ -819,7 +829,7 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
                 advanced = True
             if new:
                 states = new
-                run = 0 if advanced else run + 1
+                run = _run_after(run, advanced, parts)
                 if run >= MAX_RUN:
                     return Reading("padding", "", slash, i)
             elif any(p.endswith(":") for p in parts):
@@ -895,7 +905,7 @@ def read_bracket(text: str, pos: int, names: Names) -> Reading:
             if not new:
                 return _NONE
             states = new
-            run = 0 if advanced else run + 1
+            run = _run_after(run, advanced, parts)
             if run >= MAX_RUN:
                 return Reading("padding", "", slash, i)
         if i >= end:
