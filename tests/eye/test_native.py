@@ -81,7 +81,9 @@ def _names(reserved: tuple[str, ...], tokens: bool, pipes: bool) -> me.Names:
     names = me.names_for(reserved)
     if tokens and pipes:
         return names
-    return me.Names(names.reserved, names.tokens if tokens else (), pipes)
+    # spelled: the reserved names as written (their separator positions, the letter stand-in rule);
+    # without it a Names built from the skeletons alone reads no stand-in at a separator position.
+    return me.Names(names.reserved, names.tokens if tokens else (), pipes, spelled=names.spelled)
 
 
 def ref_read_after(text: str, pos: int, reserved: tuple[str, ...], tokens: bool = True, pipes: bool = True) -> tuple[Any, ...]:
