@@ -193,10 +193,24 @@ def test_a_named_pipe_given_explicitly_is_read(tmp_path: Path) -> None:
     fifo = tmp_path / "p"
     os.mkfifo(fifo)
     proc = subprocess.Popen([str(ENVELOCK), "scan", str(fifo)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    with fifo.open("wb") as w:
+    # The writer's end is opened without blocking, retried while the command runs: a blocking open
+    # waits forever for a reader that has already gone (this test once hung a worker that way), and
+    # this way the test fails with the command's own output instead.
+    deadline = time.monotonic() + 60
+    fd = -1
+    while fd < 0 and proc.poll() is None and time.monotonic() < deadline:
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:  # ENXIO: no reader yet
+            time.sleep(0.01)
+    if fd < 0:
+        out, err = proc.communicate(timeout=60)
+        pytest.fail(f"the command never opened the pipe: exit {proc.returncode}, stdout {out!r}, stderr {err!r}")
+    with os.fdopen(fd, "wb") as w:
+        os.set_blocking(fd, True)
         w.write(CLOSE.encode())
-    out, _ = proc.communicate(timeout=60)
-    assert proc.returncode == 1 and b"envelope-close-tag" in out
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and b"envelope-close-tag" in out, (proc.returncode, out, err)
 
 
 def test_symlinks_are_reported_and_followed_on_request(tmp_path: Path) -> None:

@@ -162,20 +162,14 @@ _HEX_RE = re.compile(r"[0-9a-fA-F]{16,}")
 _BIN_RE = re.compile(r"[01]{8}(?:[ \t]{1,2}[01]{8}){3,}")
 
 
-#: Every match of :data:`_BIN_RE` holds a binary digit followed by a blank (a group, then its
-#: separator), so a text holding none of these pairs has no match: four substring searches (the
-#: fast ones of ``str``) instead of a regex step per character.
-_BIN_PAIRS = ("0 ", "1 ", "0\t", "1\t")
-
-
 def _binary_matches(text: str) -> list[re.Match[str]]:
-    """``_BIN_RE.finditer(text)``, tried only where a match may start. Natively: the eight digits
-    before a blank that ends a run of eight or more (a match starts with them), each tried with
-    ``match`` unless inside the previous match, which is what ``finditer`` finds. Else: the whole
-    regex where one of the digit-blank pairs occurs."""
+    """``_BIN_RE.finditer(text)``, tried only where a match may start when the native core is in
+    use: the eight digits before a blank that ends a run of eight or more (a match starts with
+    them), each tried with ``match`` unless inside the previous match, which is what ``finditer``
+    finds. Else the regex over the whole text (one pass)."""
     starts = backend.native_binary_group_starts(text)
     if starts is None:
-        return list(_BIN_RE.finditer(text)) if any(p in text for p in _BIN_PAIRS) else []
+        return list(_BIN_RE.finditer(text))
     out: list[re.Match[str]] = []
     end = -1
     for p in starts:
