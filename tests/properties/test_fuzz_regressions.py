@@ -19,6 +19,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from helpers.data import NATIVE_HOW, optional_module
 
 pytest.importorskip("atheris", reason="the harnesses decode inputs with atheris.FuzzedDataProvider")
 
@@ -159,7 +160,7 @@ def test_native_harness_catches_a_blob_sift_reading_one_shift(monkeypatch: pytes
     """The native harness's scan differential is the control of the native blob sift: with the planted
     mutant ``blob-sift-one-shift`` (fuzz/mutants.py) the harness fails on a base64 run whose tag
     starts at shift 1; without it, it passes."""
-    pytest.importorskip("envelock._native")
+    optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
     import base64
 
     from envelock.eye import backend

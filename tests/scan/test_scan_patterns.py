@@ -8,6 +8,7 @@ import re
 import sys
 
 import pytest
+from helpers.data import NATIVE_HOW, skip_unless_required
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -52,25 +53,40 @@ def _spans(found: object) -> list[tuple[int, int]]:
     return [m.span() for m in found]  # type: ignore[attr-defined]
 
 
+def _require_native() -> None:
+    """The native core's tests skip only where it is not built, and fail then under
+    ``ENVELOCK_REQUIRE_NATIVE=1`` (CI): the project's one way to skip."""
+    if "native" not in backend.IMPLEMENTATIONS:
+        skip_unless_required(f"needs envelock._native ({NATIVE_HOW})", "ENVELOCK_REQUIRE_NATIVE")
+
+
 @pytest.mark.parametrize("impl", ["native", "reference"])
 @given(text=BINARY)
 def test_binary_matches_are_the_regex_matches(impl: str, text: str) -> None:
-    """Where the start finder (native) or the pair prefilter (Python) looks, the matches are
+    """Where the start finder (native) looks, or the regex alone (Python), the matches are
     ``finditer``'s: none lost, none added."""
-    if impl == "native" and "native" not in backend.IMPLEMENTATIONS:
-        pytest.skip("no native core")
+    if impl == "native":
+        _require_native()
     with backend.use(impl):
         assert _spans(encoded._binary_matches(text)) == _spans(encoded._BIN_RE.finditer(text))
 
 
-def test_control_a_start_finder_missing_tabs_is_caught() -> None:
+def test_control_a_start_finder_missing_tabs_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A start finder that forgets the tab (a blank the groups may be separated by) finds no start
+    in tab-separated groups, so the matches differ from ``finditer``'s: the comparison above tells it
+    apart, and the native finder does find the match."""
+    _require_native()
     text = "01100001\t01100010\t01100011\t01100100"
-    assert _spans(encoded._BIN_RE.finditer(text)) == [(0, len(text))]
-    spaces_only = [i - 8 for i, c in enumerate(text) if c == " " and text[i - 8 : i].strip("01") == ""]
-    assert spaces_only == []  # a finder that forgot the tab would find no start, so no match
-    if "native" in backend.IMPLEMENTATIONS:
-        with backend.use("native"):
-            assert _spans(encoded._binary_matches(text)) == [(0, len(text))]
+    want = _spans(encoded._BIN_RE.finditer(text))
+    assert want == [(0, len(text))]
+
+    def spaces_only(t: str) -> list[int]:
+        return [i - 8 for i, c in enumerate(t) if c == " " and i >= 8 and set(t[i - 8 : i]) <= {"0", "1"}]
+
+    with backend.use("native"):
+        assert _spans(encoded._binary_matches(text)) == want
+        monkeypatch.setattr(backend, "native_binary_group_starts", spaces_only)
+        assert _spans(encoded._binary_matches(text)) != want
 
 
 #: Base64 of hostile and harmless text at every shift, among base64 characters and separators.
@@ -91,8 +107,7 @@ BLOBS = st.lists(
 
 @given(BLOBS)
 def test_blob_runs_are_the_regex_runs(text: str) -> None:
-    if "native" not in backend.IMPLEMENTATIONS:
-        pytest.skip("no native core")
+    _require_native()
     assert _native_blob_runs(text, True) == [m.span() for m in encoded._B64_RE.finditer(text)]
 
 
@@ -116,8 +131,7 @@ def _blobs(text: str) -> list[object]:
 def test_sifted_runs_report_what_every_run_reports(text: str) -> None:
     """The native sift drops only runs the pass reports nothing from: the blobs pass reports the
     same over the sifted runs (native) as over every run (reference)."""
-    if "native" not in backend.IMPLEMENTATIONS:
-        pytest.skip("no native core")
+    _require_native()
     with backend.use("reference"):
         want = _blobs(text)
     with backend.use("native"):
