@@ -19,7 +19,7 @@ from collections.abc import Callable
 from itertools import pairwise
 
 import pytest
-from helpers.data import load_corpus
+from helpers.data import NATIVE_HOW, load_corpus, optional_module
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -31,7 +31,7 @@ from envelock.scan._base import SNIPPET_MAX, Context, _Reports, _snippet
 from envelock.types import Severity
 
 S = importlib.import_module("envelock.scan")
-_native = pytest.importorskip("envelock._native")
+_native = optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
 
 Report = tuple[str, Severity, str, int, int]
 Builder = Callable[[str, list[Report]], list[Finding]]

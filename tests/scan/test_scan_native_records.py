@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from helpers.data import load_corpus
+from helpers.data import NATIVE_HOW, load_corpus, optional_module
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -29,7 +29,7 @@ from envelock.eye.tokens import RESERVED_NAMES
 from envelock.scan._base import Context
 
 T = importlib.import_module("envelock.scan.tags")
-_native = pytest.importorskip("envelock._native")
+_native = optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
 
 CTX = Context(tuple(RESERVED_NAMES), None)
 FAMILIES: dict[str, Callable[[str, Context], Any]] = {"angle": T._angle_describer, "bracket": T._bracket_describer}
