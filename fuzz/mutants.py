@@ -163,14 +163,14 @@ def blob_sift_one_shift() -> None:
     encoded = _mod("envelock.scan.encoded")
     real = backend.native_blob_runs
 
-    def weak_blob_runs(text: str) -> list[tuple[int, int]] | None:
-        if real(text) is None:
+    def weak_blob_runs(text: str, triggers: tuple[bytes, ...]) -> list[tuple[int, int]] | None:
+        if real(text, triggers) is None:
             return None
         keep = []
         for m in encoded._B64_RE.finditer(text):
             body = m.group().rstrip("=")
             body = body[: len(body) - len(body) % 4].replace("-", "+").replace("_", "/")
-            if any(c in base64.b64decode(body) for c in b"<[&\xef"):
+            if any(t in base64.b64decode(body) for t in triggers):
                 keep.append(m.span())
         return keep
 

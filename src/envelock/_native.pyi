@@ -107,10 +107,10 @@ def binary_group_starts(text: str) -> list[int]:
     """Where ``scan.encoded._BIN_RE`` may start (code points, in order): eight binary digits before a
     space or a tab that ends a run of eight or more."""
 
-def blob_runs(text: str, all: bool = False) -> list[tuple[int, int]]:
+def blob_runs(text: str, triggers: list[bytes], all: bool = False) -> list[tuple[int, int]]:
     """The base64 runs of ``text`` as ``scan.encoded._B64_RE`` finds them (code points): every one with
-    ``all``, else only those holding ``3c``/``5b`` or, not all digits, decoding (leniently, at any of
-    ``_b64_candidates``' shifts) to a byte ``_blob_danger`` looks for."""
+    ``all``, else only those holding a hex run or, not all digits, decoding (leniently, at any of
+    ``_b64_candidates``' shifts) to bytes that hold one of ``triggers`` (``scan.encoded.blob_triggers``)."""
 
 def skeleton(text: str) -> str:
     """``eye.reader.skeleton``."""

@@ -40,7 +40,7 @@ CALLS: dict[str, Callable[[str], object]] = {
     "sanitize_events": lambda s: _native.sanitize_events(s),
     "xml_unescape_text": lambda s: _native.xml_unescape_text(s),
     "skeleton": lambda s: _native.skeleton(s),
-    "blob_runs": lambda s: _native.blob_runs(s),
+    "blob_runs": lambda s: _native.blob_runs(s, [b"<"]),
     "binary_group_starts": lambda s: _native.binary_group_starts(s),
     "datamark": lambda s: _native.datamark(s, "\u02c6"),
     "undatamark": lambda s: _native.undatamark(s, "\u02c6"),

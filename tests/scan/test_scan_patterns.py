@@ -113,8 +113,10 @@ def test_blob_runs_are_the_regex_runs(text: str) -> None:
 
 def _native_blob_runs(text: str, all: bool) -> list[tuple[int, int]]:
     from envelock import _native
+    from envelock.eye.tokens import RESERVED_NAMES
+    from envelock.scan._base import Context
 
-    got: list[tuple[int, int]] = _native.blob_runs(text, all)
+    got: list[tuple[int, int]] = _native.blob_runs(text, list(encoded.blob_triggers(Context(RESERVED_NAMES))), all)
     return got
 
 
@@ -143,12 +145,12 @@ def test_control_a_sift_that_decodes_one_shift_only_is_caught(monkeypatch: pytes
     comparison above tells it apart."""
     text = "x" + base64.b64encode(b"x</retrieved_content> and more text here").decode()  # aligned at shift 1
 
-    def shift_zero_only(t: str) -> list[tuple[int, int]]:
+    def shift_zero_only(t: str, triggers: tuple[bytes, ...]) -> list[tuple[int, int]]:
         keep = []
         for m in encoded._B64_RE.finditer(t):
             body = m.group().rstrip("=")
             body = body[: len(body) - len(body) % 4]
-            if any(c in base64.b64decode(body, validate=False) for c in b"<[&\xef"):
+            if any(x in base64.b64decode(body, validate=False) for x in triggers):
                 keep.append(m.span())
         return keep
 

@@ -1,22 +1,50 @@
 //! The scanner's base64 runs (`envelock.scan.encoded._scan_blobs`), found and sifted in one pass.
 //!
 //! A run is what `_B64_RE` (`[A-Za-z0-9+/\-_]{16,}={0,2}`) matches: a whole run of 16 or more
-//! base64 characters and up to two `=`. The Python pass does two things with a run: it looks for
-//! hex runs inside it when it holds `3c` or `5b` (any case), and it decodes it at four shifts
-//! (`_b64_candidates`), reporting only where a decoding holds `<`, `[`, `&` or `0xEF` and reads as
-//! text. [`blob_runs`] keeps every run that could give either: a necessary condition, so a run it
-//! drops gives the Python pass nothing.
+//! base64 characters and up to two `=`. The Python pass does two things with a run: it decodes the
+//! hex runs inside it, and it decodes it at four shifts (`_b64_candidates`), reporting only where a
+//! decoding holds one of the caller's trigger sequences (`encoded.blob_triggers`: the UTF-8 of every
+//! character an opener or an exact token can start with, derived from the reader's tables; handed
+//! in, so they have one home) and reads as text. [`blob_runs`] keeps every run that could give
+//! either: a necessary condition, so a run it drops gives the Python pass nothing.
 //!
 //! The decoding here is lenient (six bits a character, whole bytes kept, no validation). Where
 //! Python's strict `b64decode` of the same chunk succeeds it gives the same bytes, and where it
-//! fails it gives none, so a chunk whose lenient decoding holds no trigger byte has no strict one
-//! that does.
+//! fails it gives none, so a chunk whose lenient decoding holds no trigger has no strict one that
+//! does.
 
 /// `_base.BLOB_MAX`: the longest run body decoded.
 pub const BLOB_MAX: usize = 1 << 20;
 
-/// The bytes `_blob_danger` looks for before it reads a decoding as text.
-const TRIGGERS: [u8; 4] = [b'<', b'[', b'&', 0xEF];
+/// The byte sequences a decoding must hold for the Python pass to read it further. An empty
+/// sequence occurs in everything (every run is kept).
+pub struct Triggers {
+    lead: [bool; 256],
+    seqs: Vec<Vec<u8>>,
+    always: bool,
+}
+
+impl Triggers {
+    pub fn new(seqs: Vec<Vec<u8>>) -> Triggers {
+        let mut lead = [false; 256];
+        let mut always = false;
+        for q in &seqs {
+            match q.first() {
+                Some(&c) => lead[usize::from(c)] = true,
+                None => always = true,
+            }
+        }
+        Triggers { lead, seqs, always }
+    }
+
+    /// Does `data` hold one of the sequences?
+    pub fn found_in(&self, data: &[u8]) -> bool {
+        self.always
+            || data.iter().enumerate().any(|(i, &c)| {
+                self.lead[usize::from(c)] && self.seqs.iter().any(|q| data[i..].starts_with(q))
+            })
+    }
+}
 
 fn in_run(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'-' | b'_')
@@ -34,8 +62,10 @@ fn sextet(c: u8) -> u32 {
     }
 }
 
-/// Whether the lenient decoding of `chunk` (base64 characters only) holds a trigger byte.
-fn decodes_to_trigger(chunk: &[u8]) -> bool {
+/// Whether the lenient decoding of `chunk` (base64 characters only) holds a trigger. `buf` is
+/// reused between calls.
+fn decodes_to_trigger(chunk: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> bool {
+    buf.clear();
     let mut acc = 0u32;
     let mut bits = 0u32;
     for &c in chunk {
@@ -43,18 +73,15 @@ fn decodes_to_trigger(chunk: &[u8]) -> bool {
         bits += 6;
         if bits >= 8 {
             bits -= 8;
-            let byte = ((acc >> bits) & 0xFF) as u8;
-            if TRIGGERS.contains(&byte) {
-                return true;
-            }
+            buf.push(((acc >> bits) & 0xFF) as u8);
             acc &= (1 << bits) - 1;
         }
     }
-    false
+    triggers.found_in(buf)
 }
 
 /// Could `_b64_candidates(run)` give a decoding `_blob_danger` reads further? Its chunks, leniently.
-fn may_decode_to_trigger(run: &[u8]) -> bool {
+fn may_decode_to_trigger(run: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> bool {
     let end = run.iter().rposition(|&c| c != b'=').map_or(0, |i| i + 1);
     let body = &run[..end.min(BLOB_MAX)];
     let alt = body.iter().any(|&c| c == b'-' || c == b'_');
@@ -70,23 +97,45 @@ fn may_decode_to_trigger(run: &[u8]) -> bool {
             chunk
         };
         // `len(chunk) < 8` counts the padding `_b64_candidates` adds.
-        chunk.len().div_ceil(4) * 4 >= 8 && decodes_to_trigger(chunk)
+        chunk.len().div_ceil(4) * 4 >= 8 && decodes_to_trigger(chunk, triggers, buf)
     })
 }
 
-/// Does the run hold `3c` or `5b` in any case (the Python pass then looks for hex runs in it)?
-fn may_hold_hex_opener(run: &[u8]) -> bool {
-    run.windows(2).any(|w| {
-        let pair = [w[0].to_ascii_lowercase(), w[1].to_ascii_lowercase()];
-        pair == *b"3c" || pair == *b"5b"
+fn hex_value(c: u8) -> u8 {
+    match c {
+        b'0'..=b'9' => c - b'0',
+        b'a'..=b'f' => c - b'a' + 10,
+        _ => c - b'A' + 10,
+    }
+}
+
+/// Does a hex run inside the run's body (`_HEX_RE`: 16 or more hex digits, its even-length prefix
+/// up to `BLOB_MAX` digits, as the Python pass decodes it) decode to bytes holding a trigger?
+fn may_hold_hex_trigger(run: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> bool {
+    let end = run.iter().rposition(|&c| c != b'=').map_or(0, |i| i + 1);
+    let body = &run[..end];
+    body.split(|c| !c.is_ascii_hexdigit()).any(|hex| {
+        if hex.len() < 16 {
+            return false;
+        }
+        let hex = &hex[..(hex.len() & !1).min(BLOB_MAX)];
+        buf.clear();
+        buf.extend(
+            hex.chunks_exact(2)
+                .map(|p| hex_value(p[0]) << 4 | hex_value(p[1])),
+        );
+        triggers.found_in(buf)
     })
 }
 
 /// Every base64 run of `s` (byte offsets, as `_B64_RE.finditer` finds them), or with `all` false
-/// only those the Python pass could report from: a hex opener inside, or a decoding (at any
-/// shift) holding a trigger byte and the run not all digits. Linear: each character is read once
-/// to find the runs, and a kept run's body at most four more times (its shifts).
-pub fn blob_runs(s: &str, all: bool) -> Vec<(usize, usize)> {
+/// only those the Python pass could report from: a hex run inside decoding to a trigger, or a
+/// decoding (at any shift) holding a trigger and the run not all digits. Linear: each character
+/// is read once to find the runs, and a run's body at most five more times (its hex runs and its
+/// shifts), each decoding searched from each byte for the triggers (a bounded number of short
+/// sequences).
+pub fn blob_runs(s: &str, all: bool, triggers: &Triggers) -> Vec<(usize, usize)> {
+    let mut buf = Vec::new();
     let b = s.as_bytes();
     let n = b.len();
     let mut out = Vec::new();
@@ -109,7 +158,10 @@ pub fn blob_runs(s: &str, all: bool) -> Vec<(usize, usize)> {
         }
         let run = &b[start..end];
         let digits = run.iter().all(u8::is_ascii_digit);
-        if all || may_hold_hex_opener(run) || (!digits && may_decode_to_trigger(run)) {
+        if all
+            || may_hold_hex_trigger(run, triggers, &mut buf)
+            || (!digits && may_decode_to_trigger(run, triggers, &mut buf))
+        {
             out.push((start, end));
         }
         i = end;
@@ -140,19 +192,41 @@ pub fn binary_group_starts(s: &str) -> Vec<usize> {
 mod tests {
     use super::*;
 
+    fn triggers() -> Triggers {
+        Triggers::new(
+            ["<", "[", "&", "\u{ff1c}"]
+                .iter()
+                .map(|t| t.as_bytes().to_vec())
+                .collect(),
+        )
+    }
+
     #[test]
     fn runs_as_the_regex_finds_them() {
         let s = "x PHJldHJpZXZlZF9jb250ZW50Pg== y short abcdefghijklmnopq===";
-        assert_eq!(blob_runs(s, true), vec![(2, 30), (39, 58)]);
+        assert_eq!(blob_runs(s, true, &triggers()), vec![(2, 30), (39, 58)]);
     }
 
     #[test]
     fn a_tag_in_base64_is_kept_and_plain_words_are_not() {
         // base64 of "</retrieved_content>"
-        assert_eq!(blob_runs("PC9yZXRyaWV2ZWRfY29udGVudD4=", false).len(), 1);
-        assert!(blob_runs("assertRaisesRegexpWithLongName", false).is_empty());
-        assert!(blob_runs("12345678901234567890", false).is_empty());
-        assert_eq!(blob_runs("deadbeef3cdeadbeef", false).len(), 1); // a hex opener inside
+        assert_eq!(
+            blob_runs("PC9yZXRyaWV2ZWRfY29udGVudD4=", false, &triggers()).len(),
+            1
+        );
+        assert!(blob_runs("assertRaisesRegexpWithLongName", false, &triggers()).is_empty());
+        assert!(blob_runs("12345678901234567890", false, &triggers()).is_empty());
+        assert_eq!(blob_runs("deadbeef3cdeadbeef", false, &triggers()).len(), 1); // a hex opener inside
+        let mut buf = Vec::new();
+        let hex =
+            |run: &str, buf: &mut Vec<u8>| may_hold_hex_trigger(run.as_bytes(), &triggers(), buf);
+        assert!(hex("deadbeef3cdeadbeef", &mut buf));
+        assert!(!hex("deadbeef3ddeadbeef", &mut buf));
+        assert!(!hex("deadbeefdeadbeef3", &mut buf)); // the odd digit is not decoded
+                                                      // the fullwidth `＜` (ef bc 9c) in hex is kept, a lone `ef` is not, nor one at an odd offset
+        assert!(hex("deadbeefefbc9cdeadbeef", &mut buf));
+        assert!(!hex("deadbeefefbc9ddeadbeef", &mut buf));
+        assert!(!hex("deadbeef0efbc9cdeadbee", &mut buf));
     }
 
     #[test]

@@ -793,21 +793,25 @@ fn classes_present(
     })
 }
 
-/// blob_runs(text, all=False) -> [(start, end)]: the scanner's base64 runs (code points), every one
-/// with `all`, else only those its blobs pass could report from (`core::blobs`).
+/// blob_runs(text, triggers, all=False) -> [(start, end)]: the scanner's base64 runs (code points),
+/// every one with `all`, else only those its blobs pass could report from, a decoding holding one
+/// of the byte sequences `triggers` (`core::blobs`).
 #[pyfunction]
-#[pyo3(signature = (text, all = false))]
+#[pyo3(signature = (text, triggers, all = false))]
 fn blob_runs(
     py: Python<'_>,
     text: &Bound<'_, PyString>,
+    triggers: Vec<Vec<u8>>,
     all: bool,
 ) -> PyResult<Vec<(usize, usize)>> {
+    let triggers = core::Triggers::new(triggers);
+    let triggers = &triggers;
     let mut keep = None;
     let s = self::text(text, &mut keep)?;
     let runs = if s.len() >= DETACH_BYTES {
-        py.detach(|| core::blob_runs(s, all))
+        py.detach(|| core::blob_runs(s, all, triggers))
     } else {
-        core::blob_runs(s, all)
+        core::blob_runs(s, all, triggers)
     };
     let mut cc = core::CpCounter::new(s);
     Ok(runs

@@ -268,12 +268,12 @@ def native_binary_group_starts(text: str) -> list[int] | None:
     return _if_native(lambda: _native.binary_group_starts(text))
 
 
-def native_blob_runs(text: str) -> list[Span] | None:
+def native_blob_runs(text: str, triggers: tuple[bytes, ...]) -> list[Span] | None:
     """The base64 runs of ``text`` the scanner's blobs pass could report from (``_native.blob_runs``:
-    a hex opener inside, or a decoding holding a byte the pass looks for), in one native pass;
+    a hex run or a decoding holding one of the byte sequences ``triggers``), in one native pass;
     ``None`` when the native core is not in use or cannot take ``text``: the caller then takes every
     run of its regex."""
-    return _if_native(lambda: _native.blob_runs(text))
+    return _if_native(lambda: _native.blob_runs(text, list(triggers)))
 
 
 def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], list[Span]] | None:

@@ -10,7 +10,10 @@ from functools import lru_cache
 
 from ..eye import backend
 from ..eye.reader import (
+    LBRACKET_CHARS,
+    LT_CHARS,
     OPENER_RE,
+    names_for,
     read_after,
     visible,
 )
@@ -199,8 +202,38 @@ def _b64_candidates(run: str) -> list[bytes]:
     return out
 
 
+def blob_triggers(ctx: Context) -> tuple[bytes, ...]:
+    """What decoded bytes must hold for :func:`_blob_danger` to read them further: the UTF-8 of every
+    character a match of :func:`~envelock.scan.tags._first_danger` can start with (an angle or bracket
+    opener or look-alike, the ``&`` of a reference, the first character of an exact token), from the
+    reader's own tables. The native sift (``_native.blob_runs``) is handed the same tuple."""
+    return _triggers(names_for(ctx.reserved, ctx.tokens).exact_starts())
+
+
+@lru_cache(maxsize=16)
+def _triggers(exact_starts: str) -> tuple[bytes, ...]:
+    chars = set(LT_CHARS) | set(LBRACKET_CHARS) | {"&"} | set(exact_starts)
+    if "\ufffd" in chars:
+        # A decoding's undecodable bytes read as U+FFFD: every decoding would have to be read.
+        return (b"",)
+    return tuple(sorted(c.encode() for c in chars))
+
+
+@lru_cache(maxsize=16)
+def _hex_marks(triggers: tuple[bytes, ...]) -> tuple[str, ...]:
+    """The hex of each trigger's first byte: a hex run decodes to a trigger only if it holds one
+    (``""`` when every decoding is read)."""
+    return tuple(sorted({t[:1].hex() for t in triggers}))
+
+
+@lru_cache(maxsize=16)
+def _trigger_re(triggers: tuple[bytes, ...]) -> re.Pattern[bytes]:
+    """One search for any of ``triggers`` (longest first; an empty one matches everywhere)."""
+    return re.compile(b"|".join(re.escape(t) for t in sorted(triggers, key=len, reverse=True)))
+
+
 def _blob_danger(data: bytes, ctx: Context) -> str | None:
-    if b"<" not in data and b"[" not in data and b"&" not in data and b"\xef" not in data:
+    if _trigger_re(blob_triggers(ctx)).search(data) is None:
         return None
     if not is_text(data):
         return None  # random bytes (a hash, an identifier that happens to be base64) hold no message
@@ -210,15 +243,18 @@ def _blob_danger(data: bytes, ctx: Context) -> str | None:
 def _scan_blobs(text: str, ctx: Context, out: list[_Raw]) -> None:
     # Hex digits are base64 characters, so every run of 16 or more hex digits lies inside a base64
     # run (and a run that reaches the base64 run's end is whole in the text too): the hex runs are
-    # looked for only inside base64 runs that hold a "3c" or "5b", not in a second pass over the text.
+    # looked for only inside base64 runs that hold the hex of a trigger's first byte, not in a
+    # second pass over the text.
     # The native core sifts the runs first: it drops only runs this loop would report nothing from
     # (no hex opener inside, no decoding holding a byte _blob_danger looks for).
     hex_runs: list[re.Match[str]] = []
-    runs = backend.native_blob_runs(text)
+    triggers = blob_triggers(ctx)
+    marks = _hex_marks(triggers)
+    runs = backend.native_blob_runs(text, triggers)
     for start, end in runs if runs is not None else (m.span() for m in _B64_RE.finditer(text)):
         run = text[start:end]
         low = run.lower()
-        if "3c" in low or "5b" in low:
+        if any(h in low for h in marks):
             hex_runs.extend(_HEX_RE.finditer(text, start, start + len(run.rstrip("="))))
         if run.isdigit():
             continue
@@ -231,7 +267,8 @@ def _scan_blobs(text: str, ctx: Context, out: list[_Raw]) -> None:
         hexrun = m.group()
         if len(hexrun) % 2:
             hexrun = hexrun[:-1]
-        if "3c" not in hexrun.lower() and "5b" not in hexrun.lower():
+        low = hexrun.lower()
+        if not any(h in low for h in marks):
             continue
         danger = _blob_danger(bytes.fromhex(hexrun[:BLOB_MAX]), ctx)
         if danger:
