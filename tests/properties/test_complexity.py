@@ -417,6 +417,12 @@ SCAN_SHAPES: dict[str, str] = {
     "zwsp-words": "ab\u200bc ",
     "percent": "%3C",
     "json-escape": "\\u003c",
+    # Encoded characters found by what they decode to: a look-alike's UTF-8, an exact token's first
+    # character alone (followed one decoded character at a time), a whole encoded exact token.
+    "percent-utf8": "%E2%80%B9",
+    "percent-gt": "%3E",
+    "percent-exact-start": "%5D~",
+    "percent-exact": "%3E%3EKEY%3C%3C",
     "close": "</retrieved_content>",
     "lt": "<",
     "bracket": "[",

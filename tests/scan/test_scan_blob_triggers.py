@@ -19,7 +19,7 @@ from envelock.scan import encoded, tags
 from envelock.scan._base import Context
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from helpers.data import load_corpus  # noqa: E402
+from helpers.data import load_corpus
 
 pytestmark = pytest.mark.usefixtures("impl")
 

@@ -10,24 +10,20 @@ from functools import lru_cache
 
 from ..eye import backend
 from ..eye.reader import (
+    BRACKET_OPENER_RE,
     LBRACKET_CHARS,
     LT_CHARS,
     OPENER_RE,
+    Names,
+    exact_after,
     names_for,
     read_after,
+    read_bracket,
     visible,
 )
 from ._base import BLOB_MAX, SNIPPET_MAX, Context, Rule, _decode_escapes, _Raw
 from .context import is_text
 from .tags import _first_danger, _hit, _name_maps
-
-# Encoded openers of '<' or '＜': percent (incl. double-encoded and %uXXXX), backslash escapes
-# (JSON/JS/Python/C/Rust/CSS), quoted-printable and UTF-7.
-_ENC_OPENER_RE = re.compile(
-    r"%(?:25){0,3}(?:3[cC]|[uU](?:003[cC]|[fF][fF]1[cC]))"
-    r"|\\{1,4}(?:u003[cC]|u[fF][fF]1[cC]|u\{0{0,4}3[cC]\}|x3[cC]|x\{3[cC]\}|U0000003[cC]|0?74(?![0-7])|0{0,4}3[cC](?![0-9a-fA-F]))"
-    r"|=3[cC]|\+ADw-?"
-)
 
 # The rules this module reports (collected by envelock.scan.rules).
 
@@ -84,44 +80,196 @@ def _cipher_re(reserved: tuple[str, ...]) -> tuple[re.Pattern[str], dict[str, st
     return re.compile("|".join(alts), re.IGNORECASE), labels
 
 
-#: An encoded opener right after another (``%3C%3C``): the first one's reading ends at the second
-#: (a reading stops at the next opener), so only the last of a run can start a tag. Skipping the
-#: others in the regex keeps a run of them from costing a Python step each.
-_FOLLOWED_BY_OPENER_RE = re.compile(f"(?:{_ENC_OPENER_RE.pattern})(?=(?:{_ENC_OPENER_RE.pattern})|<)")
-#: The leading ``(?=[%\\=+])`` changes no match (every encoded opener starts with one of them); it
-#: lets the regex engine skip the other characters in its own loop instead of trying the
-#: lookahead at every position (three times faster on prose).
-_ENC_CANDIDATE_RE = re.compile(f"(?=[%\\\\=+])(?!{_FOLLOWED_BY_OPENER_RE.pattern})(?:{_ENC_OPENER_RE.pattern})")
+# Encoded characters, whatever they encode: percent (a UTF-8 sequence, each byte possibly double-
+# encoded as %25.., or %uXXXX), quoted-printable (a UTF-8 sequence), backslash escapes (JSON/JS/
+# Python/C/Rust/CSS: \uXXXX, \u{..}, \x{..}, \UXXXXXXXX, \x and a UTF-8 sequence of \x bytes, octal
+# or CSS hex digits) and UTF-7 (a base64 segment). Which of them is an opener is decided by what
+# they decode to (``_opener_starts``, from the reader's tables), never by a list of encodings of
+# ``<``: a hand-written list knew ``<`` and ``＜`` only, and ``%E2%80%B9/retrieved_content>`` or
+# ``\u3008|im_end|〉`` went unreported.
+_PCT = r"%(?:25){0,3}"
+_HEX2 = "[0-9a-fA-F]{2}"
+
+
+def _utf8_run(prefix: str) -> str:
+    """One UTF-8 sequence of ``prefix``-escaped bytes (a lone or stray byte as itself)."""
+    cont = f"{prefix}[89abAB][0-9a-fA-F]"
+    return rf"(?:[c-dC-D][0-9a-fA-F]{cont}|[eE][0-9a-fA-F](?:{cont}){{2}}|[fF][0-7](?:{cont}){{3}}|{_HEX2})"
+
+
+_BACKSLASH_X = r"\\{1,4}x"
+_ENC_OPENER_RE = re.compile(
+    rf"(?P<pct>{_PCT}(?:[uU](?P<pu>[0-9a-fA-F]{{4}})|{_utf8_run(_PCT)}))"
+    rf"|(?P<qp>={_utf8_run('=')})"
+    r"|\\{1,4}(?:u(?P<u>[dD][89abAB][0-9a-fA-F]{2}\\{1,4}u[dD][c-fC-F][0-9a-fA-F]{2}|[0-9a-fA-F]{4})|u\{(?P<ub>[0-9a-fA-F]{1,6})\}|x\{(?P<xb>[0-9a-fA-F]{1,6})\}"
+    rf"|U(?P<U>[0-9a-fA-F]{{8}})|(?P<x>x{_utf8_run(_BACKSLASH_X)})|(?P<digits>[0-9a-fA-F]{{1,6}})(?P<sp> ?))"
+    r"|\+(?P<utf7>[A-Za-z0-9+/]{2,16})-?"
+)
+#: The leading ``(?=[%\\=+])`` changes no match (every encoded character starts with one of them);
+#: it lets the regex engine skip the other characters in its own loop.
+_ENC_CANDIDATE_RE = re.compile(f"(?=[%\\\\=+])(?:{_ENC_OPENER_RE.pattern})")
+
+
+def _opener_starts(ctx: Context) -> frozenset[str]:
+    """Every character a tag or token can start with: an angle or bracket opener or look-alike, the
+    ``&`` of a reference, the first character of an exact token (the reader's own tables)."""
+    return _starts(names_for(ctx.reserved, ctx.tokens).exact_starts())
+
+
+@lru_cache(maxsize=16)
+def _starts(exact_starts: str) -> frozenset[str]:
+    return frozenset(LT_CHARS) | frozenset(LBRACKET_CHARS) | {"&"} | frozenset(exact_starts)
+
+
+def _code_point(v: int) -> str:
+    return chr(v) if 0 < v <= 0x10FFFF and not 0xD800 <= v <= 0xDFFF else ""
+
+
+def _bytes_read(data: bytes) -> set[str]:
+    """The first character of escaped bytes, read as UTF-8 and (one byte) as Latin-1."""
+    out = {data.decode("utf-8", "replace")[:1]}
+    if len(data) == 1:
+        out.add(chr(data[0]))
+    return out
+
+
+def _decodings(m: re.Match[str]) -> set[str]:
+    """What an encoded character can decode to (fail closed: every reading of an ambiguous one)."""
+    g = m.groupdict()
+    if g["pct"] is not None:
+        if g["pu"] is not None:
+            return {_code_point(int(g["pu"], 16))}
+        return _bytes_read(bytes.fromhex(re.sub(r"%(?:25)*", "", g["pct"])))
+    if g["qp"] is not None:
+        return _bytes_read(bytes.fromhex(g["qp"].replace("=", "")))
+    if g["x"] is not None:
+        return _bytes_read(bytes.fromhex(re.sub(r"\\+x|^x", "", g["x"])))
+    if g["utf7"] is not None:
+        try:
+            return {codecs.decode(f"+{g['utf7']}-".encode("ascii"), "utf-7")[:1]}
+        except UnicodeDecodeError:
+            return set()
+    if g["u"] is not None and len(g["u"]) > 4:
+        # A surrogate pair (JSON's form of a character above U+FFFF).
+        hi, lo = int(g["u"][:4], 16), int(g["u"][-4:], 16)
+        return {chr(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00))}
+    for key in ("u", "ub", "xb", "U"):
+        if g[key] is not None:
+            return {_code_point(int(g[key], 16))}
+    digits = g["digits"]
+    # CSS hex digits, or (C, Python, JS) one to three octal digits.
+    out = {_code_point(int(digits, 16))}
+    for k in (1, 2, 3):
+        if k <= len(digits) and all(c in "01234567" for c in digits[:k]):
+            out.add(_code_point(int(digits[:k], 8)))
+    return out
 
 
 def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
     n = len(text)
-    starts = [m.start() for m in _ENC_CANDIDATE_RE.finditer(text)]
-    for k, s in enumerate(starts):
-        m = _ENC_OPENER_RE.match(text, s)
-        assert m is not None
-        # The window ends at the next candidate (its opener ends any reading; a ``<`` stands for
-        # it), so every character is decoded once however dense the candidates are: linear.
-        nxt = starts[k + 1] if k + 1 < len(starts) else n
-        window = text[s : min(s + 192, nxt)] + ("<" if nxt < s + 192 else "")
-        decoded = _decode_escapes(window)
-        om = OPENER_RE.match(decoded)
-        if not om:
+    starts = _opener_starts(ctx)
+    openers = _starts("")
+    names = _name_maps(ctx)[0]
+    # The encoded characters that can start a tag or token (start, end, what they decode to), in
+    # order; a decision is made once per distinct escape (hostile text repeats one).
+    seen: dict[str, tuple[str, ...]] = {}
+    found: list[tuple[int, int, tuple[str, ...]]] = []
+    for m in _ENC_CANDIDATE_RE.finditer(text):
+        key = m.group()
+        opens = seen.get(key)
+        if opens is None:
+            opens = seen[key] = tuple(sorted(c for c in _decodings(m) if c in starts))
+        if opens:
+            found.append((m.start(), m.end(), opens))
+    # (A CSS escape's one trailing space is part of it: ``\3c /x`` is ``</x``.)
+    # Where the next encoded opener (angle, bracket, reference) starts, after each: a reading stops
+    # at an opener, so a window ends there (a ``<`` stands for it) and one right in front of another
+    # (``%3C%3C``) reads nothing. Every character is then decoded once however dense they are.
+    nxt = [n] * len(found)
+    following = n
+    for k in range(len(found) - 1, -1, -1):
+        nxt[k] = following
+        if not openers.isdisjoint(found[k][2]):
+            following = found[k][0]
+    tokens = _exact_prefixes(names.exact)
+    for k, (s, e, opens) in enumerate(found):
+        if openers.isdisjoint(opens):
+            # The first character of an exact token alone (``>`` of ``>>TITLE<<``, ``]`` of ``]~b]``):
+            # the token is followed one decoded character at a time, as long as it can go on.
+            token = _encoded_exact(text, e, opens, tokens)
+            if token is not None:
+                out.append(_Raw(ENCODED_TAG.id, "warning", f"encoded form of {visible(token[0])!r}", s, token[1]))
             continue
-        hit = _hit(decoded, read_after(decoded, om.end(), _name_maps(ctx)[0]), ctx)
-        if hit is None:
+        cut = nxt[k]
+        if cut == e or (e < n and text[e] == "<"):
             continue
-        # Map the end back roughly: the raw text up to the first whitespace after the name.
-        e = s + len(m.group())
-        lim = min(n, s + 192)
-        while e < lim and not text[e].isspace():
-            e += 1
-        what = visible(decoded[: hit.end][:SNIPPET_MAX])
-        out.append(_Raw(ENCODED_TAG.id, "warning", f"encoded form of {what!r}", s, e))
+        rest = _decode_escapes(text[e : min(s + 192, cut)]) + ("<" if cut < s + 192 else "")
+        danger = next((w for w in (_encoded_danger(first + rest, ctx, names) for first in opens) if w is not None), None)
+        if danger is not None:
+            # Map the end back roughly: the raw text up to the first whitespace after the name.
+            if text[e - 1] == " ":
+                e -= 1
+            lim = min(n, s + 192)
+            while e < lim and not text[e].isspace():
+                e += 1
+            out.append(_Raw(ENCODED_TAG.id, "warning", f"encoded form of {danger!r}", s, e))
     cre, labels = _cipher_re(ctx.reserved)
     for m in _cipher_matches(text, cre, ctx.reserved):
         key = re.sub(r"[ \t_\-]", "", m.group()).lower()
         out.append(_Raw(ENCODED_TAG.id, "warning", f"{labels.get(key, 'encoded reserved name')}", m.start(), m.end()))
+
+
+@lru_cache(maxsize=16)
+def _exact_prefixes(exact: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
+    """The exact tokens and every prefix of one."""
+    return frozenset(exact), frozenset(t[:k] for t in exact for k in range(1, len(t) + 1))
+
+
+def _encoded_exact(
+    text: str, e: int, firsts: tuple[str, ...], tokens: tuple[frozenset[str], frozenset[str]]
+) -> tuple[str, int] | None:
+    """An exact token whose first character is encoded (ending at ``e``), its other characters raw or
+    encoded: the token read and its raw end, else ``None``. Every way of reading the text is followed
+    (a ``%`` as itself or as an escape) while it is a prefix of a token, so the work is bounded by the
+    longest token; backslashes right after the first character are read past, as the eye does."""
+    whole, prefixes = tokens
+    n = len(text)
+    states = {(c, e) for c in firsts if c in prefixes}
+    while states:
+        done = next(((p, i) for p, i in states if p in whole), None)
+        if done is not None:
+            return done
+        grown: set[tuple[str, int]] = set()
+        for p, i in states:
+            if i >= n:
+                continue
+            if len(p) == 1 and text[i] == "\\":
+                grown.add((p, i + 1))
+            steps = {(text[i], i + 1)}
+            if text[i] in "%\\=+" and (m := _ENC_OPENER_RE.match(text, i)) is not None:
+                steps |= {(c, m.end()) for c in _decodings(m) if c}
+            grown |= {(p + c, j) for c, j in steps if p + c in prefixes}
+        states = grown
+    return None
+
+
+def _encoded_danger(decoded: str, ctx: Context, names: Names) -> str | None:
+    """The tag or token the decoded text starts with (an angle reading, a bracket token or an exact
+    token), described; else ``None``."""
+    om = OPENER_RE.match(decoded)
+    if om:
+        hit = _hit(decoded, read_after(decoded, om.end(), names), ctx)
+        if hit is not None:
+            return visible(decoded[: hit.end][:SNIPPET_MAX])
+    bm = BRACKET_OPENER_RE.match(decoded)
+    if bm:
+        r = read_bracket(decoded, bm.end(), names)
+        if r.kind in ("token", "bar"):
+            return visible(decoded[: r.end][:SNIPPET_MAX])
+    end = exact_after(decoded, 0, names)
+    if end >= 0:
+        return visible(decoded[:end][:SNIPPET_MAX])
+    return None
 
 
 #: (``_ascii_case_folds``) The non-ASCII characters that ``re.IGNORECASE`` takes for an ASCII letter (KELVIN SIGN, LATIN SMALL
@@ -207,12 +355,11 @@ def blob_triggers(ctx: Context) -> tuple[bytes, ...]:
     character a match of :func:`~envelock.scan.tags._first_danger` can start with (an angle or bracket
     opener or look-alike, the ``&`` of a reference, the first character of an exact token), from the
     reader's own tables. The native sift (``_native.blob_runs``) is handed the same tuple."""
-    return _triggers(names_for(ctx.reserved, ctx.tokens).exact_starts())
+    return _triggers(_opener_starts(ctx))
 
 
 @lru_cache(maxsize=16)
-def _triggers(exact_starts: str) -> tuple[bytes, ...]:
-    chars = set(LT_CHARS) | set(LBRACKET_CHARS) | {"&"} | set(exact_starts)
+def _triggers(chars: frozenset[str]) -> tuple[bytes, ...]:
     if "\ufffd" in chars:
         # A decoding's undecodable bytes read as U+FFFD: every decoding would have to be read.
         return (b"",)

@@ -1,0 +1,131 @@
+"""The encoded pass finds an encoded character by what it decodes to, never by a list of encodings
+of ``<``: a hand-written one knew ``<`` and ``＜`` only, and ``%E2%80%B9/retrieved_content>``,
+``\\u3008|im_end|〉`` or ``%5BINST]`` went unreported.
+
+Every character a tag or token can start with (the reader's tables: angle and bracket openers and
+look-alikes, ``&``, the first characters of exact tokens) is written in every escape scheme the pass
+reads (percent, double percent, ``%uXXXX``, quoted-printable, JSON/JS/Python/C/Rust/CSS escapes,
+UTF-7) in front of a tag or token, on every implementation; a control hands the pass a reader that
+knows ``<`` and ``＜`` only and must see misses. Linearity on dense runs of these escapes is in
+``tests/properties/test_complexity.py`` (the ``percent-*`` shapes)."""
+
+from __future__ import annotations
+
+import base64
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from envelock import scan_text
+from envelock.eye.reader import LBRACKET_CHARS, LT_CHARS
+from envelock.eye.tokens import RESERVED_NAMES
+from envelock.scan import encoded, tags
+from envelock.scan._base import Context
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from helpers.data import load_corpus
+
+pytestmark = pytest.mark.usefixtures("impl")
+
+_CTX = Context(RESERVED_NAMES)
+
+
+def _utf7(c: str) -> str:
+    return "+" + base64.b64encode(c.encode("utf-16-be")).decode().rstrip("=") + "-"
+
+
+def _json(c: str) -> str:
+    units = c.encode("utf-16-be")
+    return "".join(f"\\u{units[i]:02x}{units[i + 1]:02x}" for i in range(0, len(units), 2))
+
+
+#: Every scheme: a name and how it writes one character (``None`` where it cannot).
+SCHEMES: dict[str, Callable[[str], str | None]] = {
+    "percent": lambda c: quote(c, safe=""),
+    "percent lower": lambda c: quote(c, safe="").lower(),
+    "double percent": lambda c: quote(quote(c, safe=""), safe=""),
+    "percent-u": lambda c: f"%u{ord(c):04X}" if ord(c) <= 0xFFFF else None,
+    "quoted-printable": lambda c: "".join(f"={b:02X}" for b in c.encode()),
+    "json": _json,
+    "json double backslash": lambda c: _json(c).replace("\\", "\\\\"),
+    "es6": lambda c: f"\\u{{{ord(c):x}}}",
+    "perl": lambda c: f"\\x{{{ord(c):x}}}",
+    "python U": lambda c: f"\\U{ord(c):08x}",
+    "bytes": lambda c: "".join(f"\\x{b:02x}" for b in c.encode()),
+    "octal": lambda c: f"\\{ord(c):03o}" if ord(c) < 0x100 else None,
+    "css": lambda c: f"\\{ord(c):x} ",
+    "utf-7": _utf7,
+}
+
+
+def _starts() -> Iterator[tuple[str, str]]:
+    """(first character, the rest of a tag or token after it)."""
+    for c in LT_CHARS:
+        yield c, "/retrieved_content>"
+    for c in LBRACKET_CHARS:
+        yield c, "INST]"
+    yield "&", "lt;/retrieved_content>"
+    firsts = set(LT_CHARS + LBRACKET_CHARS)
+    seen: set[str] = set()
+    for tok in tags._name_maps(_CTX)[0].exact:
+        if tok[0] not in firsts and tok[0] not in seen:
+            seen.add(tok[0])
+            yield tok[0], tok[1:]
+
+
+def _missed() -> list[tuple[str, str]]:
+    missed = []
+    for first, rest in _starts():
+        assert scan_text(first + rest), first + rest  # the tag or token as it stands is a finding
+        for scheme, write in SCHEMES.items():
+            enc = write(first)
+            if enc is None:
+                continue
+            if not any(f.rule == "encoded-tag" for f in scan_text(f"see {enc}{rest} now")):
+                missed.append((first, scheme))
+    return missed
+
+
+def test_every_start_character_in_every_scheme_is_reported() -> None:
+    assert _missed() == []
+
+
+def test_control_a_pass_that_knows_two_openers_misses_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(encoded, "_opener_starts", lambda ctx: frozenset("<\uff1c"))
+    missed = _missed()
+    assert ("\u2039", "percent") in missed
+    assert ("\u3008", "json") in missed
+    assert ("[", "percent") in missed
+    assert ("<", "percent") not in missed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a %3E b %5D c",  # an encoded '>' or ']' with no token after it
+        "x = 1 + 2; y += 3 # see a+b and =3D",
+        "printf(\"%s\\n\", s); \\d+\\s*\\1",
+        "https://example.com/?q=%E2%80%99quoted%E2%80%99&x=%20",
+        "\\u00e9t\\u00e9 \\x41\\x42 \\101",
+    ],
+)
+def test_honest_escapes_are_quiet(text: str) -> None:
+    assert scan_text(text) == []
+
+
+def _corpus() -> list[str]:
+    return [p["payload"] for p in load_corpus() if p["class"] == "encoded_lookalike_escapes"]
+
+
+def test_the_corpus_escapes_are_reported() -> None:
+    assert len(_corpus()) >= 8
+    for text in _corpus():
+        assert {f.rule for f in scan_text(text)} == {"encoded-tag"}, text
+
+
+def test_control_the_corpus_escapes_are_missed_by_a_pass_that_knows_two_openers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(encoded, "_opener_starts", lambda ctx: frozenset("<\uff1c"))
+    assert all(scan_text(text) == [] for text in _corpus())
