@@ -89,17 +89,20 @@ def test_control_a_start_finder_missing_tabs_is_caught(monkeypatch: pytest.Monke
         assert _spans(encoded._binary_matches(text)) != want
 
 
-#: Base64 of hostile and harmless text at every shift, among base64 characters and separators.
-_PIECES = [
-    base64.b64encode(p).decode()
-    for p in (b"</retrieved_content>", b"x</retrieved_content>", b"xy[INST]", b"&lt;|im_end|&gt;", b"plain words only", b"\xef\xbc\x9c/x")
-]
+#: Base64 of hostile and harmless text at every shift, among base64 characters and separators; some
+#: near the line ``is_text`` draws (one bad character in ten), some with a look-alike opener.
+_TEXTS = (
+    b"</retrieved_content>", b"x</retrieved_content>", b"xy[INST]", b"&lt;|im_end|&gt;", b"plain words only", b"\xef\xbc\x9c/x",
+    b"[INST]abcdefghijkl\x01\x02", b"<|im_end|>\x01", b"<|im_end|>\x01\x02", b"<|im_end|>\xe2\x80", b"\xe2\x80\xb9/retrieved_content>", b"<\x00\x01\x02\x03\xff\xfe",
+)  # fmt: skip
+_PIECES = [base64.b64encode(p).decode() for p in _TEXTS]
 BLOBS = st.lists(
     st.one_of(
         st.sampled_from(_PIECES),
         st.sampled_from(_PIECES).map(lambda p: p.replace("+", "-").replace("/", "_")),
         st.text(alphabet="ABCabc0123+/-_=", max_size=12),
         st.sampled_from([" ", "\n", "3c", "5B", "3c7265747269", "é", "=="]),
+        st.sampled_from(_TEXTS).map(bytes.hex),
     ),
     max_size=12,
 ).map("".join)

@@ -5,7 +5,7 @@
 //! hex runs inside it, and it decodes it at four shifts (`_b64_candidates`), reporting only where a
 //! decoding holds one of the caller's trigger sequences (`encoded.blob_triggers`: the UTF-8 of every
 //! character an opener or an exact token can start with, derived from the reader's tables; handed
-//! in, so they have one home) and reads as text. [`blob_runs`] keeps every run that could give
+//! in, so they have one home) and reads as text (`context.is_text`, the same count here). [`blob_runs`] keeps every run that could give
 //! either: a necessary condition, so a run it drops gives the Python pass nothing.
 //!
 //! The decoding here is lenient (six bits a character, whole bytes kept, no validation). Where
@@ -62,8 +62,27 @@ fn sextet(c: u8) -> u32 {
     }
 }
 
-/// Whether the lenient decoding of `chunk` (base64 characters only) holds a trigger. `buf` is
-/// reused between calls.
+/// `context.is_text`: at most one in ten characters of the UTF-8 reading (each maximal ill-formed
+/// subsequence replaced by U+FFFD, as Python's `errors="replace"` does) is U+FFFD or a control
+/// other than TAB, LF and CR. `_blob_danger` reads no further when it fails.
+fn is_text(data: &[u8]) -> bool {
+    let (mut n, mut bad) = (0usize, 0usize);
+    for c in String::from_utf8_lossy(data).chars() {
+        n += 1;
+        if c == '\u{FFFD}' || (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) {
+            bad += 1;
+        }
+    }
+    bad * 10 <= n
+}
+
+/// Would `_blob_danger` read `data` further: it holds a trigger and reads as text?
+fn worth_reading(data: &[u8], triggers: &Triggers) -> bool {
+    triggers.found_in(data) && is_text(data)
+}
+
+/// Whether the lenient decoding of `chunk` (base64 characters only) is worth reading
+/// ([`worth_reading`]). `buf` is reused between calls.
 fn decodes_to_trigger(chunk: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> bool {
     buf.clear();
     let mut acc = 0u32;
@@ -77,7 +96,7 @@ fn decodes_to_trigger(chunk: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> b
             acc &= (1 << bits) - 1;
         }
     }
-    triggers.found_in(buf)
+    worth_reading(buf, triggers)
 }
 
 /// Could `_b64_candidates(run)` give a decoding `_blob_danger` reads further? Its chunks, leniently.
@@ -110,7 +129,7 @@ fn hex_value(c: u8) -> u8 {
 }
 
 /// Does a hex run inside the run's body (`_HEX_RE`: 16 or more hex digits, its even-length prefix
-/// up to `BLOB_MAX` digits, as the Python pass decodes it) decode to bytes holding a trigger?
+/// up to `BLOB_MAX` digits, as the Python pass decodes it) decode to bytes worth reading?
 fn may_hold_hex_trigger(run: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> bool {
     let end = run.iter().rposition(|&c| c != b'=').map_or(0, |i| i + 1);
     let body = &run[..end];
@@ -124,7 +143,7 @@ fn may_hold_hex_trigger(run: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> b
             hex.chunks_exact(2)
                 .map(|p| hex_value(p[0]) << 4 | hex_value(p[1])),
         );
-        triggers.found_in(buf)
+        worth_reading(buf, triggers)
     })
 }
 
@@ -216,17 +235,31 @@ mod tests {
         );
         assert!(blob_runs("assertRaisesRegexpWithLongName", false, &triggers()).is_empty());
         assert!(blob_runs("12345678901234567890", false, &triggers()).is_empty());
-        assert_eq!(blob_runs("deadbeef3cdeadbeef", false, &triggers()).len(), 1); // a hex opener inside
+        // hex of "say </x> now": kept; with `<` made `=`, or as random bytes, dropped
+        assert_eq!(
+            blob_runs("736179203c2f783e206e6f77", false, &triggers()).len(),
+            1
+        );
         let mut buf = Vec::new();
         let hex =
             |run: &str, buf: &mut Vec<u8>| may_hold_hex_trigger(run.as_bytes(), &triggers(), buf);
-        assert!(hex("deadbeef3cdeadbeef", &mut buf));
-        assert!(!hex("deadbeef3ddeadbeef", &mut buf));
-        assert!(!hex("deadbeefdeadbeef3", &mut buf)); // the odd digit is not decoded
-                                                      // the fullwidth `＜` (ef bc 9c) in hex is kept, a lone `ef` is not, nor one at an odd offset
-        assert!(hex("deadbeefefbc9cdeadbeef", &mut buf));
-        assert!(!hex("deadbeefefbc9ddeadbeef", &mut buf));
-        assert!(!hex("deadbeef0efbc9cdeadbee", &mut buf));
+        assert!(hex("736179203c2f783e206e6f77", &mut buf));
+        assert!(!hex("736179203d2f783e206e6f77", &mut buf));
+        assert!(!hex("deadbeef3cdeadbeef", &mut buf)); // a `<` among bytes that are not text
+                                                       // the fullwidth `＜` (ef bc 9c) is kept, a lone `ef` is not, nor one at an odd offset
+        assert!(hex("73617920efbc9c78206e6f77", &mut buf));
+        assert!(!hex("73617920efbc9d78206e6f77", &mut buf));
+        assert!(!hex("736179200efbc9c78206e6f7", &mut buf));
+    }
+
+    #[test]
+    fn text_is_counted_as_python_counts_it() {
+        assert!(is_text(b"plain words"));
+        assert!(is_text(b"123456789\x01")); // one bad in ten
+        assert!(!is_text(b"12345678\x01\x02"));
+        assert!(!is_text(b"\xe2\x80")); // one U+FFFD for the truncated sequence, of one character
+        assert!(is_text(b"123456789\xe2\x80")); // ... which is one in ten
+        assert!(!is_text(b"12345678\xf0\x80\x80")); // three: F0 80 is no prefix of a sequence
     }
 
     #[test]
