@@ -12,12 +12,15 @@ knows ``<`` and ``＜`` only and must see misses. Linearity on dense runs of the
 from __future__ import annotations
 
 import base64
+import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from envelock import scan_text
 from envelock.eye.reader import LBRACKET_CHARS, LT_CHARS
@@ -129,3 +132,26 @@ def test_the_corpus_escapes_are_reported() -> None:
 def test_control_the_corpus_escapes_are_missed_by_a_pass_that_knows_two_openers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(encoded, "_opener_starts", lambda ctx: frozenset("<\uff1c"))
     assert all(scan_text(text) == [] for text in _corpus())
+
+
+_COMBINED = re.compile(f"(?=[%\\\\=+])(?:{encoded._ENC_OPENER_RE.pattern})")
+ESCAPY = st.lists(
+    st.one_of(
+        st.text(alphabet="%=\\+25uUx{}0123456789abcdefABCDEF/-_ ", max_size=8),
+        st.sampled_from(["%E2%80%B9", "%253C", "=E2=80", "\\ud833\\udc80", "\\\\x3c", "+ADw-", "\\3c ", "%u2039"]),
+    ),
+    max_size=12,
+).map("".join)
+
+
+@given(ESCAPY)
+def test_the_merged_passes_find_what_one_combined_regex_finds(text: str) -> None:
+    got = [(m.start(), m.end()) for m in encoded._ENC_CANDIDATE_RE.finditer(text)]
+    assert got == [(m.start(), m.end()) for m in _COMBINED.finditer(text)]
+
+
+def test_control_a_merge_without_the_order_is_caught() -> None:
+    text = "+ADw- %3C =3C \\x3c"
+    merged = [m.start() for m in encoded._ENC_CANDIDATE_RE.finditer(text)]
+    by_scheme = [m.start() for p in encoded._ENC_CANDIDATE_RE.passes for m in p.finditer(text)]
+    assert merged == [m.start() for m in _COMBINED.finditer(text)] != by_scheme
