@@ -14,6 +14,7 @@ from typing import Literal, TypeAlias, TypeVar
 __all__ = [
     "UNICODE_VERSION",
     "SurrogateError",
+    "attribute_injections",
     "binary_group_starts",
     "blob_runs",
     "canonical_body",
@@ -24,6 +25,7 @@ __all__ = [
     "defang_many",
     "findings",
     "interleave",
+    "line_markers",
     "opener_reports",
     "openers",
     "openers_many",
@@ -106,6 +108,15 @@ def classes_present(text: str, classes: list[list[tuple[int, int]]]) -> list[boo
 def binary_group_starts(text: str) -> list[int]:
     """Where ``scan.encoded._BIN_RE`` may start (code points, in order): eight binary digits before a
     space or a tab that ends a run of eight or more."""
+
+def line_markers(text: str, markers: list[str]) -> list[tuple[int, int]]:
+    """The spans (code points) of the longest of ``markers`` (ASCII, no blank first, no line break)
+    at the start of ``text`` and after each LF, CR, U+2028, U+2029 or NEL, past at most eight spaces or
+    tabs, ASCII case-insensitively (``scan.text._PROSE_HEAD_RE`` and ``_PROSE_RE``)."""
+
+def attribute_injections(text: str, names: list[str]) -> list[tuple[int, int, int, int]]:
+    """(start, end, name start, name end) in code points of every match of ``scan.text._ATTR_INJECTION_RE``
+    with ``names`` (ASCII) as its attribute names, ASCII case-insensitively."""
 
 def blob_runs(text: str, triggers: list[bytes], all: bool = False) -> list[tuple[int, int]]:
     """The base64 runs of ``text`` as ``scan.encoded._B64_RE`` finds them (code points): every one with

@@ -42,6 +42,8 @@ CALLS: dict[str, Callable[[str], object]] = {
     "skeleton": lambda s: _native.skeleton(s),
     "blob_runs": lambda s: _native.blob_runs(s, [b"<"]),
     "binary_group_starts": lambda s: _native.binary_group_starts(s),
+    "line_markers": lambda s: _native.line_markers(s, ["USER:"]),
+    "attribute_injections": lambda s: _native.attribute_injections(s, ["origin"]),
     "datamark": lambda s: _native.datamark(s, "\u02c6"),
     "undatamark": lambda s: _native.undatamark(s, "\u02c6"),
     "interleave": lambda s: _native.interleave(s, "\u02c6", 7),

@@ -12,6 +12,7 @@ pub mod decode;
 pub mod defang;
 pub mod names;
 pub mod opener;
+pub mod prose;
 pub mod reader;
 pub mod sanitize;
 pub mod spotlight;
@@ -26,6 +27,7 @@ pub use defang::{
 };
 pub use names::{EmptySkeleton, Names};
 pub use opener::Family;
+pub use prose::{attribute_injections, line_markers};
 pub use reader::{exact_after, read_after, read_bracket, Kind, Reading, Scratch};
 pub use sanitize::{sanitize_events, SanitizeEvents};
 

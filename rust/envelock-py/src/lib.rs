@@ -820,6 +820,57 @@ fn blob_runs(
         .collect())
 }
 
+/// line_markers(text, markers) -> [(start, end)]: the scanner's prose turn markers at line starts
+/// (code points; `core::prose::line_markers`, ASCII case folding only).
+#[pyfunction]
+fn line_markers(
+    py: Python<'_>,
+    text: &Bound<'_, PyString>,
+    markers: Vec<String>,
+) -> PyResult<Vec<(usize, usize)>> {
+    let mut keep = None;
+    let s = self::text(text, &mut keep)?;
+    let m: Vec<&str> = markers.iter().map(String::as_str).collect();
+    let spans = if s.len() >= DETACH_BYTES {
+        py.detach(|| core::line_markers(s, &m))
+    } else {
+        core::line_markers(s, &m)
+    };
+    let mut cc = core::CpCounter::new(s);
+    Ok(spans
+        .into_iter()
+        .map(|(a, e)| (cc.at(a), cc.at(e)))
+        .collect())
+}
+
+/// attribute_injections(text, names) -> [(start, end, name_start, name_end)]: the scanner's quote +
+/// envelope attribute name + `=` (code points; `core::prose::attribute_injections`).
+#[pyfunction]
+fn attribute_injections(
+    py: Python<'_>,
+    text: &Bound<'_, PyString>,
+    names: Vec<String>,
+) -> PyResult<Vec<(usize, usize, usize, usize)>> {
+    let mut keep = None;
+    let s = self::text(text, &mut keep)?;
+    let n: Vec<&str> = names.iter().map(String::as_str).collect();
+    let found = if s.len() >= DETACH_BYTES {
+        py.detach(|| core::attribute_injections(s, &n))
+    } else {
+        core::attribute_injections(s, &n)
+    };
+    let mut cc = core::CpCounter::new(s);
+    Ok(found
+        .into_iter()
+        .map(|(a, e, na, ne)| {
+            let a = cc.at(a);
+            let na = cc.at(na);
+            let ne = cc.at(ne);
+            (a, cc.at(e), na, ne)
+        })
+        .collect())
+}
+
 /// binary_group_starts(text) -> [int]: where the scanner's binary-groups regex may start (code
 /// points, in order; `core::blobs::binary_group_starts`).
 #[pyfunction]
@@ -924,6 +975,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(classes_present, m)?)?;
     m.add_function(wrap_pyfunction!(blob_runs, m)?)?;
     m.add_function(wrap_pyfunction!(binary_group_starts, m)?)?;
+    m.add_function(wrap_pyfunction!(line_markers, m)?)?;
+    m.add_function(wrap_pyfunction!(attribute_injections, m)?)?;
     m.add_function(wrap_pyfunction!(skeleton, m)?)?;
     m.add_function(wrap_pyfunction!(datamark, m)?)?;
     m.add_function(wrap_pyfunction!(undatamark, m)?)?;

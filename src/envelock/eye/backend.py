@@ -268,6 +268,20 @@ def native_binary_group_starts(text: str) -> list[int] | None:
     return _if_native(lambda: _native.binary_group_starts(text))
 
 
+def native_line_markers(text: str, markers: tuple[str, ...]) -> list[Span] | None:
+    """The spans of ``markers`` (ASCII) at the start of ``text`` or of a line, after at most eight
+    blanks (``_native.line_markers``, ASCII case folding), or ``None`` when the native core is not in
+    use or cannot take ``text``."""
+    return _if_native(lambda: _native.line_markers(text, list(markers)))
+
+
+def native_attribute_injections(text: str, names: tuple[str, ...]) -> list[tuple[int, int, int, int]] | None:
+    """(start, end, name start, name end) of every quote, blanks, one of ``names`` (ASCII), blanks and
+    ``=`` in ``text`` (``_native.attribute_injections``, ASCII case folding), or ``None`` when the
+    native core is not in use or cannot take ``text``."""
+    return _if_native(lambda: _native.attribute_injections(text, list(names)))
+
+
 def native_blob_runs(text: str, triggers: tuple[bytes, ...]) -> list[Span] | None:
     """The base64 runs of ``text`` the scanner's blobs pass could report from (``_native.blob_runs``:
     a hex run or a decoding holding one of the byte sequences ``triggers``), in one native pass;

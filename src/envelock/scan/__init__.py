@@ -84,8 +84,8 @@ FAMILIES: tuple[Family, ...] = (
     Family("controls", (hidden.CONTROL_CHARACTER,), hidden._scan_controls),
     Family("encoded", (encoded.ENCODED_TAG,), encoded._scan_encoded),
     Family("blobs", (encoded.ENCODED_BLOB_TAG,), encoded._scan_blobs),
-    Family("attributes", (text.FORGED_ATTRIBUTE,), lambda t, c, out: text._scan_attributes(t, out)),
-    Family("prose", (text.PROSE_TURN_MARKER,), lambda t, c, out: text._scan_prose(t, out)),
+    Family("attributes", (text.FORGED_ATTRIBUTE,), text._scan_attributes),
+    Family("prose", (text.PROSE_TURN_MARKER,), text._scan_prose),
 )
 
 _ALL_RULE_IDS = frozenset(RULES_BY_ID)

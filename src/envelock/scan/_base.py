@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import NamedTuple
 from urllib.parse import unquote
 
@@ -144,3 +145,23 @@ def _decode_escapes(window: str) -> str:
             break
         window = new
     return window
+
+
+@lru_cache(maxsize=1)
+def ascii_case_folds() -> tuple[str, ...]:
+    """The characters outside ASCII that ``re.IGNORECASE`` takes for an ASCII letter (KELVIN SIGN,
+    LATIN SMALL LETTER LONG S, DOTLESS I, CAPITAL I WITH DOT ABOVE), asked of ``re`` itself over the
+    BMP (no character above it folds to ASCII)."""
+    return tuple(c for c in map(chr, range(0x80, 0x10000)) if re.fullmatch("[a-z]", c, re.IGNORECASE))
+
+
+def folds_ascii_case(text: str, ctx: Context | None = None) -> bool:
+    """Does ``text`` hold one of :func:`ascii_case_folds`? Where it does, an ASCII-only case-insensitive
+    search (``str.lower``'s offsets, the native passes) is no guide to what a case-insensitive regex
+    finds, and the regex runs instead. Asked once per scan (kept in ``ctx``)."""
+    seen = ctx.memo.get("ascii-folds") if ctx is not None else None
+    if seen is None or seen[0] is not text:  # kept for this very text only
+        seen = (text, (not text.isascii() and any(c in text for c in ascii_case_folds()),))
+        if ctx is not None:
+            ctx.memo["ascii-folds"] = seen
+    return seen[1][0]

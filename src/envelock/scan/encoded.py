@@ -23,7 +23,7 @@ from ..eye.reader import (
     read_bracket,
     visible,
 )
-from ._base import BLOB_MAX, SNIPPET_MAX, Context, Rule, _decode_escapes, _Raw
+from ._base import BLOB_MAX, SNIPPET_MAX, Context, Rule, _decode_escapes, _Raw, folds_ascii_case
 from .context import is_text
 from .tags import _first_danger, _hit, _name_maps
 
@@ -237,7 +237,7 @@ def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
                 e += 1
             out.append(_Raw(ENCODED_TAG.id, "warning", f"encoded form of {danger!r}", s, e))
     cre, labels = _cipher_re(ctx.reserved)
-    for m in _cipher_matches(text, cre, ctx.reserved):
+    for m in _cipher_matches(text, cre, ctx):
         key = re.sub(r"[ \t_\-]", "", m.group()).lower()
         out.append(_Raw(ENCODED_TAG.id, "warning", f"{labels.get(key, 'encoded reserved name')}", m.start(), m.end()))
 
@@ -295,21 +295,14 @@ def _encoded_danger(decoded: str, ctx: Context, names: Names) -> str | None:
     return None
 
 
-#: (``_ascii_case_folds``) The non-ASCII characters that ``re.IGNORECASE`` takes for an ASCII letter (KELVIN SIGN, LATIN SMALL
-#: LETTER LONG S, DOTLESS I, CAPITAL I WITH DOT ABOVE): where one occurs, the lowered text is no guide.
-@lru_cache(maxsize=1)
-def _ascii_case_folds() -> tuple[str, ...]:
-    return tuple(c for c in map(chr, range(0x80, 0x10000)) if re.fullmatch("[a-z]", c, re.IGNORECASE))
-
-
-def _cipher_matches(text: str, cre: re.Pattern[str], reserved: tuple[str, ...]) -> list[re.Match[str]]:
+def _cipher_matches(text: str, cre: re.Pattern[str], ctx: Context) -> list[re.Match[str]]:
     """The cipher regex's matches, tried only where a first word occurs (``str.find`` on the lowered
     text, whose offsets are the text's), not at every position."""
-    if not text.isascii() and any(c in text for c in _ascii_case_folds()):
+    if folds_ascii_case(text, ctx):
         return list(cre.finditer(text))
     lowered = text.lower()
     found: dict[int, re.Match[str]] = {}
-    for first in {re.split(r"[_\- ]", enc)[0] for enc, _ in _cipher_names(reserved)}:
+    for first in {re.split(r"[_\- ]", enc)[0] for enc, _ in _cipher_names(ctx.reserved)}:
         i = lowered.find(first)
         while i >= 0:
             m = cre.match(text, i)

@@ -4,33 +4,44 @@ from __future__ import annotations
 
 import re
 
+from ..eye.backend import native_attribute_injections, native_line_markers
 from ..eye.tokens import PROSE_TURN_MARKERS
-from ._base import Rule, _Raw
+from ._base import Context, Rule, _Raw, folds_ascii_case
 from .context import markup_attribute, string_literal_start
 
 #: Every alternative of the quote starts with a literal character (``"``, ``'``, ``&``, ``%``): the
 #: regex engine then skips the other characters in its own loop (a prefix set) instead of trying the
 #: alternation at every position. A leading ``(?=["'&%])`` or ``["']`` class would not allow that.
+#: The envelope's attribute names (and ``source``, the entry field ``provenance`` is written from).
+_ATTRIBUTE_NAMES = ("provenance", "source", "origin", "fetched_at")
 _ATTR_INJECTION_RE = re.compile(
     r"(?:\"|'|&quot;|&#0*3[49];|&#[xX]0*2[27];|&apos;|%22|%27)"
-    r"(?:[ \t\u2028\u2029]|%20|\+){0,8}(provenance|source|origin|fetched_at)[ \t]{0,4}(?:=|%3[dD])",
+    rf"(?:[ \t\u2028\u2029]|%20|\+){{0,8}}({'|'.join(_ATTRIBUTE_NAMES)})[ \t]{{0,4}}(?:=|%3[dD])",
     re.IGNORECASE,
 )
 
 
-def _scan_attributes(text: str, out: list[_Raw]) -> None:
+def _attribute_injections(text: str, ctx: Context | None = None) -> list[tuple[int, int, str]]:
+    """(start, end, attribute name) of every ``_ATTR_INJECTION_RE`` match: one native walk (ASCII case
+    folding) unless ``text`` holds a character the regex folds to ASCII, else the regex."""
+    found = None if folds_ascii_case(text, ctx) else native_attribute_injections(text, _ATTRIBUTE_NAMES)
+    if found is None:
+        return [(m.start(), m.end(), m.group(1)) for m in _ATTR_INJECTION_RE.finditer(text)]
+    return [(s, e, text[ns:ne]) for s, e, ns, ne in found]
+
+
+def _scan_attributes(text: str, ctx: Context, out: list[_Raw]) -> None:
     out.extend(
         _Raw(
             "forged-attribute",
             "warning",
-            f"quote followed by envelope attribute {m.group(1).lower()}=: attribute-injection attempt",
-            m.start(),
-            m.end(),
+            f"quote followed by envelope attribute {name.lower()}=: attribute-injection attempt",
+            start,
+            end,
         )
-        for m in _ATTR_INJECTION_RE.finditer(text)
+        for start, end, name in _attribute_injections(text, ctx)
         if not (
-            m.group(1).lower() in ("source", "origin")
-            and (markup_attribute(text, m.start()) or string_literal_start(text, m.start()))
+            name.lower() in ("source", "origin") and (markup_attribute(text, start) or string_literal_start(text, start))
         )
     )
 
@@ -79,12 +90,21 @@ RULES: tuple[Rule, ...] = (
 )
 
 
-def _scan_prose(text: str, out: list[_Raw]) -> None:
+def _line_markers(text: str, ctx: Context | None = None) -> list[tuple[int, int]]:
+    """The spans of ``_PROSE_HEAD_RE`` and ``_PROSE_RE``'s markers (group 1): one native walk (ASCII case
+    folding) unless ``text`` holds a character the regexes fold to ASCII, else the regexes."""
+    found = None if folds_ascii_case(text, ctx) else native_line_markers(text, PROSE_TURN_MARKERS)
+    if found is not None:
+        return found
+    head = _PROSE_HEAD_RE.match(text)
+    return [m.span(1) for m in ([head] if head else []) + list(_PROSE_RE.finditer(text))]
+
+
+def _scan_prose(text: str, ctx: Context, out: list[_Raw]) -> None:
     """Turn markers at the start of a line, in any case but all-lowercase (``user: bool`` and
     ``system: linux`` are annotations and YAML keys, see :mod:`envelock.scan.context`)."""
-    head = _PROSE_HEAD_RE.match(text)
     out.extend(
-        _Raw("prose-turn-marker", "note", f"prose turn marker {m.group(1)!r} at the start of a line", m.start(1), m.end(1))
-        for m in ([head] if head else []) + list(_PROSE_RE.finditer(text))
-        if not m.group(1).islower()
+        _Raw("prose-turn-marker", "note", f"prose turn marker {text[s:e]!r} at the start of a line", s, e)
+        for s, e in _line_markers(text, ctx)
+        if not text[s:e].islower()
     )

@@ -1,0 +1,99 @@
+"""The prose passes' native walks (``_native.line_markers``, ``_native.attribute_injections``) find
+what their regexes find (``scan.text._PROSE_HEAD_RE``/``_PROSE_RE``, ``_ATTR_INJECTION_RE``), span for
+span, on text built from the pieces the regexes look at; where the text holds a character
+``re.IGNORECASE`` folds to ASCII the regexes run instead, and the scan's findings are the same.
+Controls: a walk that allows nine blanks, and one that takes the first marker rather than the
+longest, must be told apart."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from helpers.data import NATIVE_HOW, skip_unless_required
+from hypothesis import given
+from hypothesis import strategies as st
+
+from envelock.eye import backend
+from envelock.eye.tokens import PROSE_TURN_MARKERS
+from envelock.scan import text as T
+from envelock.scan._base import ascii_case_folds, folds_ascii_case
+
+PIECES = st.sampled_from(
+    [
+        *PROSE_TURN_MARKERS, *(m.lower() for m in PROSE_TURN_MARKERS), *(m.upper() for m in PROSE_TURN_MARKERS), "### ",
+        "Human", "USER", ":", "\n", "\r", "\r\n", "\u2028", "\u2029", "\x85", " ", "\t", " " * 8, " " * 9,
+        '"', "'", "&quot;", "&QUOT;", "&apos;", "&#34;", "&#0039;", "&#x22;", "&#X0027;", "&#35;", "%22", "%27", "%20", "+",
+        "provenance", "Source", "ORIGIN", "fetched_at", "=", "%3D", "%3d", "x", "é", "日本", "\u00c2\u0085",
+        *ascii_case_folds(),
+    ]
+)  # fmt: skip
+TEXTS = st.lists(PIECES, max_size=16).map("".join)
+
+
+@pytest.fixture(autouse=True)
+def _native() -> Iterator[None]:
+    """Every test here on the native core (and skipped only where it is not built, failing then under
+    ``ENVELOCK_REQUIRE_NATIVE=1``: the project's one way to skip)."""
+    if "native" not in backend.IMPLEMENTATIONS:
+        skip_unless_required(f"needs envelock._native ({NATIVE_HOW})", "ENVELOCK_REQUIRE_NATIVE")
+    with backend.use("native"):
+        yield
+
+
+def _regex_markers(text: str) -> list[tuple[int, int]]:
+    head = T._PROSE_HEAD_RE.match(text)
+    return [m.span(1) for m in ([head] if head else []) + list(T._PROSE_RE.finditer(text))]
+
+
+def _regex_attributes(text: str) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), m.group(1)) for m in T._ATTR_INJECTION_RE.finditer(text)]
+
+
+@given(TEXTS)
+def test_line_markers_are_the_regex_spans(text: str) -> None:
+    if not folds_ascii_case(text):
+        assert backend.native_line_markers(text, PROSE_TURN_MARKERS) == _regex_markers(text)
+    assert T._line_markers(text) == _regex_markers(text)
+
+
+@given(TEXTS)
+def test_attribute_injections_are_the_regex_matches(text: str) -> None:
+    assert T._attribute_injections(text) == _regex_attributes(text)
+
+
+def test_the_fold_characters_send_the_text_to_the_regexes() -> None:
+    """``ſource=`` is ``source=`` to ``re.IGNORECASE``, not to ASCII folding: the regex runs."""
+    text = "x\"\u017fource=1\nu\u017fer: y"
+    assert folds_ascii_case(text)
+    assert T._attribute_injections(text) == _regex_attributes(text) != []
+    assert T._line_markers(text) == _regex_markers(text) != []
+    assert backend.native_attribute_injections(text, T._ATTRIBUTE_NAMES) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["\n" + " " * 9 + "Human: x", "### Instruction: do", "\n### INSTRUCTION:", "x\r\nUSER: y", "a\u2029System: b"],
+)
+def test_edges(text: str) -> None:
+    assert backend.native_line_markers(text, PROSE_TURN_MARKERS) == _regex_markers(text)
+
+
+def test_control_a_walk_allowing_nine_blanks_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Walks that allow one blank more (before a marker, before an attribute name) are told apart from
+    the regexes on the texts the strategy draws."""
+    loose_prose = re.compile(T._PROSE_RE.pattern.replace("{0,8}", "{0,9}"), re.IGNORECASE)
+    loose_attr = re.compile(T._ATTR_INJECTION_RE.pattern.replace("{0,8}", "{0,9}"), re.IGNORECASE)
+    monkeypatch.setattr(T, "native_line_markers", lambda text, markers: [m.span(1) for m in loose_prose.finditer(text)])
+    monkeypatch.setattr(
+        T, "native_attribute_injections", lambda text, names: [(*m.span(), *m.span(1)) for m in loose_attr.finditer(text)]
+    )
+    prose, attr = "\n" + " " * 9 + "Human: x", '"' + " " * 9 + "origin=x"
+    assert T._line_markers(prose) != _regex_markers(prose)
+    assert T._attribute_injections(attr) != _regex_attributes(attr)
+
+
+def test_the_longest_marker_is_taken() -> None:
+    assert backend.native_line_markers("Human: x", ("Human", "Human:")) == [(0, 6)]
+    assert backend.native_line_markers("Human: x", ("Human:", "Human")) == [(0, 6)]
