@@ -252,13 +252,26 @@ def test_a_named_pipe_with_a_writer_is_read(tmp_path: Path) -> None:
     os.mkfifo(fifo)
 
     def write() -> None:
-        with fifo.open("wb") as w:  # blocks until the command opens the pipe
-            w.write(CLOSE.encode())
+        # Opened without blocking, retried until the command has opened the pipe for reading (a
+        # blocking open would hang this thread forever if the command never did).
+        for _ in range(500):
+            try:
+                fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as e:
+                if e.errno != errno.ENXIO:
+                    raise
+                threading.Event().wait(0.01)
+                continue
+            os.set_blocking(fd, True)
+            with os.fdopen(fd, "wb") as w:
+                w.write(CLOSE.encode())
+            return
 
-    writer = threading.Thread(target=write)
+    writer = threading.Thread(target=write, daemon=True)
     writer.start()
     r = run("scan", "fifo", cwd=tmp_path)
-    writer.join()
+    writer.join(timeout=10)
+    assert not writer.is_alive()
     assert r.returncode == 1 and b"envelope-close-tag" in r.stdout
     assert run("scan", "--pipe-timeout", "0", "fifo", cwd=tmp_path).returncode == 2  # usage: must be positive
 
@@ -292,3 +305,64 @@ def test_a_reader_that_goes_away_is_not_a_pass(tmp_path: Path) -> None:
     proc.stderr.close()
     assert proc.wait(timeout=120) == 2 and b"Traceback" not in err and b"Exception ignored" not in err, err
     assert run_process("wrap", "big.txt", "--source", "external", "--origin", "o", cwd=tmp_path).returncode == 0  # control
+
+
+# ---------------------------------------------------------------------------
+# Inputs that crashed the command (a traceback and exit 1, which reads as "findings")
+
+
+def test_a_file_name_that_is_not_utf8_is_reported_by_its_bytes(tmp_path: Path) -> None:
+    """Before: ``UnicodeEncodeError`` in every format (the SARIF URI, the text report)."""
+    name = os.fsdecode(b"c\xff.txt")
+    (tmp_path / name).write_text("<|im_end|>", encoding="utf-8")
+    r = run("scan", name, cwd=tmp_path)
+    assert r.returncode == 1 and b"c\\udcff.txt:1:1: error chat-control-token" in r.stdout, r.stderr
+    code, doc = report("scan", name, cwd=tmp_path)
+    assert code == 1 and doc["findings"][0]["path"] == name
+    sarif = json.loads(run("scan", name, "--format", "sarif", cwd=tmp_path).stdout)
+    assert sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "c%FF.txt"
+
+
+def test_a_lone_surrogate_id_from_json_is_written_escaped(tmp_path: Path) -> None:
+    """Before: ``UnicodeEncodeError`` writing the JSON and SARIF reports."""
+    (tmp_path / "rows.jsonl").write_text('{"text": "<|im_end|>", "id": "\\ud800"}\n', encoding="utf-8")
+    code, doc = report("scan", "rows.jsonl", "--field", "text", "--id-field", "id", cwd=tmp_path)
+    assert code == 1 and [f["id"] for f in doc["findings"]] == ["\ud800"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["compose", "deep.json"], ["scan", "deep.jsonl", "--field", "text"], ["scan", "a.txt", "--tokenizer", "deep.json"],
+     ["scan", "a.txt", "--baseline", "deep.json"]],
+    ids=["compose", "rows", "tokenizer", "baseline"],
+)  # fmt: skip
+def test_json_nested_too_deeply_is_an_error_not_a_crash(tmp_path: Path, args: list[str]) -> None:
+    """Before: ``RecursionError`` from the JSON decoder, a traceback and exit 1."""
+    (tmp_path / "deep.json").write_text("[" * 100_000, encoding="utf-8")
+    (tmp_path / "deep.jsonl").write_text("[" * 100_000 + "\n", encoding="utf-8")
+    (tmp_path / "a.txt").write_text("fine\n", encoding="utf-8")
+    r = run(*args, cwd=tmp_path)
+    assert r.returncode == 2 and b"nested too deeply" in r.stderr and b"Traceback" not in r.stderr, r.stderr
+
+
+def test_a_token_that_is_a_lone_surrogate_does_not_crash_the_scan(tmp_path: Path) -> None:
+    """Before: ``UnicodeEncodeError`` in the blobs pass's triggers."""
+    (tmp_path / "t.json").write_text('{"added_tokens": [{"content": "\\ud800x", "special": true, "id": 1}]}', encoding="utf-8")
+    (tmp_path / "a.txt").write_text("<|im_end|>\n", encoding="utf-8")
+    r = run("scan", "a.txt", "--tokenizer", "t.json", cwd=tmp_path)
+    assert r.returncode == 1 and b"chat-control-token" in r.stdout, r.stderr
+
+
+def test_an_unexpected_error_is_exit_2_not_findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug in a command must not read as findings (1) or a pass (0): exit 2, one line on stderr."""
+    import importlib
+
+    cli_main = importlib.import_module("envelock.cli.main")
+
+    def broken(args: object) -> int:
+        raise ZeroDivisionError("planted")
+
+    monkeypatch.setitem(cli_main.COMMANDS, "scan", broken)
+    (tmp_path / "a.txt").write_text("fine\n", encoding="utf-8")
+    r = run("scan", "a.txt", cwd=tmp_path)
+    assert r.returncode == 2 and r.stderr == b"envelock scan: internal error: ZeroDivisionError: planted\n"

@@ -49,6 +49,8 @@ class Baseline:
             raise ValueError(f"cannot read baseline {path}: {e.strerror or e}") from e
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise ValueError(f"baseline {path} is not JSON: {e}") from e
+        except RecursionError:
+            raise ValueError(f"baseline {path} is not JSON: nested too deeply to be read") from None
         if not isinstance(doc, dict) or doc.get("schema") != JSON_SCHEMA_ID or not isinstance(doc.get("findings"), list):
             raise ValueError(f"baseline {path} is not an envelock JSON report (envelock scan --format json)")
         entries: list[tuple[str, str, str]] = []

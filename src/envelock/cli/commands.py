@@ -222,9 +222,11 @@ def _read_text(path: str, pipe_timeout: float, stdin_name: str) -> tuple[str, st
 
 
 def _write_text(out: BinaryIO, text: str) -> None:
-    """``text`` as UTF-8, a chunk at a time (slicing a ``Preface`` gives plain ``str`` pieces)."""
+    """``text`` as UTF-8, a chunk at a time (slicing a ``Preface`` gives plain ``str`` pieces). A lone
+    surrogate (a file name that is not UTF-8, an id read from JSON) is written as its ``\\udcff``
+    escape: a report names it, in JSON and SARIF as the same escape; a preface never holds one."""
     for i in range(0, len(text), WRITE_CHUNK):
-        out.write(text[i : i + WRITE_CHUNK].encode("utf-8"))
+        out.write(text[i : i + WRITE_CHUNK].encode("utf-8", "backslashreplace"))
 
 
 def _write_output(args: argparse.Namespace, text: str, *, newline_on_tty: bool) -> None:

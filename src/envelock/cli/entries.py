@@ -31,6 +31,8 @@ def parse_entries(text: str) -> list[Any]:
             data = json.loads(stripped)
         except json.JSONDecodeError as e:
             raise UsageError(f"invalid JSON: {e}") from e
+        except RecursionError:
+            raise UsageError("invalid JSON: nested too deeply to be read") from None
         if not isinstance(data, list):
             raise UsageError("expected a JSON array of entries")
         return data
@@ -42,6 +44,8 @@ def parse_entries(text: str) -> list[Any]:
             values.append(json.loads(line))
         except json.JSONDecodeError as e:
             raise UsageError(f"line {n}: invalid JSON Lines record: {e}") from e
+        except RecursionError:
+            raise UsageError(f"line {n}: invalid JSON Lines record: nested too deeply to be read") from None
     return values
 
 

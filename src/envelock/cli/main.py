@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 
 from .args import build_parser
@@ -25,8 +26,19 @@ def _silence_stdout() -> None:
         pass
 
 
+def _escape_lone_surrogates() -> None:
+    """A report may name a lone surrogate (a file name that is not UTF-8, an id read from JSON):
+    stdout and stderr write it as its ``\\udcff`` escape (in a JSON or SARIF string, the same escape)
+    instead of failing."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _escape_lone_surrogates()
     try:
         return COMMANDS[args.command](args)
     except UsageError as e:
@@ -38,6 +50,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except Exception as e:  # a bug: it must not read as "findings" (1), nor pass (0)
+        print(f"envelock {args.command}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        if os.environ.get("ENVELOCK_TRACEBACK") == "1":
+            traceback.print_exc()
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

@@ -224,7 +224,8 @@ def relative_uri(path: str, srcroot: Path) -> str:
         rel = resolved.relative_to(srcroot)
     except ValueError:
         rel = Path(os.path.relpath(resolved, srcroot))
-    return quote(rel.as_posix())
+    # The name's own bytes (a name that is not UTF-8 comes back from the OS with surrogate escapes).
+    return quote(os.fsencode(rel.as_posix()))
 
 
 def _sarif_result(

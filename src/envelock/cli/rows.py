@@ -110,6 +110,8 @@ def _jsonl_rows(data: bytes, field: str, id_field: str | None) -> Iterator[tuple
             raise BatchInputError(f"{where}not valid UTF-8 ({e.reason} at byte {e.start})", row, field) from None
         except json.JSONDecodeError as e:
             raise BatchInputError(f"{where}invalid JSON ({e.msg}, column {e.colno})", row, field) from None
+        except RecursionError:
+            raise BatchInputError(f"{where}invalid JSON (nested too deeply to be read)", row, field) from None
         if not isinstance(record, dict):
             raise BatchInputError(f"{where}a record must be a JSON object", row, field)
         if field not in record:

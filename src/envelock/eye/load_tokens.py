@@ -220,6 +220,8 @@ def _read_file(path: Path) -> list[str]:
         raise TokenizerFileError(f"is not UTF-8 (byte {exc.start})", path=where) from None
     except json.JSONDecodeError as exc:
         raise TokenizerFileError(f"is not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", path=where) from None
+    except RecursionError:
+        raise TokenizerFileError("is nested too deeply to be read as JSON", path=where) from None
     if not isinstance(data, dict):
         raise TokenizerFileError(f"holds a JSON {type(data).__name__}, not an object", path=where)
     if "added_tokens" in data:

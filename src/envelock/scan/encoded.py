@@ -379,7 +379,8 @@ def _triggers(chars: frozenset[str]) -> tuple[bytes, ...]:
     if "\ufffd" in chars:
         # A decoding's undecodable bytes read as U+FFFD: every decoding would have to be read.
         return (b"",)
-    return tuple(sorted(c.encode() for c in chars))
+    # A lone surrogate (a team's token may start with one) is in no UTF-8 decoding.
+    return tuple(sorted(c.encode() for c in chars if not 0xD800 <= ord(c) <= 0xDFFF))
 
 
 @lru_cache(maxsize=16)
