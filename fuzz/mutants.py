@@ -163,8 +163,8 @@ def blob_sift_one_shift() -> None:
     encoded = _mod("envelock.scan.encoded")
     real = backend.native_blob_runs
 
-    def weak_blob_runs(text: str, triggers: tuple[bytes, ...]) -> list[tuple[int, int]] | None:
-        if real(text, triggers) is None:
+    def weak_blob_runs(text: str, triggers: tuple[bytes, ...], b64_min: int, hex_min: int) -> list[tuple[int, int]] | None:
+        if real(text, triggers, b64_min, hex_min) is None:
             return None
         keep = []
         for m in encoded._B64_RE.finditer(text):

@@ -118,8 +118,9 @@ def attribute_injections(text: str, names: list[str]) -> list[tuple[int, int, in
     """(start, end, name start, name end) in code points of every match of ``scan.text._ATTR_INJECTION_RE``
     with ``names`` (ASCII) as its attribute names, ASCII case-insensitively."""
 
-def blob_runs(text: str, triggers: list[bytes], all: bool = False) -> list[tuple[int, int]]:
-    """The base64 runs of ``text`` as ``scan.encoded._B64_RE`` finds them (code points): every one with
+def blob_runs(text: str, triggers: list[bytes], b64_min: int, hex_min: int, all: bool = False) -> list[tuple[int, int]]:
+    """The base64 runs (``b64_min`` or more characters, then up to two ``=``) of ``text`` as
+    ``scan.encoded._B64_RE`` finds them (code points), hex runs ``hex_min`` digits or more: every one with
     ``all``, else only those holding a hex run or, not all digits, decoding (leniently, at any of
     ``_b64_candidates``' shifts) to bytes that hold one of ``triggers`` (``scan.encoded.blob_triggers``)."""
 

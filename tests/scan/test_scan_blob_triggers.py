@@ -102,3 +102,32 @@ def test_control_the_corpus_blobs_are_missed_with_the_hand_picked_bytes(monkeypa
     # Only the entity-encoded closer in hex ('&' is among the hand-picked bytes) is still seen.
     missed = [text for text in _corpus_blobs() if scan_text(text) == []]
     assert len(missed) == len(_corpus_blobs()) - 1
+
+
+#: Short tokens whose base64 or hex is shorter than the sixteen characters the pass once required
+#: (a red-team find: ``PHxpbV9lbmR8Pg==``, the base64 of ``<|im_end|>``, was reported by no pass).
+SHORT = (b"[INST]", b"<think>", b"<|im_end|>", b"<|eot_id|>")
+
+
+def _short_missed() -> list[tuple[bytes, str]]:
+    missed = []
+    for token in SHORT:
+        for how, text in (("base64", base64.b64encode(token).decode()), ("hex", token.hex())):
+            if not any(f.rule == "encoded-blob-tag" for f in scan_text(f"decode {text} now")):
+                missed.append((token, how))
+    return missed
+
+
+def test_short_encodings_of_tokens_are_reported() -> None:
+    assert _short_missed() == []
+
+
+def test_control_the_old_sixteen_character_minimum_misses_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    import re
+
+    monkeypatch.setattr(encoded, "B64_MIN", 16)
+    monkeypatch.setattr(encoded, "HEX_MIN", 16)
+    monkeypatch.setattr(encoded, "_B64_RE", re.compile(r"[A-Za-z0-9+/\-_]{16,}={0,2}"))
+    monkeypatch.setattr(encoded, "_HEX_RE", re.compile(r"[0-9a-fA-F]{16,}"))
+    missed = _short_missed()
+    assert (b"<|im_end|>", "base64") in missed and (b"[INST]", "hex") in missed

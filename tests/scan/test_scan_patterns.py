@@ -119,7 +119,7 @@ def _native_blob_runs(text: str, all: bool) -> list[tuple[int, int]]:
     from envelock.eye.tokens import RESERVED_NAMES
     from envelock.scan._base import Context
 
-    got: list[tuple[int, int]] = _native.blob_runs(text, list(encoded.blob_triggers(Context(RESERVED_NAMES))), all)
+    got: list[tuple[int, int]] = _native.blob_runs(text, list(encoded.blob_triggers(Context(RESERVED_NAMES))), encoded.B64_MIN, encoded.HEX_MIN, all)
     return got
 
 
@@ -148,7 +148,7 @@ def test_control_a_sift_that_decodes_one_shift_only_is_caught(monkeypatch: pytes
     comparison above tells it apart."""
     text = "x" + base64.b64encode(b"x</retrieved_content> and more text here").decode()  # aligned at shift 1
 
-    def shift_zero_only(t: str, triggers: tuple[bytes, ...]) -> list[tuple[int, int]]:
+    def shift_zero_only(t: str, triggers: tuple[bytes, ...], b64_min: int, hex_min: int) -> list[tuple[int, int]]:
         keep = []
         for m in encoded._B64_RE.finditer(t):
             body = m.group().rstrip("=")

@@ -1,6 +1,6 @@
 //! The scanner's base64 runs (`envelock.scan.encoded._scan_blobs`), found and sifted in one pass.
 //!
-//! A run is what `_B64_RE` (`[A-Za-z0-9+/\-_]{16,}={0,2}`) matches: a whole run of 16 or more
+//! A run is what `_B64_RE` (`[A-Za-z0-9+/\-_]{B64_MIN,}={0,2}`) matches: a whole run of that many or more
 //! base64 characters and up to two `=`. The Python pass does two things with a run: it decodes the
 //! hex runs inside it, and it decodes it at four shifts (`_b64_candidates`), reporting only where a
 //! decoding holds one of the caller's trigger sequences (`encoded.blob_triggers`: the UTF-8 of every
@@ -22,10 +22,13 @@ pub struct Triggers {
     lead: [bool; 256],
     seqs: Vec<Vec<u8>>,
     always: bool,
+    /// The shortest base64 run and hex run decoded (`encoded.B64_MIN`, `encoded.HEX_MIN`).
+    b64_min: usize,
+    hex_min: usize,
 }
 
 impl Triggers {
-    pub fn new(seqs: Vec<Vec<u8>>) -> Triggers {
+    pub fn new(seqs: Vec<Vec<u8>>, b64_min: usize, hex_min: usize) -> Triggers {
         let mut lead = [false; 256];
         let mut always = false;
         for q in &seqs {
@@ -34,7 +37,13 @@ impl Triggers {
                 None => always = true,
             }
         }
-        Triggers { lead, seqs, always }
+        Triggers {
+            lead,
+            seqs,
+            always,
+            b64_min,
+            hex_min,
+        }
     }
 
     /// Does `data` hold one of the sequences?
@@ -67,10 +76,20 @@ fn sextet(c: u8) -> u32 {
 /// other than TAB, LF and CR. `_blob_danger` reads no further when it fails.
 fn is_text(data: &[u8]) -> bool {
     let (mut n, mut bad) = (0usize, 0usize);
-    for c in String::from_utf8_lossy(data).chars() {
-        n += 1;
-        if c == '\u{FFFD}' || (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) {
+    // `Utf8Chunks` is what `from_utf8_lossy` replaces by: each invalid part one U+FFFD.
+    for chunk in data.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            n += 1;
+            if c == '\u{FFFD}' || (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) {
+                bad += 1;
+            }
+        }
+        if !chunk.invalid().is_empty() {
+            n += 1;
             bad += 1;
+        }
+        if bad * 10 > data.len() {
+            return false; // more than one in ten of any number of characters the rest can make
         }
     }
     bad * 10 <= n
@@ -78,7 +97,7 @@ fn is_text(data: &[u8]) -> bool {
 
 /// Would `_blob_danger` read `data` further: it holds a trigger and reads as text?
 fn worth_reading(data: &[u8], triggers: &Triggers) -> bool {
-    triggers.found_in(data) && is_text(data)
+    is_text(data) && triggers.found_in(data)
 }
 
 /// Whether the lenient decoding of `chunk` (base64 characters only) is worth reading
@@ -128,13 +147,13 @@ fn hex_value(c: u8) -> u8 {
     }
 }
 
-/// Does a hex run inside the run's body (`_HEX_RE`: 16 or more hex digits, its even-length prefix
+/// Does a hex run inside the run's body (`_HEX_RE`: `HEX_MIN` or more hex digits, its even-length prefix
 /// up to `BLOB_MAX` digits, as the Python pass decodes it) decode to bytes worth reading?
 fn may_hold_hex_trigger(run: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> bool {
     let end = run.iter().rposition(|&c| c != b'=').map_or(0, |i| i + 1);
     let body = &run[..end];
     body.split(|c| !c.is_ascii_hexdigit()).any(|hex| {
-        if hex.len() < 16 {
+        if hex.len() < triggers.hex_min {
             return false;
         }
         let hex = &hex[..(hex.len() & !1).min(BLOB_MAX)];
@@ -168,7 +187,7 @@ pub fn blob_runs(s: &str, all: bool, triggers: &Triggers) -> Vec<(usize, usize)>
         while i < n && in_run(b[i]) {
             i += 1;
         }
-        if i - start < 16 {
+        if i - start < triggers.b64_min {
             continue;
         }
         let mut end = i;
@@ -217,6 +236,8 @@ mod tests {
                 .iter()
                 .map(|t| t.as_bytes().to_vec())
                 .collect(),
+            16,
+            16,
         )
     }
 

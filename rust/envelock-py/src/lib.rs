@@ -797,14 +797,16 @@ fn classes_present(
 /// every one with `all`, else only those its blobs pass could report from, a decoding holding one
 /// of the byte sequences `triggers` (`core::blobs`).
 #[pyfunction]
-#[pyo3(signature = (text, triggers, all = false))]
+#[pyo3(signature = (text, triggers, b64_min, hex_min, all = false))]
 fn blob_runs(
     py: Python<'_>,
     text: &Bound<'_, PyString>,
     triggers: Vec<Vec<u8>>,
+    b64_min: usize,
+    hex_min: usize,
     all: bool,
 ) -> PyResult<Vec<(usize, usize)>> {
-    let triggers = core::Triggers::new(triggers);
+    let triggers = core::Triggers::new(triggers, b64_min, hex_min);
     let triggers = &triggers;
     let mut keep = None;
     let s = self::text(text, &mut keep)?;

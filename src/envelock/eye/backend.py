@@ -282,12 +282,12 @@ def native_attribute_injections(text: str, names: tuple[str, ...]) -> list[tuple
     return _if_native(lambda: _native.attribute_injections(text, list(names)))
 
 
-def native_blob_runs(text: str, triggers: tuple[bytes, ...]) -> list[Span] | None:
+def native_blob_runs(text: str, triggers: tuple[bytes, ...], b64_min: int, hex_min: int) -> list[Span] | None:
     """The base64 runs of ``text`` the scanner's blobs pass could report from (``_native.blob_runs``:
     a hex run or a decoding holding one of the byte sequences ``triggers``), in one native pass;
     ``None`` when the native core is not in use or cannot take ``text``: the caller then takes every
     run of its regex."""
-    return _if_native(lambda: _native.blob_runs(text, list(triggers)))
+    return _if_native(lambda: _native.blob_runs(text, list(triggers), b64_min, hex_min))
 
 
 def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], list[Span]] | None:

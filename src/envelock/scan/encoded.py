@@ -319,13 +319,19 @@ def _cipher_matches(text: str, cre: re.Pattern[str], ctx: Context) -> list[re.Ma
     return out
 
 
-#: A base64 run: a whole run of base64 characters (16 or more), then its padding. No lookbehind is
-#: needed: a match can only start where the one before ended (at a character outside the run) or
-#: where a shorter run failed, so it is always a whole run.
-_B64_RE = re.compile(r"[A-Za-z0-9+/\-_]{16,}={0,2}")
-#: A whole run of 16 or more hex digits (same reasoning); its even-length prefix is decoded (the
-#: pairs a ``(?<!hex)(?:hex{2}){8,}`` match would take, in a third of the time).
-_HEX_RE = re.compile(r"[0-9a-fA-F]{16,}")
+#: The shortest runs decoded: eight base64 characters are six bytes (``[INST]`` is ``W0lOU1Rd``,
+#: ``<|im_end|>`` fourteen and its padding), twelve hex digits six bytes. Shorter ones hold no tag
+#: or token worth a warning; the native sift is handed the same numbers.
+B64_MIN, HEX_MIN = 8, 12
+#: A base64 run: a whole run of base64 characters (``B64_MIN`` or more), then its padding. No
+#: lookbehind is needed: a match can only start where the one before ended (at a character outside
+#: the run) or where a shorter run failed, so it is always a whole run.
+_B64_RE = re.compile(rf"[A-Za-z0-9+/\-_]{{{B64_MIN},}}={{0,2}}")
+#: A whole run of ``HEX_MIN`` or more hex digits (same reasoning); its even-length prefix is decoded
+#: (the pairs a ``(?<!hex)(?:hex{2}){6,}`` match would take, in a third of the time).
+_HEX_RE = re.compile(rf"[0-9a-fA-F]{{{HEX_MIN},}}")
+if HEX_MIN < B64_MIN:
+    raise ImportError("a hex run must be long enough to lie inside a base64 run")  # pragma: no cover
 _BIN_RE = re.compile(r"[01]{8}(?:[ \t]{1,2}[01]{8}){3,}")
 
 
@@ -405,7 +411,7 @@ def _blob_danger(data: bytes, ctx: Context) -> str | None:
 
 
 def _scan_blobs(text: str, ctx: Context, out: list[_Raw]) -> None:
-    # Hex digits are base64 characters, so every run of 16 or more hex digits lies inside a base64
+    # Hex digits are base64 characters, so every run of HEX_MIN or more hex digits lies inside a base64
     # run (and a run that reaches the base64 run's end is whole in the text too): the hex runs are
     # looked for only inside base64 runs that hold the hex of a trigger's first byte, not in a
     # second pass over the text.
@@ -414,7 +420,7 @@ def _scan_blobs(text: str, ctx: Context, out: list[_Raw]) -> None:
     hex_runs: list[re.Match[str]] = []
     triggers = blob_triggers(ctx)
     marks = _hex_marks(triggers)
-    runs = backend.native_blob_runs(text, triggers)
+    runs = backend.native_blob_runs(text, triggers, B64_MIN, HEX_MIN)
     for start, end in runs if runs is not None else (m.span() for m in _B64_RE.finditer(text)):
         run = text[start:end]
         low = run.lower()
