@@ -85,14 +85,16 @@ RULES = {
     "lt_names": (
         r"^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|GREATER|VERTICAL|PRESENTATION FORM))"
         r"(?:.*LESS-THAN.*|.*LEFT-POINTING (?:\w+ )?ANGLE.*|.*LEFT (?:\w+ )?ANGLE BRACKET.*"
-        r"|MODIFIER LETTER (?:LOW )?LEFT ARROWHEAD|(?:DOUBLE )?PRECEDES"
-        r"|.*LEFT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:NOT )?NORMAL SUBGROUP OF)$"
+        r"|MODIFIER LETTER (?:LOW )?LEFT ARROWHEAD|(?:DOUBLE )?PRECEDES(?: UNDER RELATION)?"
+        r"|.*LEFT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:NOT )?NORMAL SUBGROUP OF"
+        r"|LARGE LEFT TRIANGLE OPERATOR|LEFTWARDS TRIANGLE ARROWHEAD)$"
     ),
     "gt_names": (
         r"^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|LESS-THAN|VERTICAL|PRESENTATION FORM))"
         r"(?:.*GREATER-THAN.*|.*RIGHT-POINTING (?:\w+ )?ANGLE.*|.*RIGHT (?:\w+ )?ANGLE BRACKET.*"
-        r"|MODIFIER LETTER (?:LOW )?RIGHT ARROWHEAD|(?:DOUBLE )?SUCCEEDS"
-        r"|.*RIGHT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:DOES NOT )?CONTAINS? AS NORMAL SUBGROUP)$"
+        r"|MODIFIER LETTER (?:LOW )?RIGHT ARROWHEAD|(?:DOUBLE )?SUCCEEDS(?: UNDER RELATION)?"
+        r"|.*RIGHT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:DOES NOT )?CONTAINS? AS NORMAL SUBGROUP"
+        r"|LARGE RIGHT TRIANGLE OPERATOR|RIGHTWARDS TRIANGLE ARROWHEAD)$"
     ),
     "slash_names": (
         r"^(?!.*REVERSE)(?:.*SOLIDUS.*|FRACTION SLASH|DIVISION SLASH"
@@ -483,14 +485,17 @@ class Tables:
         return table
 
     def by_name(self, rule: str, target: str, *, cats_ok: Callable[[str], bool] | None = None) -> list[int]:
-        """Code points whose name matches ``RULES[rule]``, or that fold or look like ``target``."""
+        """Code points whose name matches ``RULES[rule]``, or that fold or look like ``target``: NFKC
+        gives it, or the UTS #39 prototype is ``target`` once or repeated (``⨠`` is ``>>``, ``⋘``
+        ``<<<``: a reader takes the first for the closer it is drawn as)."""
         pat = re.compile(RULES[rule])
         out: set[int] = set()
         for cp in self.cps:
             c = chr(cp)
             if cp in self.skip or cp in self.ign_set:
                 continue
-            if pat.match(ud.name(c, "")) or fold(c) == target or self.confuse(c) == target:
+            proto = self.confuse(c)
+            if pat.match(ud.name(c, "")) or fold(c) == target or (proto and proto == target * len(proto)):
                 out.add(cp)
             elif cats_ok is not None and cats_ok(c) and fold(self.confuse(c)) == target:
                 out.add(cp)

@@ -96,3 +96,12 @@ def test_fast_equals_reference_edges(text: str, level: Level) -> None:
 def test_impl_switch() -> None:
     """``envelock.escape`` chose one implementation at import; the conftest fixture ``impl`` runs core tests over all."""
     assert E.implementation() in E.IMPLEMENTATIONS
+
+
+@pytest.mark.parametrize("text", ["<0" + " " * 29 + "x:retrieved_content", "<0 x:retrieved_content", "<o\tx:retrieved_content", "<9  ab:retrieved_content"])
+@pytest.mark.parametrize("level", LEVELS)
+def test_a_namespace_prefix_with_blanks_after_a_dead_letter(text: str, level: Level) -> None:
+    """A hypothesis find (CI profile): the fast path's namespace run held no blank, so after a letter
+    that starts no name (``0`` reads ``o``) it was sure of ``<0 x:retrieved_content`` while the
+    reference reads ``0 x:`` as a namespace prefix and escapes the opener."""
+    assert F.defang(text, level=level) == R.defang(text, level=level) != text

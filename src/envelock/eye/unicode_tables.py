@@ -10,8 +10,8 @@ Rules (regexes over character names; see the generator's docstring):
 * ``skip_by_exclusion``: ``ASCII: whitespace, controls and - _ . \ only. Every other code point (assigned or not, private use, surrogates) except the structural sets (openers, closers, slashes, bars, brackets, quotes, !/? look-alikes) and letters/numbers (L* but Lm, N*): read past. One with a reading (READINGS) keeps both: skipped or that letter. A letter in the narrow blank set, or whose UTS #39 prototype is only skipped characters, is skipped too``
 * ``skip_categories``: ``Zs Zl Zp Cc Cf Mn Mc Me Pd Pc``
 * ``skip_names``: ``^(?:BRAILLE PATTERN BLANK|IDEOGRAPHIC HALF FILL SPACE|.* GAP FILLER(?:-\d)?|.* SPACE FILLER|EGYPTIAN HIEROGLYPH (?:FULL|HALF) BLANK|MUSICAL SYMBOL NULL NOTEHEAD|BOX DRAWINGS (?:LIGHT|HEAVY|DOUBLE)(?: (?:DOUBLE|TRIPLE|QUADRUPLE) DASH)? HORIZONTAL|BOX DRAWINGS (?:LIGHT|HEAVY) (?:LEFT|RIGHT)|HORIZONTAL LINE EXTENSION|HORIZONTAL SCAN LINE-\d|MODIFIER LETTER (?:LOW )?MACRON|MODIFIER LETTER (?:LOW )?(?:MINUS SIGN|EN DASH)|OVERLINE|.*LOW LINE|.*HYPHEN.*|.* DASH)$``
-* ``lt_names``: ``^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|GREATER|VERTICAL|PRESENTATION FORM))(?:.*LESS-THAN.*|.*LEFT-POINTING (?:\w+ )?ANGLE.*|.*LEFT (?:\w+ )?ANGLE BRACKET.*|MODIFIER LETTER (?:LOW )?LEFT ARROWHEAD|(?:DOUBLE )?PRECEDES|.*LEFT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:NOT )?NORMAL SUBGROUP OF)$``
-* ``gt_names``: ``^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|LESS-THAN|VERTICAL|PRESENTATION FORM))(?:.*GREATER-THAN.*|.*RIGHT-POINTING (?:\w+ )?ANGLE.*|.*RIGHT (?:\w+ )?ANGLE BRACKET.*|MODIFIER LETTER (?:LOW )?RIGHT ARROWHEAD|(?:DOUBLE )?SUCCEEDS|.*RIGHT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:DOES NOT )?CONTAINS? AS NORMAL SUBGROUP)$``
+* ``lt_names``: ``^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|GREATER|VERTICAL|PRESENTATION FORM))(?:.*LESS-THAN.*|.*LEFT-POINTING (?:\w+ )?ANGLE.*|.*LEFT (?:\w+ )?ANGLE BRACKET.*|MODIFIER LETTER (?:LOW )?LEFT ARROWHEAD|(?:DOUBLE )?PRECEDES(?: UNDER RELATION)?|.*LEFT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:NOT )?NORMAL SUBGROUP OF|LARGE LEFT TRIANGLE OPERATOR|LEFTWARDS TRIANGLE ARROWHEAD)$``
+* ``gt_names``: ``^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|LESS-THAN|VERTICAL|PRESENTATION FORM))(?:.*GREATER-THAN.*|.*RIGHT-POINTING (?:\w+ )?ANGLE.*|.*RIGHT (?:\w+ )?ANGLE BRACKET.*|MODIFIER LETTER (?:LOW )?RIGHT ARROWHEAD|(?:DOUBLE )?SUCCEEDS(?: UNDER RELATION)?|.*RIGHT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:DOES NOT )?CONTAINS? AS NORMAL SUBGROUP|LARGE RIGHT TRIANGLE OPERATOR|RIGHTWARDS TRIANGLE ARROWHEAD)$``
 * ``slash_names``: ``^(?!.*REVERSE)(?:.*SOLIDUS.*|FRACTION SLASH|DIVISION SLASH|BOX DRAWINGS LIGHT DIAGONAL UPPER RIGHT TO LOWER LEFT)$``
 * ``bar_names``: ``^(?:(?:.* )?VERTICAL (?:LINE|BAR)(?: EXTENSION| WITH QUILL| DELIMITER)?|DIVIDES|.*PASEQ|.*PALOCHKA|(?:LEFT |RIGHT )?(?:DOUBLE |TRIPLE |WHITE |LIGHT |MEDIUM |HEAVY )?VERTICAL (?:LINE|BAR)|BOX DRAWINGS (?:LIGHT|HEAVY|DOUBLE)(?: (?:DOUBLE|TRIPLE|QUADRUPLE) DASH)? VERTICAL|HALFWIDTH FORMS LIGHT VERTICAL|(?:FULLWIDTH )?BROKEN BAR)$``
 * ``lbracket_names``: ``^(?!PRESENTATION FORM)(?:.*LEFT (?:\w+ )?SQUARE BRACKET.*|LEFT (?:BLACK|WHITE) LENTICULAR BRACKET)$``
@@ -472,9 +472,10 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x2017, 0x2017),
     (0x2020, 0x2031),
     (0x2038, 0x2038),
-    (0x203B, 0x2040),
+    (0x203B, 0x203B),
+    (0x203D, 0x2040),
     (0x2042, 0x2043),
-    (0x2047, 0x204A),
+    (0x2048, 0x204A),
     (0x204C, 0x2056),
     (0x2058, 0x2059),
     (0x205B, 0x206F),
@@ -533,7 +534,7 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x229B, 0x229C),
     (0x229E, 0x229F),
     (0x22A1, 0x22A3),
-    (0x22A5, 0x22B1),
+    (0x22A5, 0x22AF),
     (0x22B4, 0x22B9),
     (0x22BC, 0x22BC),
     (0x22BE, 0x22C0),
@@ -668,7 +669,9 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x29FE, 0x2A01),
     (0x2A03, 0x2A05),
     (0x2A0C, 0x2A0C),
-    (0x2A1D, 0x2A2E),
+    (0x2A1D, 0x2A1D),
+    (0x2A1F, 0x2A1F),
+    (0x2A21, 0x2A2E),
     (0x2A33, 0x2A35),
     (0x2A38, 0x2A3A),
     (0x2A3C, 0x2A3E),
@@ -1445,7 +1448,8 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x1F86C, 0x1F872),
     (0x1F874, 0x1F87A),
     (0x1F87C, 0x1F882),
-    (0x1F884, 0x1F892),
+    (0x1F884, 0x1F88F),
+    (0x1F891, 0x1F891),
     (0x1F894, 0x1F896),
     (0x1F898, 0x1F89A),
     (0x1F89C, 0x1F8B2),
@@ -1834,9 +1838,10 @@ STAND_IN_RANGES: tuple[tuple[int, int], ...] = (
     (0x2020, 0x2027),
     (0x2030, 0x2031),
     (0x2038, 0x2038),
-    (0x203B, 0x2040),
+    (0x203B, 0x203B),
+    (0x203D, 0x2040),
     (0x2042, 0x2043),
-    (0x2047, 0x204A),
+    (0x2048, 0x204A),
     (0x204C, 0x2056),
     (0x2058, 0x2059),
     (0x205B, 0x205E),
@@ -1898,7 +1903,7 @@ STAND_IN_RANGES: tuple[tuple[int, int], ...] = (
     (0x229B, 0x229C),
     (0x229E, 0x229F),
     (0x22A1, 0x22A3),
-    (0x22A5, 0x22B1),
+    (0x22A5, 0x22AF),
     (0x22B4, 0x22B9),
     (0x22BC, 0x22BC),
     (0x22BE, 0x22C0),
@@ -2033,7 +2038,9 @@ STAND_IN_RANGES: tuple[tuple[int, int], ...] = (
     (0x29FE, 0x2A01),
     (0x2A03, 0x2A05),
     (0x2A0C, 0x2A0C),
-    (0x2A1D, 0x2A2E),
+    (0x2A1D, 0x2A1D),
+    (0x2A1F, 0x2A1F),
+    (0x2A21, 0x2A2E),
     (0x2A33, 0x2A35),
     (0x2A38, 0x2A3A),
     (0x2A3C, 0x2A3E),
@@ -2762,7 +2769,8 @@ STAND_IN_RANGES: tuple[tuple[int, int], ...] = (
     (0x1F86C, 0x1F872),
     (0x1F874, 0x1F87A),
     (0x1F87C, 0x1F882),
-    (0x1F884, 0x1F892),
+    (0x1F884, 0x1F88F),
+    (0x1F891, 0x1F891),
     (0x1F894, 0x1F896),
     (0x1F898, 0x1F89A),
     (0x1F89C, 0x1F8B2),
@@ -18583,6 +18591,7 @@ LT_LOOKALIKES: tuple[int, ...] = (
     0x226A,  # MUCH LESS-THAN
     0x226E,  # NOT LESS-THAN
     0x227A,  # PRECEDES
+    0x22B0,  # PRECEDES UNDER RELATION
     0x22B2,  # NORMAL SUBGROUP OF
     0x22D6,  # LESS-THAN WITH DOT
     0x22D8,  # VERY MUCH LESS-THAN
@@ -18607,6 +18616,7 @@ LT_LOOKALIKES: tuple[int, ...] = (
     0x2996,  # DOUBLE RIGHT ARC LESS-THAN BRACKET
     0x29C0,  # CIRCLED LESS-THAN
     0x29FC,  # LEFT-POINTING CURVED ANGLE BRACKET
+    0x2A1E,  # LARGE LEFT TRIANGLE OPERATOR
     0x2A79,  # LESS-THAN WITH CIRCLE INSIDE
     0x2A7B,  # LESS-THAN WITH QUESTION MARK ABOVE
     0x2AA1,  # DOUBLE NESTED LESS-THAN
@@ -18623,6 +18633,7 @@ LT_LOOKALIKES: tuple[int, ...] = (
     0x1CE07,  # TOP LEFT BLACK LEFT-POINTING SMALL TRIANGLE
     0x1D236,  # GREEK INSTRUMENTAL NOTATION SYMBOL-40
     0x1F780,  # BLACK LEFT-POINTING ISOSCELES RIGHT TRIANGLE
+    0x1F890,  # LEFTWARDS TRIANGLE ARROWHEAD
 )
 
 #: Characters a reader may take for '>' (gt_names rule, NFKC, UTS #39).
@@ -18635,6 +18646,7 @@ GT_LOOKALIKES: tuple[int, ...] = (
     0x226B,  # MUCH GREATER-THAN
     0x226F,  # NOT GREATER-THAN
     0x227B,  # SUCCEEDS
+    0x22B1,  # SUCCEEDS UNDER RELATION
     0x22B3,  # CONTAINS AS NORMAL SUBGROUP
     0x22D7,  # GREATER-THAN WITH DOT
     0x22D9,  # VERY MUCH GREATER-THAN
@@ -18660,6 +18672,7 @@ GT_LOOKALIKES: tuple[int, ...] = (
     0x2995,  # DOUBLE LEFT ARC GREATER-THAN BRACKET
     0x29C1,  # CIRCLED GREATER-THAN
     0x29FD,  # RIGHT-POINTING CURVED ANGLE BRACKET
+    0x2A20,  # Z NOTATION SCHEMA PIPING
     0x2A7A,  # GREATER-THAN WITH CIRCLE INSIDE
     0x2A7C,  # GREATER-THAN WITH QUESTION MARK ABOVE
     0x2AA2,  # DOUBLE NESTED GREATER-THAN
@@ -18676,6 +18689,7 @@ GT_LOOKALIKES: tuple[int, ...] = (
     0x1CC82,  # STRIPED RIGHT-POINTING TRIANGLE
     0x1D237,  # GREEK INSTRUMENTAL NOTATION SYMBOL-42
     0x1F782,  # BLACK RIGHT-POINTING ISOSCELES RIGHT TRIANGLE
+    0x1F892,  # RIGHTWARDS TRIANGLE ARROWHEAD
 )
 
 #: Characters a reader may take for '/' (slash_names rule, NFKC, UTS #39).
@@ -18956,6 +18970,8 @@ BANG_CHARACTERS: tuple[int, ...] = (
     0x0294,  # LATIN LETTER GLOTTAL STOP
     0x097D,  # DEVANAGARI LETTER GLOTTAL STOP
     0x13AE,  # CHEROKEE LETTER HE
+    0x203C,  # DOUBLE EXCLAMATION MARK
+    0x2047,  # DOUBLE QUESTION MARK
     0x2754,  # WHITE QUESTION MARK ORNAMENT
     0x2755,  # WHITE EXCLAMATION MARK ORNAMENT
     0x2762,  # HEAVY EXCLAMATION MARK ORNAMENT
@@ -19696,9 +19712,10 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x2017, 0x2017),
     (0x2020, 0x2031),
     (0x2038, 0x2038),
-    (0x203B, 0x2040),
+    (0x203B, 0x203B),
+    (0x203D, 0x2040),
     (0x2042, 0x2043),
-    (0x2047, 0x204A),
+    (0x2048, 0x204A),
     (0x204C, 0x2056),
     (0x2058, 0x2059),
     (0x205B, 0x206F),
@@ -19758,7 +19775,7 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x229B, 0x229C),
     (0x229E, 0x229F),
     (0x22A1, 0x22A3),
-    (0x22A5, 0x22B1),
+    (0x22A5, 0x22AF),
     (0x22B4, 0x22B9),
     (0x22BC, 0x22BC),
     (0x22BE, 0x22C0),
@@ -19893,7 +19910,9 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x29FE, 0x2A01),
     (0x2A03, 0x2A05),
     (0x2A0C, 0x2A0C),
-    (0x2A1D, 0x2A2E),
+    (0x2A1D, 0x2A1D),
+    (0x2A1F, 0x2A1F),
+    (0x2A21, 0x2A2E),
     (0x2A33, 0x2A35),
     (0x2A38, 0x2A3A),
     (0x2A3C, 0x2A3E),
@@ -20548,7 +20567,8 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x1F86C, 0x1F872),
     (0x1F874, 0x1F87A),
     (0x1F87C, 0x1F882),
-    (0x1F884, 0x1F892),
+    (0x1F884, 0x1F88F),
+    (0x1F891, 0x1F891),
     (0x1F894, 0x1F896),
     (0x1F898, 0x1F89A),
     (0x1F89C, 0x1F8B2),
@@ -20842,7 +20862,7 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x229B, 0x229C),
     (0x229E, 0x229F),
     (0x22A1, 0x22A3),
-    (0x22A5, 0x22B1),
+    (0x22A5, 0x22AF),
     (0x22B4, 0x22B9),
     (0x22BC, 0x22BC),
     (0x22BE, 0x22C0),
@@ -20983,7 +21003,8 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x29FE, 0x2A01),
     (0x2A03, 0x2A05),
     (0x2A0C, 0x2A0C),
-    (0x2A1D, 0x2A1F),
+    (0x2A1D, 0x2A1D),
+    (0x2A1F, 0x2A1F),
     (0x2A21, 0x2A26),
     (0x2A28, 0x2A28),
     (0x2A2B, 0x2A2E),
@@ -21350,7 +21371,7 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x1F874, 0x1F87A),
     (0x1F87C, 0x1F882),
     (0x1F884, 0x1F887),
-    (0x1F890, 0x1F892),
+    (0x1F891, 0x1F891),
     (0x1F894, 0x1F896),
     (0x1F898, 0x1F89A),
     (0x1F89C, 0x1F8AD),
@@ -22164,6 +22185,7 @@ LT_REFERENCES: tuple[tuple[str, bool, tuple[str, ...]], ...] = (
     ('lparlt', False, ()),
     ('lsaquo', False, ()),
     ('ltrPar', False, ()),
+    ('prurel', False, ()),
     ('langd', False, ()),
     ('laquo', True, ()),
     ('ltcir', False, ()),
@@ -22193,7 +22215,7 @@ LT_REFERENCES: tuple[tuple[str, bool, tuple[str, ...]], ...] = (
 )
 
 #: Numbers whose numeric reference decodes to one (LT).
-LT_NUMERIC: tuple[int, ...] = (0x3C, 0x8B, 0xAB, 0x2C2, 0x2F1, 0x1438, 0x16B2, 0x2039, 0x226A, 0x226E, 0x227A, 0x22B2, 0x22D6, 0x22D8, 0x22EA, 0x2329, 0x2343, 0x23EA, 0x23F4, 0x25C0, 0x25C1, 0x25C2, 0x25C3, 0x25C4, 0x25C5, 0x276C, 0x276E, 0x2770, 0x27E8, 0x27EA, 0x2991, 0x2993, 0x2996, 0x29C0, 0x29FC, 0x2A79, 0x2A7B, 0x2AA1, 0x2AA3, 0x2AA6, 0x2ABB, 0x2AF7, 0x2BC7, 0x3008, 0x300A, 0xFE64, 0xFF1C, 0x1CC80, 0x1CE07, 0x1D236, 0x1F780,)
+LT_NUMERIC: tuple[int, ...] = (0x3C, 0x8B, 0xAB, 0x2C2, 0x2F1, 0x1438, 0x16B2, 0x2039, 0x226A, 0x226E, 0x227A, 0x22B0, 0x22B2, 0x22D6, 0x22D8, 0x22EA, 0x2329, 0x2343, 0x23EA, 0x23F4, 0x25C0, 0x25C1, 0x25C2, 0x25C3, 0x25C4, 0x25C5, 0x276C, 0x276E, 0x2770, 0x27E8, 0x27EA, 0x2991, 0x2993, 0x2996, 0x29C0, 0x29FC, 0x2A1E, 0x2A79, 0x2A7B, 0x2AA1, 0x2AA3, 0x2AA6, 0x2ABB, 0x2AF7, 0x2BC7, 0x3008, 0x300A, 0xFE64, 0xFF1C, 0x1CC80, 0x1CE07, 0x1D236, 0x1F780, 0x1F890,)
 
 #: Named references that decode to an opener (LBRACKET; references rule):
 #: (name, legacy: also without ';', exclusions: continuations that make a longer name).

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import codecs
+import html
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -120,7 +122,7 @@ def _snippet(text: str, start: int, end: int) -> str:
 _ESC_RE = re.compile(
     r"\\{1,4}(?:u([0-9a-fA-F]{4})|u\{([0-9a-fA-F]{1,6})\}|x([0-9a-fA-F]{2})|x\{([0-9a-fA-F]{1,6})\}|U([0-9a-fA-F]{8})"
     r"|([0-7]{3})|([0-9a-fA-F]{1,6}) ?)"
-    r"|%[uU]([0-9a-fA-F]{4})|=([0-9A-Fa-f]{2})|\+(AD[w4]|AC8)-?"
+    r"|%[uU]([0-9a-fA-F]{4})|=([0-9A-Fa-f]{2})|\+(AD[w4]|AC8)-?|\+([A-Za-z0-9+/]{2,16})-"
 )
 _UTF7 = {"ADw": "<", "AD4": ">", "AC8": "/"}
 
@@ -128,6 +130,12 @@ _UTF7 = {"ADw": "<", "AD4": ">", "AC8": "/"}
 def _esc_char(m: re.Match[str]) -> str:
     if m.group(10):
         return _UTF7[m.group(10)]
+    if m.group(11):
+        # A UTF-7 segment closed by ``-`` (``+AF8-`` is ``_``), decoded whole.
+        try:
+            return codecs.decode(f"+{m.group(11)}-".encode("ascii"), "utf-7")
+        except UnicodeDecodeError:
+            return m.group()
     for g, base in ((1, 16), (2, 16), (3, 16), (4, 16), (5, 16), (6, 8), (7, 16), (8, 16), (9, 16)):
         v = m.group(g)
         if v is not None:
@@ -139,8 +147,13 @@ def _esc_char(m: re.Match[str]) -> str:
 
 
 def _decode_escapes(window: str) -> str:
+    """``window`` with its escapes decoded, in up to three rounds (an escape of an escape): HTML
+    references, quoted-printable soft line breaks, backslash, ``%uXXXX``, quoted-printable and UTF-7
+    forms (``_ESC_RE``), then percent-encoded UTF-8."""
     for _ in range(3):
-        new = unquote(_ESC_RE.sub(_esc_char, window), errors="replace")
+        plain = html.unescape(window) if "&" in window else window
+        plain = plain.replace("=\r\n", "").replace("=\n", "") if "=\n" in plain or "=\r\n" in plain else plain
+        new = unquote(_ESC_RE.sub(_esc_char, plain), errors="replace")
         if new == window:
             break
         window = new

@@ -9,6 +9,7 @@ import heapq
 import re
 from collections.abc import Iterator
 from functools import lru_cache
+from html.entities import html5
 
 from ..eye import backend
 from ..eye.reader import (
@@ -100,6 +101,13 @@ def _utf8_run(prefix: str) -> str:
 
 
 _BACKSLASH_X = r"\\{1,4}x"
+#: The characters an escape starts with: an escaped character that decodes to one of them is the
+#: first layer of another escape (``%5Cu003c`` is ``\\u003c``).
+_INTRODUCERS = frozenset("%\\=+")
+#: The HTML named references for them (from the HTML5 table: ``percnt``, ``bsol``, ``equals``, ``plus``).
+_INTRODUCER_NAMES = tuple(sorted({k.rstrip(";") for k, v in html5.items() if v in _INTRODUCERS}, key=lambda k: (-len(k), k)))
+if not _INTRODUCER_NAMES:
+    raise ImportError("the HTML5 table names none of % \\ = +")  # pragma: no cover
 #: The schemes, each starting with its own literal character (``%``, ``=``, ``\\``, ``+``).
 _SCHEMES = (
     rf"(?P<pct>{_PCT}(?:[uU](?P<pu>[0-9a-fA-F]{{4}})|{_utf8_run(_PCT)}))",
@@ -108,6 +116,8 @@ _SCHEMES = (
     r"|u\{(?P<ub>[0-9a-fA-F]{1,6})\}|x\{(?P<xb>[0-9a-fA-F]{1,6})\}"
     rf"|U(?P<U>[0-9a-fA-F]{{8}})|(?P<x>x{_utf8_run(_BACKSLASH_X)})|(?P<digits>[0-9a-fA-F]{{1,6}})(?P<sp> ?))",
     r"\+(?P<utf7>[A-Za-z0-9+/]{2,16})-?",
+    # An HTML reference for an escape's first character (``&#37;3C``, ``&bsol;u003c``): a second layer.
+    rf"(?P<ref>&(?:#[xX](?P<rx>[0-9a-fA-F]{{1,6}})|#(?P<rd>[0-9]{{1,7}})|(?P<rn>{'|'.join(_INTRODUCER_NAMES)}));?)",
 )
 _ENC_OPENER_RE = re.compile("|".join(_SCHEMES))
 
@@ -156,7 +166,8 @@ def _bytes_read(data: bytes) -> set[str]:
 
 
 def _decodings(m: re.Match[str]) -> set[str]:
-    """What an encoded character can decode to (fail closed: every reading of an ambiguous one)."""
+    """What an escape can decode to (fail closed: every reading of an ambiguous one): one character,
+    or for a UTF-7 segment all it holds."""
     # The groups that took part (of the one scheme that matched: _Candidates runs one pass per scheme).
     g = {k: v for k, v in m.groupdict().items() if v is not None}
     if "pu" in g:
@@ -169,9 +180,13 @@ def _decodings(m: re.Match[str]) -> set[str]:
         return _bytes_read(bytes.fromhex(re.sub(r"\\+x|^x", "", g["x"])))
     if "utf7" in g:
         try:
-            return {codecs.decode(f"+{g['utf7']}-".encode("ascii"), "utf-7")[:1]}
+            return {codecs.decode(f"+{g['utf7']}-".encode("ascii"), "utf-7")}
         except UnicodeDecodeError:
             return set()
+    if "ref" in g:
+        if "rn" in g:
+            return {html5[g["rn"] + ";"]}
+        return {_code_point(int(g["rx"], 16) if "rx" in g else int(g["rd"]))}
     if "u" in g and len(g["u"]) > 4:
         # A surrogate pair (JSON's form of a character above U+FFFF).
         hi, lo = int(g["u"][:4], 16), int(g["u"][-4:], 16)
@@ -195,15 +210,21 @@ def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
     names = _name_maps(ctx)[0]
     # The encoded characters that can start a tag or token (start, end, what they decode to), in
     # order; a decision is made once per distinct escape (hostile text repeats one).
-    seen: dict[str, tuple[str, ...]] = {}
+    seen: dict[str, tuple[tuple[str, ...], bool]] = {}
     found: list[tuple[int, int, tuple[str, ...]]] = []
+    layered: list[int] = []
     for m in _ENC_CANDIDATE_RE.finditer(text):
         key = m.group()
-        opens = seen.get(key)
-        if opens is None:
-            opens = seen[key] = tuple(sorted(c for c in _decodings(m) if c in starts))
-        if opens:
-            found.append((m.start(), m.end(), opens))
+        known = seen.get(key)
+        if known is None:
+            decoded = _decodings(m)
+            # An HTML reference counts only as a layer: one for an opener is the openers pass's.
+            direct = () if m.groupdict().get("ref") is not None else tuple(sorted(d for d in decoded if d[:1] in starts))
+            known = seen[key] = (direct, any(d[:1] in _INTRODUCERS for d in decoded))
+        if known[0]:
+            found.append((m.start(), m.end(), known[0]))
+        elif known[1]:
+            layered.append(m.start())
     # (A CSS escape's one trailing space is part of it: ``\3c /x`` is ``</x``.)
     # Where the next encoded opener (angle, bracket, reference) starts, after each: a reading stops
     # at an opener, so a window ends there (a ``<`` stands for it) and one right in front of another
@@ -212,11 +233,11 @@ def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
     following = n
     for k in range(len(found) - 1, -1, -1):
         nxt[k] = following
-        if not openers.isdisjoint(found[k][2]):
+        if any(d[0] in openers for d in found[k][2]):
             following = found[k][0]
     tokens = _exact_prefixes(names.exact)
     for k, (s, e, opens) in enumerate(found):
-        if openers.isdisjoint(opens):
+        if not any(d[0] in openers for d in opens):
             # The first character of an exact token alone (``>`` of ``>>TITLE<<``, ``]`` of ``]~b]``):
             # the token is followed one decoded character at a time, as long as it can go on.
             token = _encoded_exact(text, e, opens, tokens)
@@ -236,10 +257,32 @@ def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
             while e < lim and not text[e].isspace():
                 e += 1
             out.append(_Raw(ENCODED_TAG.id, "warning", f"encoded form of {danger!r}", s, e))
+    _scan_layered(text, layered, ctx, names, out)
     cre, labels = _cipher_re(ctx.reserved)
     for m in _cipher_matches(text, cre, ctx):
         key = re.sub(r"[ \t_\-]", "", m.group()).lower()
         out.append(_Raw(ENCODED_TAG.id, "warning", f"{labels.get(key, 'encoded reserved name')}", m.start(), m.end()))
+
+
+def _scan_layered(text: str, layered: list[int], ctx: Context, names: Names, out: list[_Raw]) -> None:
+    """Escapes of an escape's first character (``%5Cu003c``, ``&#37;3C``): a window from each, up to
+    the next one, decoded in up to three rounds (``_decode_escapes``), is read for a tag or token it
+    starts with. Each character is decoded once (the windows do not overlap): linear."""
+    n = len(text)
+    starts = None
+    for k, s in enumerate(layered):
+        end = min(s + 192, layered[k + 1] if k + 1 < len(layered) else n)
+        decoded = _decode_escapes(text[s:end])
+        if starts is None:
+            starts = _opener_starts(ctx)
+        if decoded[:1] not in starts:
+            continue
+        danger = _encoded_danger(decoded, ctx, names)
+        if danger is not None:
+            e = s
+            while e < end and not text[e].isspace():
+                e += 1
+            out.append(_Raw(ENCODED_TAG.id, "warning", f"encoded form of {danger!r}", s, e))
 
 
 @lru_cache(maxsize=16)

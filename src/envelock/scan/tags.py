@@ -184,6 +184,9 @@ _PLAIN_NAME_RE = re.compile("[^&\\s" + re.escape("".join(sorted(_PIPE | _GT | _L
 
 
 _PIPE_STOPS = _PIPE | _GT | _LT
+#: The first characters after ``<|`` on which _pipe_token gives up at once: a bar, closer or opener,
+#: but not a letter or number drawn as a bar (``<|Ⅰm_end|>`` reads on).
+_PIPE_FIRST_STOPS = frozenset(c for c in _PIPE_STOPS if not (c in _PIPE and c.isalnum()))
 #: The plain form ``NAME|>`` (printable ASCII name, then ``|>`` at once), which the loop of
 #: ``_pipe_token`` reads exactly as written: matched in one step. The name holds no reference
 #: (``&``), no bar, closer or opener, no blank and no invisible character; the bar must lie inside
@@ -229,7 +232,10 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
             word = "".join(name)
             if gt >= 0 and any(c.isalnum() for c in word):
                 return _Hit("pipe", f"<|{word}|>", slash, gt, True)
-            return None
+            if not ch.isalnum():
+                return None
+            # A letter or number drawn as a bar (``Ⅰ``, ``ǀ``, ``丨``) with no closer after it is a letter
+            # of the name (``<|Ⅰm_end|>``), as the eye reads it; a bar that is no letter ends the shape.
         if ch and ch in _GT:
             # ``<|NAME>``: Gemma 4 opens a block this way (``<|turn>``, ``<|tool_call>``).
             word = "".join(name)
@@ -440,7 +446,7 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
 
     def describe(start: int, end: int, kind: str, name: str, slash: bool, rend: int) -> _Described:
         if kind == "bar" and simple_pipe is not None:
-            if rend >= n or text[rend] in _PIPE_STOPS:
+            if rend >= n or text[rend] in _PIPE_FIRST_STOPS:
                 if end >= n or text[end] != "\\":
                     # _pipe_token gives up on its first character: a bare ``<|`` (a pipe operator)
                     return (None if rend >= n or end >= n else max(rend, end) + 1), []
@@ -477,7 +483,7 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
         if kind == "padding":
             return None, [_padding_finding(text, start, end, rend, ctx)]
         if kind == "bar":
-            if rend >= n or text[rend] in _PIPE_STOPS:
+            if rend >= n or text[rend] in _PIPE_FIRST_STOPS:
                 return None, []  # _pipe_token gives up on its first character: a bare ``<|`` (a pipe operator)
             simple = _SIMPLE_PIPE_RE.match(text, rend) if _SIMPLE_PIPE_RE is not None else None
             if simple is not None:
