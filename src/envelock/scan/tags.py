@@ -7,6 +7,7 @@ module only gives each reading a span and a message.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple, cast
@@ -634,12 +635,17 @@ def _describe_bracket(span: str, name: str, slash: bool, in_context: bool, after
 
 
 def _disguised(span: str) -> bool:
-    """Does a bracket token's span hold a disguise: a reference, an invisible character, or a
-    non-ASCII character read as a letter or bracket? Visible punctuation the eye reads past (the
-    ``…`` of ``[ARGS…]`` in help text) is not one: that is spacing, a warning at most."""
+    """Does a bracket token's span hold a disguise: a reference, an invisible character, a combining
+    mark (``[I\u0336NST]``: drawn over a letter, read past), or a non-ASCII character read as a letter
+    or bracket? Visible punctuation the eye reads past (the ``…`` of ``[ARGS…]`` in help text) is not
+    one: that is spacing, a warning at most."""
     if "&" in span:
         return True
-    return any(c > "\x7f" and (modeleye.is_ignorable(c) or c in _BRACKETS or any(modeleye.readings(c))) for c in span)
+    return any(
+        c > "\x7f"
+        and (modeleye.is_ignorable(c) or unicodedata.category(c)[0] == "M" or c in _BRACKETS or any(modeleye.readings(c)))
+        for c in span
+    )
 
 
 _BRACKETS = frozenset(modeleye.LBRACKET_CHARS + modeleye.RBRACKET_CHARS)
