@@ -36,7 +36,13 @@ FILES = ("README.md", "SECURITY.md")
 BLOCK_RE = re.compile(r"(<!-- figures:([a-z0-9-]+) -->)(.*?)(<!-- /figures -->)", re.S)
 
 #: The README's speed table: (row label, input class in the results).
-SPEED_ROWS = (("prose", "prose"), ("Markdown with code", "markdown"), ("tag-dense HTML", "html"), ("source code", "source"))
+SPEED_ROWS = (
+    ("prose", "prose"),
+    ("Markdown with code", "markdown"),
+    ("tag-dense HTML", "html"),
+    ("source code", "source"),
+    ("multilingual", "multilingual"),
+)
 #: (column header, metric in the results).
 SPEED_COLUMNS = (
     ("compose `reserved`", "compose[reserved]"),
@@ -45,6 +51,7 @@ SPEED_COLUMNS = (
     ("verify `reserved`", "verify[reserved]"),
     ("`markup`", "verify[markup]"),
     ("`xml`", "verify[xml]"),
+    ("`scan_text`", "scan_text"),
     ("`markupsafe.escape`", "markupsafe.escape"),
 )
 

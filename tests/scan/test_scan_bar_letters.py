@@ -10,6 +10,7 @@ import pytest
 
 import envelock.escape as escape
 from envelock import scan_text
+from envelock.eye import reader as modeleye
 from envelock.scan import tags
 
 pytestmark = pytest.mark.usefixtures("impl")
@@ -35,7 +36,7 @@ def test_control_stopping_at_every_bar_misses_them(monkeypatch: pytest.MonkeyPat
     def gives_up(text: str, i: int, slash: bool) -> tags._Hit | None:
         hit = real(text, i, slash)
         # The old loop: the first bar look-alike ended the name, closer or not.
-        j = next((k for k in range(i, len(text)) if text[k] in tags._PIPE), None)
+        j = next((k for k in range(i, len(text)) if text[k] in modeleye._PIPE), None)
         if hit is not None and j is not None and text[j].isalnum():
             return None
         return hit

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from envelock import scan_text
 from envelock.eye.reader import LBRACKET_CHARS, LT_CHARS
 from envelock.eye.tokens import RESERVED_NAMES
+from envelock.scan import _base as scan_base
 from envelock.scan import encoded, tags
 from envelock.scan._base import Context
 
@@ -134,11 +135,16 @@ def test_control_the_corpus_escapes_are_missed_by_a_pass_that_knows_two_openers(
     assert all(scan_text(text) == [] for text in _corpus())
 
 
-_COMBINED = re.compile(f"(?=[%\\\\=+])(?:{encoded._ENC_OPENER_RE.pattern})")
+_COMBINED = re.compile(
+    "(?=[%\\\\=+&])(?:"
+    + "|".join(f"(?P<esc{k}>{p})(?!(?:(?P=esc{k})){{2}})" for k, p in enumerate(encoded._SCHEMES))
+    + ")"
+)
 ESCAPY = st.lists(
     st.one_of(
-        st.text(alphabet="%=\\+25uUx{}0123456789abcdefABCDEF/-_ ", max_size=8),
-        st.sampled_from(["%E2%80%B9", "%253C", "=E2=80", "\\ud833\\udc80", "\\\\x3c", "+ADw-", "\\3c ", "%u2039"]),
+        st.text(alphabet="%=\\+25uUx{}0123456789abcdefABCDEF/-_ &#;", max_size=8),
+        st.sampled_from(["%E2%80%B9", "%253C", "=E2=80", "\\ud833\\udc80", "\\\\x3c", "+ADw-", "\\3c ", "%u2039", "&#37;", "&bsol;"]),
+        st.sampled_from(["%3C", "%3E", "\\u003c"]).map(lambda e: e * 4),
     ),
     max_size=12,
 ).map("".join)
@@ -181,7 +187,7 @@ def test_an_html_reference_for_an_opener_is_the_openers_pass_alone() -> None:
 
 
 def test_control_each_device_is_needed(monkeypatch: pytest.MonkeyPatch) -> None:
-    real_decodings, real_decode = encoded._decodings, encoded._decode_escapes
+    real_decodings, real_decode = encoded._decodings, scan_base._decode_escapes
     with monkeypatch.context() as m:
         m.setattr(encoded, "_scan_layered", lambda *args: None)
         assert scan_text(LAYERED["html over percent"]) == [] and scan_text(LAYERED["percent over json"]) == []

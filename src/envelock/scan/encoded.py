@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
-import heapq
 import re
 from collections.abc import Iterator
 from functools import lru_cache
@@ -94,13 +93,22 @@ _PCT = r"%(?:25){0,3}"
 _HEX2 = "[0-9a-fA-F]{2}"
 
 
-def _utf8_run(prefix: str) -> str:
-    """One UTF-8 sequence of ``prefix``-escaped bytes (a lone or stray byte as itself)."""
+def _utf8_run(prefix: str, last: str) -> str:
+    """One UTF-8 sequence of ``prefix``-escaped bytes (a lone or stray byte as itself). A continuation
+    byte right after another escaped byte of the same kind (``last``: a regex for what comes between
+the two bytes' digits, the prefix without its repeats) is
+    part of that byte's sequence, as a decoder reads it, not a candidate of its own: a run of one
+    escaped look-alike (``%E2%80%B9…``) would otherwise cost a Python step per byte."""
     cont = f"{prefix}[89abAB][0-9a-fA-F]"
-    return rf"(?:[c-dC-D][0-9a-fA-F]{cont}|[eE][0-9a-fA-F](?:{cont}){{2}}|[fF][0-7](?:{cont}){{3}}|{_HEX2})"
+    after_byte = f"(?<![89a-fA-F][0-9a-fA-F]{last})"
+    return (
+        rf"(?:[c-dC-D][0-9a-fA-F]{cont}|[eE][0-9a-fA-F](?:{cont}){{2}}|[fF][0-7](?:{cont}){{3}}"
+        rf"|[0-7c-fC-F][0-9a-fA-F]|{after_byte}[89abAB][0-9a-fA-F])"
+    )
 
 
 _BACKSLASH_X = r"\\{1,4}x"
+_BACKSLASH_X_ONE = r"\\x"
 #: The characters an escape starts with: an escaped character that decodes to one of them is the
 #: first layer of another escape (``%5Cu003c`` is ``\\u003c``).
 _INTRODUCERS = frozenset("%\\=+")
@@ -110,11 +118,11 @@ if not _INTRODUCER_NAMES:
     raise ImportError("the HTML5 table names none of % \\ = +")  # pragma: no cover
 #: The schemes, each starting with its own literal character (``%``, ``=``, ``\\``, ``+``).
 _SCHEMES = (
-    rf"(?P<pct>{_PCT}(?:[uU](?P<pu>[0-9a-fA-F]{{4}})|{_utf8_run(_PCT)}))",
-    rf"(?P<qp>={_utf8_run('=')})",
+    rf"(?P<pct>{_PCT}(?:[uU](?P<pu>[0-9a-fA-F]{{4}})|{_utf8_run(_PCT, '%')}))",
+    rf"(?P<qp>={_utf8_run('=', '=')})",
     r"\\\\{0,3}(?:u(?P<u>[dD][89abAB][0-9a-fA-F]{2}\\{1,4}u[dD][c-fC-F][0-9a-fA-F]{2}|[0-9a-fA-F]{4})"
     r"|u\{(?P<ub>[0-9a-fA-F]{1,6})\}|x\{(?P<xb>[0-9a-fA-F]{1,6})\}"
-    rf"|U(?P<U>[0-9a-fA-F]{{8}})|(?P<x>x{_utf8_run(_BACKSLASH_X)})|(?P<digits>[0-9a-fA-F]{{1,6}})(?P<sp> ?))",
+    rf"|U(?P<U>[0-9a-fA-F]{{8}})|(?P<x>x{_utf8_run(_BACKSLASH_X, _BACKSLASH_X_ONE)})|(?P<digits>[0-9a-fA-F]{{1,6}})(?P<sp> ?))",
     r"\+(?P<utf7>[A-Za-z0-9+/]{2,16})-?",
     # An HTML reference for an escape's first character (``&#37;3C``, ``&bsol;u003c``): a second layer.
     rf"(?P<ref>&(?:#[xX](?P<rx>[0-9a-fA-F]{{1,6}})|#(?P<rd>[0-9]{{1,7}})|(?P<rn>{'|'.join(_INTRODUCER_NAMES)}));?)",
@@ -123,23 +131,39 @@ _ENC_OPENER_RE = re.compile("|".join(_SCHEMES))
 
 
 class _Candidates:
-    """``_ENC_OPENER_RE.finditer``, as one pass per scheme merged by start. A regex that starts with a
-    literal character is searched for it by the engine's own fast loop (a ``\\{1,4}`` or a leading
-    lookahead is not: three to sixty times slower on source code). The merge is what one combined
-    ``finditer`` finds: a match of one scheme holds none of the other schemes' first characters (a
-    percent match only ``%``, hex digits and ``u``; quoted-printable ``=`` and hex; a backslash escape
-    ``\\``, hex, ``u x U { }`` and one space; UTF-7 ``+``, base64 letters, ``/`` and ``-``), so no match
-    starts inside another's, and each scheme's own pass keeps its matches apart as ``finditer`` does
-    (``tests/scan/test_scan_encoded_openers.py`` holds the two equal)."""
+    """``_ENC_OPENER_RE.finditer`` without the escapes that ``copies`` copies of themselves follow, as
+    one pass per scheme merged by start.
 
-    def __init__(self, schemes: tuple[str, ...]) -> None:
-        self.passes = tuple(re.compile(p) for p in schemes)
+    A regex that starts with a literal character is searched for it by the engine's own fast loop (a
+    ``\\{1,4}`` or a leading lookahead is not: three to sixty times slower on source code). The merge
+    is what one combined ``finditer`` finds: a match of one scheme holds none of the other schemes'
+    first characters (a percent match only ``%``, hex digits and ``u``; quoted-printable ``=`` and
+    hex; a backslash escape ``\\``, hex, ``u x U { }`` and one space; UTF-7 ``+``, base64 letters,
+    ``/`` and ``-``; a reference ``&``, ``#``, letters, digits and ``;``), so no match starts inside
+    another's, and each scheme's own pass keeps its matches apart as ``finditer`` does
+    (``tests/scan/test_scan_encoded_openers.py`` holds the two equal).
+
+    In a run of one escape repeated (``%3C%3C%3C…``, hostile text) only the last ``copies`` can start
+    anything: an opener followed by an opener reads nothing, and no exact token starts with more than
+    ``copies`` of one character (the caller's bound, from the tokens). The engine drops the others in
+    its own loop (a negative lookahead with a backreference), not a Python step each."""
+
+    def __init__(self, schemes: tuple[str, ...], copies: int) -> None:
+        self.passes = tuple(re.compile(f"(?P<esc{k}>{p})(?!(?:(?P=esc{k})){{{copies}}})") for k, p in enumerate(schemes))
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        return heapq.merge(*(p.finditer(text) for p in self.passes), key=re.Match.start)
+        found = [ms for ms in (list(p.finditer(text)) for p in self.passes) if ms]
+        if len(found) == 1:
+            return iter(found[0])
+        return iter(sorted((m for ms in found for m in ms), key=re.Match.start))
 
 
-_ENC_CANDIDATE_RE = _Candidates(_SCHEMES)
+@lru_cache(maxsize=8)
+def _candidates(copies: int) -> _Candidates:
+    return _Candidates(_SCHEMES, copies)
+
+
+_ENC_CANDIDATE_RE = _candidates(2)
 
 
 def _opener_starts(ctx: Context) -> frozenset[str]:
@@ -213,7 +237,9 @@ def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
     seen: dict[str, tuple[tuple[str, ...], bool]] = {}
     found: list[tuple[int, int, tuple[str, ...]]] = []
     layered: list[int] = []
-    for m in _ENC_CANDIDATE_RE.finditer(text):
+    copies = max(2, *(len(t) - len(t.lstrip(t[0])) for t in names.exact)) if names.exact else 2
+    finder = _ENC_CANDIDATE_RE if copies == 2 else _candidates(copies)
+    for m in finder.finditer(text):
         key = m.group()
         known = seen.get(key)
         if known is None:
