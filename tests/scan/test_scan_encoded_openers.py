@@ -192,6 +192,7 @@ def test_control_each_device_is_needed(monkeypatch: pytest.MonkeyPatch) -> None:
         m.setattr(encoded, "_scan_layered", lambda *args: None)
         assert scan_text(LAYERED["html over percent"]) == [] and scan_text(LAYERED["percent over json"]) == []
     with monkeypatch.context() as m:
+        m.setattr(encoded, "_SEEN", {})  # the decisions kept between scans were made by the real one
         m.setattr(encoded, "_decodings", lambda match: {d[:1] for d in real_decodings(match)})
         assert scan_text(LAYERED["utf-7 segment"]) == []
     with monkeypatch.context() as m:

@@ -227,6 +227,12 @@ def _decodings(m: re.Match[str]) -> set[str]:
     return out
 
 
+#: What each escape text decodes to, for each set of start characters: (the decodings that start a
+#: tag or token, whether one is an escape's first character). Bounded: cleared past _SEEN_MAX.
+_SEEN: dict[frozenset[str], dict[str, tuple[tuple[str, ...], bool]]] = {}
+_SEEN_MAX = 1 << 16
+
+
 def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
     n = len(text)
     starts = _opener_starts(ctx)
@@ -234,7 +240,8 @@ def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
     names = _name_maps(ctx)[0]
     # The encoded characters that can start a tag or token (start, end, what they decode to), in
     # order; a decision is made once per distinct escape (hostile text repeats one).
-    seen: dict[str, tuple[tuple[str, ...], bool]] = {}
+    # Kept between scans with the same start characters (a batch repeats the same escapes).
+    seen = _SEEN.setdefault(starts, {})
     found: list[tuple[int, int, tuple[str, ...]]] = []
     layered: list[int] = []
     copies = max(2, *(len(t) - len(t.lstrip(t[0])) for t in names.exact)) if names.exact else 2
@@ -243,6 +250,8 @@ def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
         key = m.group()
         known = seen.get(key)
         if known is None:
+            if len(seen) > _SEEN_MAX:
+                seen.clear()
             decoded = _decodings(m)
             # An HTML reference counts only as a layer: one for an opener is the openers pass's.
             direct = () if m.groupdict().get("ref") is not None else tuple(sorted(d for d in decoded if d[:1] in starts))
@@ -364,6 +373,12 @@ def _encoded_danger(decoded: str, ctx: Context, names: Names) -> str | None:
     return None
 
 
+@lru_cache(maxsize=16)
+def _cipher_firsts(reserved: tuple[str, ...]) -> frozenset[str]:
+    """The first word of each cipher name (where ``_cipher_matches`` tries the regex)."""
+    return frozenset(re.split(r"[_\- ]", enc)[0] for enc, _ in _cipher_names(reserved))
+
+
 def _cipher_matches(text: str, cre: re.Pattern[str], ctx: Context) -> list[re.Match[str]]:
     """The cipher regex's matches, tried only where a first word occurs (``str.find`` on the lowered
     text, whose offsets are the text's), not at every position."""
@@ -371,7 +386,7 @@ def _cipher_matches(text: str, cre: re.Pattern[str], ctx: Context) -> list[re.Ma
         return list(cre.finditer(text))
     lowered = text.lower()
     found: dict[int, re.Match[str]] = {}
-    for first in {re.split(r"[_\- ]", enc)[0] for enc, _ in _cipher_names(ctx.reserved)}:
+    for first in _cipher_firsts(ctx.reserved):
         i = lowered.find(first)
         while i >= 0:
             m = cre.match(text, i)
