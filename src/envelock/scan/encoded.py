@@ -96,9 +96,9 @@ _HEX2 = "[0-9a-fA-F]{2}"
 def _utf8_run(prefix: str, last: str) -> str:
     """One UTF-8 sequence of ``prefix``-escaped bytes (a lone or stray byte as itself). A continuation
     byte right after another escaped byte of the same kind (``last``: a regex for what comes between
-the two bytes' digits, the prefix without its repeats) is
-    part of that byte's sequence, as a decoder reads it, not a candidate of its own: a run of one
-    escaped look-alike (``%E2%80%B9…``) would otherwise cost a Python step per byte."""
+    the two bytes' digits, the prefix without its repeats) is part of that byte's sequence, as a
+    decoder reads it, not a candidate of its own: a run of one escaped look-alike (``%E2%80%B9…``)
+    would otherwise cost a Python step per byte."""
     cont = f"{prefix}[89abAB][0-9a-fA-F]"
     after_byte = f"(?<![89a-fA-F][0-9a-fA-F]{last})"
     return (

@@ -40,9 +40,7 @@ def _scan_attributes(text: str, ctx: Context, out: list[_Raw]) -> None:
             end,
         )
         for start, end, name in _attribute_injections(text, ctx)
-        if not (
-            name.lower() in ("source", "origin") and (markup_attribute(text, start) or string_literal_start(text, start))
-        )
+        if not (name.lower() in ("source", "origin") and (markup_attribute(text, start) or string_literal_start(text, start)))
     )
 
 
