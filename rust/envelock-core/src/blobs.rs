@@ -19,27 +19,45 @@ pub const BLOB_MAX: usize = 1 << 20;
 /// The byte sequences a decoding must hold for the Python pass to read it further. An empty
 /// sequence occurs in everything (every run is kept).
 pub struct Triggers {
-    lead: [bool; 256],
-    seqs: Vec<Vec<u8>>,
+    /// The sequences by first byte, each bucket sorted, with the lengths it holds: a position is
+    /// looked up only in the bucket of its byte (a random decoding meets a first byte often, and
+    /// a search of every sequence there made the sift cost more than finding the runs).
+    by_lead: Vec<Bucket>,
     always: bool,
     /// The shortest base64 run and hex run decoded (`encoded.B64_MIN`, `encoded.HEX_MIN`).
     b64_min: usize,
     hex_min: usize,
 }
 
+#[derive(Default, Clone)]
+struct Bucket {
+    seqs: Vec<Vec<u8>>,
+    lens: Vec<usize>,
+}
+
 impl Triggers {
     pub fn new(seqs: Vec<Vec<u8>>, b64_min: usize, hex_min: usize) -> Triggers {
-        let mut lead = [false; 256];
+        let mut by_lead = vec![Bucket::default(); 256];
         let mut always = false;
-        for q in &seqs {
+        for q in seqs {
             match q.first() {
-                Some(&c) => lead[usize::from(c)] = true,
+                Some(&c) => {
+                    let bucket = &mut by_lead[usize::from(c)];
+                    if !bucket.lens.contains(&q.len()) {
+                        bucket.lens.push(q.len());
+                    }
+                    bucket.seqs.push(q);
+                }
                 None => always = true,
             }
         }
+        for bucket in &mut by_lead {
+            bucket.seqs.sort();
+            bucket.seqs.dedup();
+            bucket.lens.sort_unstable();
+        }
         Triggers {
-            lead,
-            seqs,
+            by_lead,
             always,
             b64_min,
             hex_min,
@@ -50,25 +68,50 @@ impl Triggers {
     pub fn found_in(&self, data: &[u8]) -> bool {
         self.always
             || data.iter().enumerate().any(|(i, &c)| {
-                self.lead[usize::from(c)] && self.seqs.iter().any(|q| data[i..].starts_with(q))
+                let bucket = &self.by_lead[usize::from(c)];
+                bucket.lens.iter().any(|&n| {
+                    data.get(i..i + n).is_some_and(|w| {
+                        bucket
+                            .seqs
+                            .binary_search_by(|q| q.as_slice().cmp(w))
+                            .is_ok()
+                    })
+                })
             })
     }
 }
 
+/// The bytes of a base64 run (`[A-Za-z0-9+/\-_]`), and their six-bit values (`-` and `_` as `+`
+/// and `/`: the URL-safe alphabet, which `_b64_candidates` takes when the run holds one of them and
+/// neither `+` nor `/`); `NOT_B64` elsewhere.
+const NOT_B64: u8 = 0xFF;
+const SEXTET: [u8; 256] = {
+    let mut t = [NOT_B64; 256];
+    let mut c = 0;
+    while c < 26 {
+        t[b'A' as usize + c] = c as u8;
+        t[b'a' as usize + c] = 26 + c as u8;
+        c += 1;
+    }
+    let mut d = 0;
+    while d < 10 {
+        t[b'0' as usize + d] = 52 + d as u8;
+        d += 1;
+    }
+    t[b'+' as usize] = 62;
+    t[b'-' as usize] = 62;
+    t[b'/' as usize] = 63;
+    t[b'_' as usize] = 63;
+    t
+};
+
 fn in_run(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'-' | b'_')
+    SEXTET[usize::from(c)] != NOT_B64
 }
 
-/// The six-bit value of a base64 character (`-` and `_` as `+` and `/`: the URL-safe alphabet,
-/// which `_b64_candidates` takes when the run holds one of them and neither `+` nor `/`).
+/// The six-bit value of a base64 character.
 fn sextet(c: u8) -> u32 {
-    match c {
-        b'A'..=b'Z' => u32::from(c - b'A'),
-        b'a'..=b'z' => u32::from(c - b'a') + 26,
-        b'0'..=b'9' => u32::from(c - b'0') + 52,
-        b'+' | b'-' => 62,
-        _ => 63,
-    }
+    u32::from(SEXTET[usize::from(c)])
 }
 
 /// `context.is_text`: at most one in ten characters of the UTF-8 reading (each maximal ill-formed
@@ -95,9 +138,10 @@ fn is_text(data: &[u8]) -> bool {
     bad * 10 <= n
 }
 
-/// Would `_blob_danger` read `data` further: it holds a trigger and reads as text?
+/// Would `_blob_danger` read `data` further: it holds a trigger and reads as text? (The trigger
+/// first: it fails on most decodings, and costs less.)
 fn worth_reading(data: &[u8], triggers: &Triggers) -> bool {
-    is_text(data) && triggers.found_in(data)
+    triggers.found_in(data) && is_text(data)
 }
 
 /// Whether the lenient decoding of `chunk` (base64 characters only) is worth reading
@@ -177,19 +221,7 @@ pub fn blob_runs(s: &str, all: bool, triggers: &Triggers) -> Vec<(usize, usize)>
     let b = s.as_bytes();
     let n = b.len();
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < n {
-        if !in_run(b[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < n && in_run(b[i]) {
-            i += 1;
-        }
-        if i - start < triggers.b64_min {
-            continue;
-        }
+    for (start, i) in long_runs(b, triggers.b64_min) {
         let mut end = i;
         while end < n && end - i < 2 && b[end] == b'=' {
             end += 1;
@@ -202,25 +234,115 @@ pub fn blob_runs(s: &str, all: bool, triggers: &Triggers) -> Vec<(usize, usize)>
         {
             out.push((start, end));
         }
-        i = end;
+    }
+    out
+}
+
+/// The maximal runs of base64 characters (`in_run`) of `min` or more bytes, in order, as
+/// `(start, end)`. A byte loop pays a mispredicted branch at both ends of every word; here each
+/// 64 bytes become a mask, the masks are and-ed with themselves shifted (bit `j` stays set only
+/// where bits `j..j + min` all are, across words), and only the set bits, one group per long run,
+/// are visited. `min` above 64 (or 0) takes the byte loop.
+fn long_runs(b: &[u8], min: usize) -> Vec<(usize, usize)> {
+    if min == 0 || min > 64 {
+        return long_runs_by_bytes(b, min);
+    }
+    let mask: Vec<u64> = b
+        .chunks(64)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .enumerate()
+                .fold(0u64, |w, (j, &c)| w | u64::from(in_run(c)) << j)
+        })
+        .collect();
+    let word = |k: usize| mask.get(k).copied().unwrap_or(0);
+    // `long[k]` bit `j`: the `min` bytes from `64 k + j` are all in a run.
+    let long: Vec<u64> = (0..mask.len())
+        .map(|k| {
+            let mut x = u128::from(word(k)) | u128::from(word(k + 1)) << 64;
+            let mut have = 1;
+            while have < min {
+                let step = have.min(min - have);
+                x &= x >> step;
+                have += step;
+            }
+            x as u64 // the low word; its bits need at most 63 + 64 bits of the stream
+        })
+        .collect();
+    // The first byte at or after `at` that is in no run (`b.len()` past the end).
+    let run_end = |at: usize| {
+        let mut k = at / 64;
+        let mut w = !word(k) >> (at % 64) << (at % 64);
+        while w == 0 && k < mask.len() {
+            k += 1;
+            w = !word(k);
+        }
+        (k * 64 + w.trailing_zeros() as usize).min(b.len())
+    };
+    let mut out = Vec::new();
+    let mut at = 0; // never inside a run: the next set bit of `long` at or after it starts one
+    while at < b.len() {
+        let mut k = at / 64;
+        let mut w = long[k] >> (at % 64) << (at % 64);
+        while w == 0 {
+            k += 1;
+            if k == long.len() {
+                return out;
+            }
+            w = long[k];
+        }
+        let start = k * 64 + w.trailing_zeros() as usize;
+        let end = run_end(start);
+        out.push((start, end));
+        at = end;
+    }
+    out
+}
+
+/// [`long_runs`] byte by byte: the reference its tests hold it equal to, and its way for a `min`
+/// no mask holds.
+fn long_runs_by_bytes(b: &[u8], min: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !in_run(b[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < b.len() && in_run(b[i]) {
+            i += 1;
+        }
+        if i - start >= min {
+            out.push((start, i));
+        }
     }
     out
 }
 
 /// Where a match of `_BIN_RE` (`[01]{8}(?:[ \t]{1,2}[01]{8}){3,}`) may start (byte offsets, in
-/// order): every match starts with eight binary digits followed by a blank, so only eight digits
-/// before a space or a tab that ends a run of eight or more. One pass; at most one start a blank.
+/// order): every match starts with eight binary digits followed by a blank, so only the last eight
+/// digits of a run of eight or more that a space or a tab ends. One pass: `memchr2` finds each run's
+/// first digit (binary digits are rare in prose and code), the run is read to its end, and the
+/// search goes on after it; at most one start a run.
 pub fn binary_group_starts(s: &str) -> Vec<usize> {
+    let b = s.as_bytes();
+    let binary = |c: u8| c == b'0' || c == b'1';
     let mut out = Vec::new();
-    let mut run = 0usize;
-    for (i, &c) in s.as_bytes().iter().enumerate() {
-        match c {
-            b'0' | b'1' => run += 1,
-            b' ' | b'\t' if run >= 8 => {
-                out.push(i - 8);
-                run = 0;
-            }
-            _ => run = 0,
+    let mut i = 0;
+    while let Some(p) = memchr::memchr2(b'0', b'1', &b[i..]) {
+        let start = i + p;
+        let end = b[start..]
+            .iter()
+            .position(|&c| !binary(c))
+            .map_or(b.len(), |q| start + q);
+        if end - start >= 8 && matches!(b.get(end), Some(b' ' | b'\t')) {
+            out.push(end - 8);
+        }
+        i = end;
+        if i >= b.len() {
+            break;
         }
     }
     out
@@ -281,6 +403,92 @@ mod tests {
         assert!(!is_text(b"\xe2\x80")); // one U+FFFD for the truncated sequence, of one character
         assert!(is_text(b"123456789\xe2\x80")); // ... which is one in ten
         assert!(!is_text(b"12345678\xf0\x80\x80")); // three: F0 80 is no prefix of a sequence
+    }
+
+    /// The byte loop `binary_group_starts` replaced: a digit run's length, reset by any other byte.
+    fn binary_group_starts_by_bytes(s: &str) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut run = 0usize;
+        for (i, &c) in s.as_bytes().iter().enumerate() {
+            match c {
+                b'0' | b'1' => run += 1,
+                b' ' | b'\t' if run >= 8 => {
+                    out.push(i - 8);
+                    run = 0;
+                }
+                _ => run = 0,
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn long_runs_as_the_byte_loop_finds_them() {
+        // Every string of up to 10 bytes over a run byte, a padding byte and a breaking byte, at
+        // every `min` from 1 to 10; then long strings crossing many 64-byte words.
+        let alphabet = [b'A', b'=', b' '];
+        for len in 0..=10u32 {
+            for mut k in 0..3usize.pow(len) {
+                let mut s = Vec::new();
+                for _ in 0..len {
+                    s.push(alphabet[k % 3]);
+                    k /= 3;
+                }
+                for min in 1..=10 {
+                    assert_eq!(
+                        long_runs(&s, min),
+                        long_runs_by_bytes(&s, min),
+                        "{s:?} {min}"
+                    );
+                }
+            }
+        }
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for round in 0..400 {
+            let len = 1 + round * 7;
+            let mut s = Vec::with_capacity(len);
+            for _ in 0..len {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                // Mostly run bytes, so runs of every length up to a few hundred occur.
+                s.push(if x % 23 == 0 {
+                    b' '
+                } else {
+                    b'a' + (x % 3) as u8
+                });
+            }
+            for min in [1, 2, 7, 8, 9, 16, 31, 63, 64, 65, 200] {
+                assert_eq!(
+                    long_runs(&s, min),
+                    long_runs_by_bytes(&s, min),
+                    "len {len} min {min}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn binary_groups_as_the_byte_loop_finds_them() {
+        // Every string of up to 9 bytes (eight digits and a blank) over an alphabet that makes runs, blanks and breaks.
+        let alphabet = [b'0', b'1', b' ', b'\t', b'x'];
+        let mut checked = 0;
+        for len in 0..=9u32 {
+            for mut k in 0..5usize.pow(len) {
+                let mut s = String::new();
+                for _ in 0..len {
+                    s.push(char::from(alphabet[k % 5]));
+                    k /= 5;
+                }
+                assert_eq!(
+                    binary_group_starts(&s),
+                    binary_group_starts_by_bytes(&s),
+                    "{s:?}"
+                );
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, (0..=9).map(|n| 5usize.pow(n)).sum::<usize>());
     }
 
     #[test]
