@@ -7,13 +7,14 @@ Python reference (``envelock.eye.reference``) for that call.
 """
 
 from collections.abc import Callable, Sequence
-from typing import Literal, TypeAlias, TypeVar
+from typing import Literal, TypeAlias, TypeVar, final
 
 # The names the module exports (PyO3 sets ``__all__``); ``mypy.stubtest envelock._native``
 # (a stage of .ci/run) holds this stub equal to the built module.
 __all__ = [
     "UNICODE_VERSION",
     "SurrogateError",
+    "Utf8",
     "attribute_injections",
     "binary_group_starts",
     "blob_runs",
@@ -54,6 +55,14 @@ _T = TypeVar("_T")
 
 class SurrogateError(ValueError):
     """The text holds a lone surrogate; use the Python reference for this call."""
+
+@final
+class Utf8:
+    """One UTF-8 copy of a text (``SurrogateError`` for a lone surrogate): the scanner's native calls
+    on one text read it instead of encoding the text each (``eye.backend.encoded_once``)."""
+
+    def __new__(cls, text: str) -> Utf8: ...
+    def __len__(self) -> int: ...
 
 def defang(text: str, level: _Level, reserved: tuple[str, ...]) -> str:
     """``eye.reference.defang(text, level, reserved)``; returns ``text`` itself when nothing changes."""
@@ -102,23 +111,23 @@ def sanitize_events(text: str, first: bool = False) -> tuple[list[tuple[int, int
 def xml_unescape_text(text: str) -> str:
     """``levels.xml_unescape_text``; returns ``text`` itself when nothing changes."""
 
-def classes_present(text: str, classes: list[list[tuple[int, int]]]) -> list[bool]:
+def classes_present(text: str | Utf8, classes: list[list[tuple[int, int]]]) -> list[bool]:
     """For each class (inclusive code point ranges), whether one of its characters occurs in ``text``."""
 
-def binary_group_starts(text: str) -> list[int]:
+def binary_group_starts(text: str | Utf8) -> list[int]:
     """Where ``scan.encoded._BIN_RE`` may start (code points, in order): eight binary digits before a
     space or a tab that ends a run of eight or more."""
 
-def line_markers(text: str, markers: list[str]) -> list[tuple[int, int]]:
+def line_markers(text: str | Utf8, markers: list[str]) -> list[tuple[int, int]]:
     """The spans (code points) of the longest of ``markers`` (ASCII, no blank first, no line break)
     at the start of ``text`` and after each LF, CR, U+2028, U+2029 or NEL, past at most eight spaces or
     tabs, ASCII case-insensitively (``scan.text._PROSE_HEAD_RE`` and ``_PROSE_RE``)."""
 
-def attribute_injections(text: str, names: list[str]) -> list[tuple[int, int, int, int]]:
+def attribute_injections(text: str | Utf8, names: list[str]) -> list[tuple[int, int, int, int]]:
     """(start, end, name start, name end) in code points of every match of ``scan.text._ATTR_INJECTION_RE``
     with ``names`` (ASCII) as its attribute names, ASCII case-insensitively."""
 
-def blob_runs(text: str, triggers: list[bytes], b64_min: int, hex_min: int, all: bool = False) -> list[tuple[int, int]]:
+def blob_runs(text: str | Utf8, triggers: list[bytes], b64_min: int, hex_min: int, all: bool = False) -> list[tuple[int, int]]:
     """The base64 runs (``b64_min`` or more characters, then up to two ``=``) of ``text`` as
     ``scan.encoded._B64_RE`` finds them (code points), hex runs ``hex_min`` digits or more: every one with
     ``all``, else only those holding a hex run or, not all digits, decoding (leniently, at any of
@@ -147,6 +156,7 @@ def findings(
     raw: list[tuple[str, str, str, int, int]],
     snippet: Callable[[str, int, int], str],
     snippet_max: int,
+    utf8: Utf8 | None = None,
 ) -> list[_T]:
     """Instances of ``cls`` (``object.__new__``, the ten ``fields`` set in their ``__dict__``) of ordered
     reports ``(rule, severity, message, start, end)``: line and column of both ends as
@@ -157,7 +167,7 @@ def starts_increase(raw: list[tuple[str, str, str, int, int]]) -> bool:
     """Whether the reports' starts (item 3) strictly increase: in order, no two at one start."""
 
 def opener_reports(
-    text: str,
+    text: str | Utf8,
     reserved: tuple[str, ...],
     family: _Family,
     describe: Callable[[int, int, str, str, bool, int], tuple[int | None, Sequence[tuple[str, str, str, int, int]]]],

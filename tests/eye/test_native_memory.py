@@ -40,6 +40,7 @@ CALLS: dict[str, Callable[[str], object]] = {
     "sanitize_events": lambda s: _native.sanitize_events(s),
     "xml_unescape_text": lambda s: _native.xml_unescape_text(s),
     "skeleton": lambda s: _native.skeleton(s),
+    "Utf8": lambda s: _native.Utf8(s),
     "blob_runs": lambda s: _native.blob_runs(s, [b"<"], 8, 12),
     "binary_group_starts": lambda s: _native.binary_group_starts(s),
     "line_markers": lambda s: _native.line_markers(s, ["USER:"]),

@@ -64,6 +64,41 @@ fn text<'a, 'py>(
     std::str::from_utf8(bytes.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// Utf8(text): one UTF-8 copy of a non-ASCII `text`, for a caller that hands the same text to
+/// several native calls (the scanner's passes): each call reads this copy instead of encoding the
+/// text again. Raises `SurrogateError` for a lone surrogate. (The text's own storage is not used:
+/// see `text`.)
+#[pyclass(frozen, module = "envelock._native")]
+struct Utf8 {
+    s: String,
+}
+
+#[pymethods]
+impl Utf8 {
+    #[new]
+    fn new(text: &Bound<'_, PyString>) -> PyResult<Self> {
+        let mut keep = None;
+        Ok(Utf8 {
+            s: self::text(text, &mut keep)?.to_owned(),
+        })
+    }
+
+    fn __len__(&self) -> usize {
+        self.s.len()
+    }
+}
+
+/// The text of a `str` (as `text`) or of a `Utf8` copy of one.
+fn text_any<'a, 'py>(
+    obj: &'a Bound<'py, PyAny>,
+    keep: &'a mut Option<Bound<'py, PyBytes>>,
+) -> PyResult<&'a str> {
+    if let Ok(u) = obj.cast::<Utf8>() {
+        return Ok(u.get().s.as_str());
+    }
+    text(obj.cast::<PyString>()?, keep)
+}
+
 fn level(s: &str) -> PyResult<core::Level> {
     core::Level::parse(s).ok_or_else(|| {
         PyValueError::new_err(format!(
@@ -323,7 +358,7 @@ impl Cursor<'_> {
 /// A Finding's dict with its position fields zeroed, and whether its other fields are exact `str`.
 type Template<'py> = (Bound<'py, PyDict>, bool);
 
-/// findings(cls, fields, text, raw, snippet, snippet_max) -> [cls]: `scan._findings`' last step in
+/// findings(cls, fields, text, raw, snippet, snippet_max, utf8=None) -> [cls]: `scan._findings`' last step in
 /// one call. `raw` holds `(rule, severity, message, start, end)` reports in order; each becomes an
 /// instance of `cls` (`object.__new__(cls)`, the ten `fields` set in its `__dict__` in order:
 /// rule, severity, message, start, its line and column, end, its line and column, the snippet).
@@ -333,6 +368,8 @@ type Template<'py> = (Bound<'py, PyDict>, bool);
 /// a dict of such values: it cannot be part of a reference cycle, and hundreds of thousands of
 /// tracked findings make every collection walk them all.
 #[pyfunction]
+#[pyo3(signature = (cls, fields, text, raw, snippet, snippet_max, utf8 = None))]
+#[allow(clippy::too_many_arguments)]
 fn findings<'py>(
     py: Python<'py>,
     cls: &Bound<'py, PyType>,
@@ -341,9 +378,14 @@ fn findings<'py>(
     raw: &Bound<'py, PyList>,
     snippet: &Bound<'py, PyAny>,
     snippet_max: usize,
+    utf8: Option<&Bound<'py, Utf8>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let mut keep = None;
-    let s = self::text(text, &mut keep)?;
+    // `utf8`: a `Utf8` copy of `text` the caller already made (it is trusted to be of `text`).
+    let s = match utf8 {
+        Some(u) => u.get().s.as_str(),
+        None => self::text(text, &mut keep)?,
+    };
     let fields: [Bound<'py, PyString>; 10] = fields
         .try_into()
         .map_err(|_| PyValueError::new_err("findings needs ten field names"))?;
@@ -523,13 +565,13 @@ const SPAN_MAX: usize = 512;
 #[pyfunction]
 fn opener_reports<'py>(
     py: Python<'py>,
-    text: &Bound<'py, PyString>,
+    text: &Bound<'py, PyAny>,
     reserved: Vec<String>,
     family: &str,
     describe: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyList>> {
     let mut keep = None;
-    let s = self::text(text, &mut keep)?;
+    let s = text_any(text, &mut keep)?;
     let (bracket, fam) = match family {
         "angle" => (false, core::Family::Angle),
         "bracket" => (true, core::Family::Bracket),
@@ -781,11 +823,11 @@ fn xml_unescape_text<'py>(
 #[pyfunction]
 fn classes_present(
     py: Python<'_>,
-    text: &Bound<'_, PyString>,
+    text: &Bound<'_, PyAny>,
     classes: Vec<Vec<(u32, u32)>>,
 ) -> PyResult<Vec<bool>> {
     let mut keep = None;
-    let s = self::text(text, &mut keep)?;
+    let s = text_any(text, &mut keep)?;
     Ok(if s.len() >= DETACH_BYTES {
         py.detach(|| core::classes_present(s, &classes))
     } else {
@@ -800,7 +842,7 @@ fn classes_present(
 #[pyo3(signature = (text, triggers, b64_min, hex_min, all = false))]
 fn blob_runs(
     py: Python<'_>,
-    text: &Bound<'_, PyString>,
+    text: &Bound<'_, PyAny>,
     triggers: Vec<Vec<u8>>,
     b64_min: usize,
     hex_min: usize,
@@ -809,7 +851,7 @@ fn blob_runs(
     let triggers = core::Triggers::new(triggers, b64_min, hex_min);
     let triggers = &triggers;
     let mut keep = None;
-    let s = self::text(text, &mut keep)?;
+    let s = text_any(text, &mut keep)?;
     let runs = if s.len() >= DETACH_BYTES {
         py.detach(|| core::blob_runs(s, all, triggers))
     } else {
@@ -827,11 +869,11 @@ fn blob_runs(
 #[pyfunction]
 fn line_markers(
     py: Python<'_>,
-    text: &Bound<'_, PyString>,
+    text: &Bound<'_, PyAny>,
     markers: Vec<String>,
 ) -> PyResult<Vec<(usize, usize)>> {
     let mut keep = None;
-    let s = self::text(text, &mut keep)?;
+    let s = text_any(text, &mut keep)?;
     let m: Vec<&str> = markers.iter().map(String::as_str).collect();
     let spans = if s.len() >= DETACH_BYTES {
         py.detach(|| core::line_markers(s, &m))
@@ -850,11 +892,11 @@ fn line_markers(
 #[pyfunction]
 fn attribute_injections(
     py: Python<'_>,
-    text: &Bound<'_, PyString>,
+    text: &Bound<'_, PyAny>,
     names: Vec<String>,
 ) -> PyResult<Vec<(usize, usize, usize, usize)>> {
     let mut keep = None;
-    let s = self::text(text, &mut keep)?;
+    let s = text_any(text, &mut keep)?;
     let n: Vec<&str> = names.iter().map(String::as_str).collect();
     let found = if s.len() >= DETACH_BYTES {
         py.detach(|| core::attribute_injections(s, &n))
@@ -876,9 +918,9 @@ fn attribute_injections(
 /// binary_group_starts(text) -> [int]: where the scanner's binary-groups regex may start (code
 /// points, in order; `core::blobs::binary_group_starts`).
 #[pyfunction]
-fn binary_group_starts(text: &Bound<'_, PyString>) -> PyResult<Vec<usize>> {
+fn binary_group_starts(text: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
     let mut keep = None;
-    let s = self::text(text, &mut keep)?;
+    let s = text_any(text, &mut keep)?;
     let mut cc = core::CpCounter::new(s);
     Ok(core::binary_group_starts(s)
         .into_iter()
@@ -980,6 +1022,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(line_markers, m)?)?;
     m.add_function(wrap_pyfunction!(attribute_injections, m)?)?;
     m.add_function(wrap_pyfunction!(skeleton, m)?)?;
+    m.add_class::<Utf8>()?;
     m.add_function(wrap_pyfunction!(datamark, m)?)?;
     m.add_function(wrap_pyfunction!(undatamark, m)?)?;
     m.add_function(wrap_pyfunction!(interleave, m)?)?;

@@ -22,8 +22,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
-from typing import Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from . import fastpath, levels, reference
 from .levels import Level
@@ -157,6 +158,46 @@ def native_or(native_name: str, python: Callable[..., str], *args: object) -> st
     return python(*args)
 
 
+#: The text of the innermost :func:`encoded_once` and its one UTF-8 copy (``_native.Utf8``).
+_ENCODED: ContextVar[tuple[str, object] | None] = ContextVar("envelock_encoded", default=None)
+
+
+@contextmanager
+def encoded_once(text: str) -> Iterator[None]:
+    """Within the block, the scanner's native calls on ``text`` (this very object) read one UTF-8 copy
+    of it made here, instead of each encoding it again (a non-ASCII text crosses into Rust as a
+    temporary UTF-8 copy: docs/INTERNALS.md). ASCII text is read in place and needs none; a text with a
+    lone surrogate gets none (each call then falls back as it would). The copy lives until the block
+    ends."""
+    copy: object | None = None
+    if _native is not None and is_native() and not text.isascii():
+        try:
+            copy = _native.Utf8(text)
+        except SurrogateError:
+            copy = None
+    if copy is None:
+        yield
+        return
+    token = _ENCODED.set((text, copy))
+    try:
+        yield
+    finally:
+        _ENCODED.reset(token)
+
+
+def _encoded(text: str) -> Any:
+    """What a native call on ``text`` is handed: the UTF-8 copy of :func:`encoded_once` when ``text`` is
+    its text, else ``text``."""
+    current = _ENCODED.get()
+    return current[1] if current is not None and current[0] is text else text
+
+
+def _copy_of(text: str) -> Any:
+    """The UTF-8 copy of :func:`encoded_once` when ``text`` is its text, else ``None``."""
+    current = _ENCODED.get()
+    return current[1] if current is not None and current[0] is text else None
+
+
 def _if_native(call: Callable[[], R]) -> R | None:
     """``call()`` (a call of ``_native``) when the native core is in use, or ``None`` when it is not or cannot take the
     call's text (a lone surrogate): the one shape of every ``native_*`` function below, whose caller
@@ -217,7 +258,7 @@ def native_opener_reports(
     if _native is None or not is_native() or tokens is not None:
         return None
     try:
-        return _native.opener_reports(text, reserved, family, describe)
+        return _native.opener_reports(_encoded(text), reserved, family, describe)
     except SurrogateError:
         return None
 
@@ -234,7 +275,7 @@ def native_findings(
     ``None`` when the native core is not in use or cannot take ``text``: the caller then builds them in
     Python (``envelock.scan._py_findings``, the reference)."""
     rows = raw if isinstance(raw, list) else list(raw)
-    return _if_native(lambda: _native.findings(cls, list(fields), text, rows, snippet, snippet_max))
+    return _if_native(lambda: _native.findings(cls, list(fields), text, rows, snippet, snippet_max, _copy_of(text)))
 
 
 def native_starts_increase(raw: Sequence[tuple[str, str, str, int, int]]) -> bool | None:
@@ -259,27 +300,27 @@ def native_classes_present(text: str, classes: list[list[tuple[int, int]]]) -> l
     """For each class (inclusive code point ranges), whether one of its characters occurs in ``text``,
     in one native pass; ``None`` when the native core is not in use or cannot take ``text`` (a lone
     surrogate): the caller then runs its passes as if every class occurred."""
-    return _if_native(lambda: _native.classes_present(text, classes))
+    return _if_native(lambda: _native.classes_present(_encoded(text), classes))
 
 
 def native_binary_group_starts(text: str) -> list[int] | None:
     """Where the scanner's binary-groups regex may start in ``text`` (``_native.binary_group_starts``),
     or ``None`` when the native core is not in use or cannot take ``text``."""
-    return _if_native(lambda: _native.binary_group_starts(text))
+    return _if_native(lambda: _native.binary_group_starts(_encoded(text)))
 
 
 def native_line_markers(text: str, markers: tuple[str, ...]) -> list[Span] | None:
     """The spans of ``markers`` (ASCII) at the start of ``text`` or of a line, after at most eight
     blanks (``_native.line_markers``, ASCII case folding), or ``None`` when the native core is not in
     use or cannot take ``text``."""
-    return _if_native(lambda: _native.line_markers(text, list(markers)))
+    return _if_native(lambda: _native.line_markers(_encoded(text), list(markers)))
 
 
 def native_attribute_injections(text: str, names: tuple[str, ...]) -> list[tuple[int, int, int, int]] | None:
     """(start, end, name start, name end) of every quote, blanks, one of ``names`` (ASCII), blanks and
     ``=`` in ``text`` (``_native.attribute_injections``, ASCII case folding), or ``None`` when the
     native core is not in use or cannot take ``text``."""
-    return _if_native(lambda: _native.attribute_injections(text, list(names)))
+    return _if_native(lambda: _native.attribute_injections(_encoded(text), list(names)))
 
 
 def native_blob_runs(text: str, triggers: tuple[bytes, ...], b64_min: int, hex_min: int) -> list[Span] | None:
@@ -287,7 +328,7 @@ def native_blob_runs(text: str, triggers: tuple[bytes, ...], b64_min: int, hex_m
     a hex run or a decoding holding one of the byte sequences ``triggers``), in one native pass;
     ``None`` when the native core is not in use or cannot take ``text``: the caller then takes every
     run of its regex."""
-    return _if_native(lambda: _native.blob_runs(text, list(triggers), b64_min, hex_min))
+    return _if_native(lambda: _native.blob_runs(_encoded(text), list(triggers), b64_min, hex_min))
 
 
 def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], list[Span]] | None:

@@ -46,7 +46,7 @@ from dataclasses import dataclass, fields
 from itertools import islice
 from operator import eq, itemgetter
 
-from ..eye.backend import native_findings, native_starts_increase
+from ..eye.backend import encoded_once, native_findings, native_starts_increase
 from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
 from ..types import Finding, LineIndex, Severity
@@ -121,10 +121,12 @@ def scan_text(
     ctx = Context(tuple(reserved), tokens)
     off = frozenset(disable)
     raw: list[_Raw] = _Reports()
-    for family in FAMILIES:
-        if not family.rule_ids <= off:
-            family.run(text, ctx, raw)
-    return _findings(text, raw, off)
+    # One UTF-8 copy of a non-ASCII text for every native pass below, not one each.
+    with encoded_once(text):
+        for family in FAMILIES:
+            if not family.rule_ids <= off:
+                family.run(text, ctx, raw)
+        return _findings(text, raw, off)
 
 
 def _order(r: _Raw) -> tuple[int, int, str, int]:

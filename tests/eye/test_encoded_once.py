@@ -1,0 +1,93 @@
+"""``backend.encoded_once``: the scanner's native calls on one non-ASCII text read one UTF-8 copy.
+
+Every native function that takes the copy gives on it what it gives on the ``str``; within the
+block the scanner's calls are handed the copy (and only for that very object); outside it, for
+ASCII text and for a lone surrogate, they are handed the ``str``. Negative control: a copy of
+another text, handed in its place, changes what the scan finds, so the equalities would see a
+backend that mixed texts up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import pytest
+from helpers.data import NATIVE_HOW, optional_module
+
+import envelock
+from envelock.eye import backend
+
+_native = optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
+
+TEXTS = (
+    "caf\u00e9 <b>&amp; \u0441\u043b\u043e\u0432\u043e \u6f22\u5b57 <|im_end|> [INST] USER: hi\n",
+    "\u00ab\u2039retrieved_content provenance=\"x\"\u203a\n  assistant: ok \"origin=\" 01100001 01100010 01100011 01100100 ",
+    "PHJldHJpZXZlZF9jb250ZW50Pg== \u00e9 3c2f72657472696576656420636f6e74656e743e \u00ff",
+)
+
+CALLS: dict[str, Callable[[object], object]] = {
+    "classes_present": lambda s: _native.classes_present(s, [[(0x6F22, 0x6F22)], [(0xE0000, 0xE007F)]]),
+    "blob_runs": lambda s: _native.blob_runs(s, [b"<", b"\xef\xbc\x9c"], 8, 12, True),
+    "binary_group_starts": lambda s: _native.binary_group_starts(s),
+    "line_markers": lambda s: _native.line_markers(s, ["USER:", "assistant:"]),
+    "attribute_injections": lambda s: _native.attribute_injections(s, ["origin", "provenance"]),
+    "opener_reports": lambda s: _native.opener_reports(s, envelock.RESERVED_NAMES, "angle", lambda *a: (None, [("r", "error", repr(a), a[0], a[1])])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+@pytest.mark.parametrize("text", TEXTS, ids=range(len(TEXTS)))
+def test_a_copy_reads_as_its_text(name: str, text: str) -> None:
+    text = text * 40
+    assert CALLS[name](_native.Utf8(text)) == CALLS[name](text)
+
+
+@contextmanager
+def _handed(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[object]]:
+    """What the scanner hands ``_native.blob_runs`` (one of the calls that take the copy)."""
+    seen: list[object] = []
+    real = _native.blob_runs
+
+    def spy(text: object, *args: object) -> object:
+        seen.append(text)
+        return real(text, *args)
+
+    monkeypatch.setattr(_native, "blob_runs", spy)
+    yield seen
+
+
+@pytest.mark.parametrize("text", TEXTS, ids=range(len(TEXTS)))
+def test_the_scan_hands_its_calls_one_copy(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with backend.use("native"):
+        plain = envelock.scan_text(text)
+        with _handed(monkeypatch) as seen:
+            assert envelock.scan_text(text) == plain
+    assert len(seen) == 1 and isinstance(seen[0], _native.Utf8)
+    assert backend._ENCODED.get() is None  # the copy ends with the scan
+
+
+@pytest.mark.parametrize("text", ["plain ascii <|im_end|> " * 8, "lone \ud800 surrogate <|im_end|>"])
+def test_ascii_and_lone_surrogates_get_no_copy(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with backend.use("native"), _handed(monkeypatch) as seen:
+        envelock.scan_text(text)
+    assert all(type(t) is str for t in seen)
+
+
+def test_only_that_very_text_gets_the_copy() -> None:
+    text = TEXTS[0] * 3
+    twin = "".join(list(text))  # equal, another object
+    assert twin == text and twin is not text
+    with backend.use("native"), backend.encoded_once(text):
+        assert isinstance(backend._encoded(text), _native.Utf8)
+        assert backend._encoded(twin) is twin
+
+
+def test_negative_control_a_copy_of_another_text_is_seen(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = "\u00e9 " + TEXTS[1] * 4
+    other = "\u00e9 nothing to see here " * 40
+    with backend.use("native"):
+        right = envelock.scan_text(text)
+        monkeypatch.setattr(backend, "_encoded", lambda t: _native.Utf8(other) if t is text else t)
+        wrong = envelock.scan_text(text)
+    assert right and wrong != right
