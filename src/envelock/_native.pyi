@@ -15,6 +15,7 @@ __all__ = [
     "UNICODE_VERSION",
     "SurrogateError",
     "Utf8",
+    "ascii_word_starts",
     "attribute_injections",
     "binary_group_starts",
     "blob_runs",
@@ -126,6 +127,10 @@ def line_markers(text: str | Utf8, markers: list[str]) -> list[tuple[int, int]]:
 def attribute_injections(text: str | Utf8, names: list[str]) -> list[tuple[int, int, int, int]]:
     """(start, end, name start, name end) in code points of every match of ``scan.text._ATTR_INJECTION_RE``
     with ``names`` (ASCII) as its attribute names, ASCII case-insensitively."""
+
+def ascii_word_starts(text: str | Utf8, words: list[str]) -> list[int] | None:
+    """The offsets (code points) of every occurrence of any of ``words`` in ``text``, ASCII
+    case-insensitively, sorted, each once; ``None`` for an empty or non-ASCII word."""
 
 def blob_runs(text: str | Utf8, triggers: list[bytes], b64_min: int, hex_min: int, all: bool = False) -> list[tuple[int, int]]:
     """The base64 runs (``b64_min`` or more characters, then up to two ``=``) of ``text`` as

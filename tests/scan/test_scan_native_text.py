@@ -97,3 +97,40 @@ def test_control_a_walk_allowing_nine_blanks_is_caught(monkeypatch: pytest.Monke
 def test_the_longest_marker_is_taken() -> None:
     assert backend.native_line_markers("Human: x", ("Human", "Human:")) == [(0, 6)]
     assert backend.native_line_markers("Human: x", ("Human:", "Human")) == [(0, 6)]
+
+
+# The cipher pass's first words (``scan.encoded._cipher_matches``): one native Aho-Corasick pass
+# against ``str.find`` of each word on the lowered text, its reference.
+WORDS = ("ergevrirq", "tnetnoc", "eneigyh", "ab", "aba")
+WORD_TEXTS = st.lists(
+    st.sampled_from([*WORDS, *(w.upper() for w in WORDS), "ErGeV", "rirq", "b", "a", "é", "日本", "\u0130", " ", "\n"]),
+    max_size=12,
+).map("".join)
+
+
+def _find_starts(text: str, words: tuple[str, ...]) -> list[int]:
+    lowered = text.lower()
+    found: set[int] = set()
+    for w in words:
+        i = lowered.find(w)
+        while i >= 0:
+            found.add(i)
+            i = lowered.find(w, i + 1)
+    return sorted(found)
+
+
+@given(WORD_TEXTS)
+def test_word_starts_are_what_find_on_the_lowered_text_finds(text: str) -> None:
+    if not folds_ascii_case(text):
+        assert backend.native_ascii_word_starts(text, WORDS) == _find_starts(text, WORDS)
+
+
+def test_word_starts_refuse_what_they_cannot_search() -> None:
+    assert backend.native_ascii_word_starts("x", ("", "a")) is None
+    assert backend.native_ascii_word_starts("x", ("\u00e9",)) is None
+
+
+def test_negative_control_a_case_sensitive_search_is_told_apart() -> None:
+    text = "\u00e9 ErGeVrIrQ and abab"
+    case_sensitive = sorted(i for w in WORDS for i in range(len(text)) if text.startswith(w, i))
+    assert backend.native_ascii_word_starts(text, WORDS) == _find_starts(text, WORDS) != case_sensitive

@@ -27,7 +27,7 @@ pub use defang::{
 };
 pub use names::{EmptySkeleton, Names};
 pub use opener::Family;
-pub use prose::{attribute_injections, line_markers};
+pub use prose::{ascii_word_starts, attribute_injections, line_markers};
 pub use reader::{exact_after, read_after, read_bracket, Kind, Reading, Scratch};
 pub use sanitize::{sanitize_events, SanitizeEvents};
 

@@ -175,6 +175,27 @@ pub fn attribute_injections(s: &str, names: &[&str]) -> Vec<(usize, usize, usize
     out
 }
 
+/// Where each of `words` (ASCII, lowercase or not) occurs in `s`, ASCII case-insensitively: the
+/// byte offsets of every occurrence of any word, overlapping ones too, sorted and each once. The
+/// scanner's cipher pass tries its regex there (`scan.encoded._cipher_matches`: `str.find` of each
+/// word on `text.lower()`, whose offsets are the text's where no character folds to ASCII). One
+/// Aho-Corasick pass; `None` for an empty or non-ASCII word (an empty one occurs everywhere, and
+/// one outside ASCII is no ASCII search) or when the automaton cannot be built: the caller then
+/// searches itself.
+pub fn ascii_word_starts(s: &str, words: &[&str]) -> Option<Vec<usize>> {
+    if words.iter().any(|w| w.is_empty() || !w.is_ascii()) {
+        return None;
+    }
+    let ac = aho_corasick::AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(words)
+        .ok()?;
+    let mut out: Vec<usize> = ac.find_overlapping_iter(s).map(|m| m.start()).collect();
+    out.sort_unstable();
+    out.dedup();
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,5 +230,14 @@ mod tests {
         assert!(attribute_injections("\"         source=", &n).is_empty()); // nine blanks
         assert!(attribute_injections("\"source     =", &n).is_empty()); // five blanks
         assert!(attribute_injections("&#35;source=", &n).is_empty());
+    }
+
+    #[test]
+    fn word_starts_fold_ascii_only_and_overlap() {
+        let w = ["abab", "ba"];
+        assert_eq!(ascii_word_starts("xABaBab", &w), Some(vec![1, 2, 3, 4]));
+        assert_eq!(ascii_word_starts("\u{e9}BA", &w), Some(vec![2]));
+        assert_eq!(ascii_word_starts("x", &["", "a"]), None);
+        assert_eq!(ascii_word_starts("x", &["\u{e9}"]), None);
     }
 }

@@ -915,6 +915,29 @@ fn attribute_injections(
         .collect())
 }
 
+/// ascii_word_starts(text, words) -> [int] | None: the code-point offsets of every occurrence of
+/// any of `words`, ASCII case-insensitively, sorted, each once (`core::prose::ascii_word_starts`);
+/// `None` for an empty or non-ASCII word.
+#[pyfunction]
+fn ascii_word_starts(
+    py: Python<'_>,
+    text: &Bound<'_, PyAny>,
+    words: Vec<String>,
+) -> PyResult<Option<Vec<usize>>> {
+    let mut keep = None;
+    let s = text_any(text, &mut keep)?;
+    let w: Vec<&str> = words.iter().map(String::as_str).collect();
+    let found = if s.len() >= DETACH_BYTES {
+        py.detach(|| core::ascii_word_starts(s, &w))
+    } else {
+        core::ascii_word_starts(s, &w)
+    };
+    Ok(found.map(|starts| {
+        let mut cc = core::CpCounter::new(s);
+        starts.into_iter().map(|a| cc.at(a)).collect()
+    }))
+}
+
 /// binary_group_starts(text) -> [int]: where the scanner's binary-groups regex may start (code
 /// points, in order; `core::blobs::binary_group_starts`).
 #[pyfunction]
@@ -1021,6 +1044,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(binary_group_starts, m)?)?;
     m.add_function(wrap_pyfunction!(line_markers, m)?)?;
     m.add_function(wrap_pyfunction!(attribute_injections, m)?)?;
+    m.add_function(wrap_pyfunction!(ascii_word_starts, m)?)?;
     m.add_function(wrap_pyfunction!(skeleton, m)?)?;
     m.add_class::<Utf8>()?;
     m.add_function(wrap_pyfunction!(datamark, m)?)?;

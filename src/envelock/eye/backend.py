@@ -323,6 +323,13 @@ def native_attribute_injections(text: str, names: tuple[str, ...]) -> list[tuple
     return _if_native(lambda: _native.attribute_injections(_encoded(text), list(names)))
 
 
+def native_ascii_word_starts(text: str, words: tuple[str, ...]) -> list[int] | None:
+    """Every offset where one of ``words`` (ASCII) occurs in ``text``, ASCII case-insensitively, sorted
+    (``_native.ascii_word_starts``, one Aho-Corasick pass), or ``None`` when the native core is not in
+    use, cannot take ``text``, or a word is empty or not ASCII."""
+    return _if_native(lambda: _native.ascii_word_starts(_encoded(text), list(words)))
+
+
 def native_blob_runs(text: str, triggers: tuple[bytes, ...], b64_min: int, hex_min: int) -> list[Span] | None:
     """The base64 runs of ``text`` the scanner's blobs pass could report from (``_native.blob_runs``:
     a hex run or a decoding holding one of the byte sequences ``triggers``), in one native pass;

@@ -384,15 +384,22 @@ def _cipher_matches(text: str, cre: re.Pattern[str], ctx: Context) -> list[re.Ma
     text, whose offsets are the text's), not at every position."""
     if folds_ascii_case(text, ctx):
         return list(cre.finditer(text))
-    lowered = text.lower()
+    firsts = _cipher_firsts(ctx.reserved)
     found: dict[int, re.Match[str]] = {}
-    for first in _cipher_firsts(ctx.reserved):
-        i = lowered.find(first)
-        while i >= 0:
-            m = cre.match(text, i)
-            if m and i not in found:
-                found[i] = m
-            i = lowered.find(first, i + 1)
+    # One native Aho-Corasick pass finds the same offsets (every occurrence of a first word, ASCII
+    # case-insensitively: what ``find`` on the lowered text finds here); the loop is the reference.
+    starts = backend.native_ascii_word_starts(text, tuple(sorted(firsts)))
+    if starts is not None:
+        found = {i: m for i in starts if (m := cre.match(text, i))}
+    else:
+        lowered = text.lower()
+        for first in firsts:
+            i = lowered.find(first)
+            while i >= 0:
+                m = cre.match(text, i)
+                if m and i not in found:
+                    found[i] = m
+                i = lowered.find(first, i + 1)
     # finditer's matches do not overlap: keep the leftmost, then the next one after its end.
     out: list[re.Match[str]] = []
     end = -1
