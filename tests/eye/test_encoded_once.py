@@ -30,6 +30,7 @@ CALLS: dict[str, Callable[[object], object]] = {
     "classes_present": lambda s: _native.classes_present(s, [[(0x6F22, 0x6F22)], [(0xE0000, 0xE007F)]]),
     "blob_runs": lambda s: _native.blob_runs(s, [b"<", b"\xef\xbc\x9c"], 8, 12, True),
     "binary_group_starts": lambda s: _native.binary_group_starts(s),
+    "exact_tokens": lambda s: _native.exact_tokens(s, [("<", ["b>", "|im_end|>"]), ("[", ["INST]"])]),
     "ascii_word_starts": lambda s: _native.ascii_word_starts(s, ["usER", "ergevrirq", "in"]),
     "line_markers": lambda s: _native.line_markers(s, ["USER:", "assistant:"]),
     "attribute_injections": lambda s: _native.attribute_injections(s, ["origin", "provenance"]),

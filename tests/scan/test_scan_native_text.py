@@ -134,3 +134,43 @@ def test_negative_control_a_case_sensitive_search_is_told_apart() -> None:
     text = "\u00e9 ErGeVrIrQ and abab"
     case_sensitive = sorted(i for w in WORDS for i in range(len(text)) if text.startswith(w, i))
     assert backend.native_ascii_word_starts(text, WORDS) == _find_starts(text, WORDS) != case_sensitive
+
+
+# The exact tokens (``scan.tags._scan_exact``): one native pass against ``exact_finder`` and
+# ``exact_after``, its reference, on text built from the tokens' own pieces.
+def _exact_table() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    from envelock.eye.reader import names_for
+    from envelock.eye.tokens import RESERVED_NAMES
+
+    return names_for(RESERVED_NAMES, None).exact_table()
+
+
+EXACT_PIECES = st.sampled_from(
+    [c for c, _ in _exact_table()]
+    + [r for _, rests in _exact_table() for r in rests]
+    + [r[:-1] for _, rests in _exact_table() for r in rests]
+    + ["\\", "\\\\", "<", "[", "é", "日本", " ", "\n", "|", "~"]
+)
+EXACT_TEXTS = st.lists(EXACT_PIECES, max_size=12).map("".join)
+
+
+def _regex_exact(text: str) -> list[tuple[int, int]]:
+    from envelock.eye.reader import exact_after, names_for
+    from envelock.eye.tokens import RESERVED_NAMES
+
+    names = names_for(RESERVED_NAMES, None)
+    return [(m.start(), exact_after(text, m.start(), names)) for m in names.exact_finder().finditer(text)]
+
+
+@given(EXACT_TEXTS)
+def test_exact_tokens_are_the_finders_and_exact_afters(text: str) -> None:
+    assert backend.native_exact_tokens(text, _exact_table()) == _regex_exact(text)
+
+
+def test_negative_control_the_first_rest_that_follows_is_not_the_longest() -> None:
+    """A table whose rests are tried shortest first must end the token elsewhere: the order given is
+    the order tried."""
+    table = (("<", ("ab>", "a")),)
+    assert backend.native_exact_tokens("<ab>", table) == [(0, 4)]
+    assert backend.native_exact_tokens("<ab>", (("<", ("a", "ab>")),)) == [(0, 2)]
+    assert backend.native_exact_tokens("<\\x", (("<", ("\\x",)),)) is None  # where the reference parts ways

@@ -10,6 +10,7 @@ pub mod chars;
 pub mod classes;
 pub mod decode;
 pub mod defang;
+pub mod exact;
 pub mod names;
 pub mod opener;
 pub mod prose;
@@ -25,6 +26,7 @@ pub use classes::classes_present;
 pub use defang::{
     canonical_body, defang, defang_body, undefang, undefang_body, xml_escape, xml_unescape, Level,
 };
+pub use exact::exact_tokens;
 pub use names::{EmptySkeleton, Names};
 pub use opener::Family;
 pub use prose::{ascii_word_starts, attribute_injections, line_markers};

@@ -938,6 +938,29 @@ fn ascii_word_starts(
     }))
 }
 
+/// exact_tokens(text, by_first) -> [(start, end)]: every exact token of `text` (code points;
+/// `core::exact::exact_tokens`): `by_first` pairs each first character with its rests, in the
+/// order `reader.exact_after` tries them.
+#[pyfunction]
+fn exact_tokens(
+    py: Python<'_>,
+    text: &Bound<'_, PyAny>,
+    by_first: Vec<(char, Vec<String>)>,
+) -> PyResult<Vec<(usize, usize)>> {
+    let mut keep = None;
+    let s = text_any(text, &mut keep)?;
+    let found = if s.len() >= DETACH_BYTES {
+        py.detach(|| core::exact_tokens(s, &by_first))
+    } else {
+        core::exact_tokens(s, &by_first)
+    };
+    let mut cc = core::CpCounter::new(s);
+    Ok(found
+        .into_iter()
+        .map(|(a, e)| (cc.at(a), cc.at(e)))
+        .collect())
+}
+
 /// binary_group_starts(text) -> [int]: where the scanner's binary-groups regex may start (code
 /// points, in order; `core::blobs::binary_group_starts`).
 #[pyfunction]
@@ -1045,6 +1068,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(line_markers, m)?)?;
     m.add_function(wrap_pyfunction!(attribute_injections, m)?)?;
     m.add_function(wrap_pyfunction!(ascii_word_starts, m)?)?;
+    m.add_function(wrap_pyfunction!(exact_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(skeleton, m)?)?;
     m.add_class::<Utf8>()?;
     m.add_function(wrap_pyfunction!(datamark, m)?)?;

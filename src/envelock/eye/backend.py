@@ -330,6 +330,16 @@ def native_ascii_word_starts(text: str, words: tuple[str, ...]) -> list[int] | N
     return _if_native(lambda: _native.ascii_word_starts(_encoded(text), list(words)))
 
 
+def native_exact_tokens(text: str, by_first: tuple[tuple[str, tuple[str, ...]], ...]) -> list[Span] | None:
+    """``(start, end)`` of every exact token of ``text`` (``_native.exact_tokens``: a first character of
+    ``by_first``, backslashes, the first of its rests that follows, as ``reader.exact_after`` reads), or
+    ``None`` when the native core is not in use or cannot take ``text``, or a rest starts with a
+    backslash (where the reference regex and ``exact_after`` part ways)."""
+    if any(r.startswith("\\") for _, rests in by_first for r in rests):
+        return None
+    return _if_native(lambda: _native.exact_tokens(_encoded(text), [(c, list(rests)) for c, rests in by_first]))
+
+
 def native_blob_runs(text: str, triggers: tuple[bytes, ...], b64_min: int, hex_min: int) -> list[Span] | None:
     """The base64 runs of ``text`` the scanner's blobs pass could report from (``_native.blob_runs``:
     a hex run or a decoding holding one of the byte sequences ``triggers``), in one native pass;

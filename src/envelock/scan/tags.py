@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any, Literal, NamedTuple, cast
 
 from ..eye import reader as modeleye
-from ..eye.backend import native_opener_reports
+from ..eye.backend import native_exact_tokens, native_opener_reports
 from ..eye.escape import opener_records
 from ..eye.reader import (
     BRACKET_OPENER_RE,
@@ -660,9 +660,10 @@ def _scan_exact(text: str, ctx: Context, out: list[_Raw]) -> None:
     if not names.exact:
         return
     n = len(text)
-    for m in names.exact_finder().finditer(text):
-        i = m.start()
-        end = exact_after(text, i, names)
+    # One native pass finds the tokens; the regex and exact_after are the reference.
+    found = native_exact_tokens(text, names.exact_table())
+    spans = found if found is not None else ((m.start(), exact_after(text, m.start(), names)) for m in names.exact_finder().finditer(text))
+    for i, end in spans:
         j = i + 1
         while j < n and text[j] == "\\":
             j += 1
