@@ -662,7 +662,9 @@ def _scan_exact(text: str, ctx: Context, out: list[_Raw]) -> None:
     n = len(text)
     # One native pass finds the tokens; the regex and exact_after are the reference.
     found = native_exact_tokens(text, names.exact_table())
-    spans = found if found is not None else ((m.start(), exact_after(text, m.start(), names)) for m in names.exact_finder().finditer(text))
+    if found is None:
+        found = [(m.start(), exact_after(text, m.start(), names)) for m in names.exact_finder().finditer(text)]
+    spans = found
     for i, end in spans:
         j = i + 1
         while j < n and text[j] == "\\":
