@@ -23,6 +23,8 @@ pub struct Triggers {
     /// looked up only in the bucket of its byte (a random decoding meets a first byte often, and
     /// a search of every sequence there made the sift cost more than finding the runs).
     by_lead: Vec<Bucket>,
+    /// Is a byte the first of some sequence (the cheap test made at every byte)?
+    lead: [bool; 256],
     always: bool,
     /// The shortest base64 run and hex run decoded (`encoded.B64_MIN`, `encoded.HEX_MIN`).
     b64_min: usize,
@@ -51,13 +53,16 @@ impl Triggers {
                 None => always = true,
             }
         }
-        for bucket in &mut by_lead {
+        let mut lead = [false; 256];
+        for (c, bucket) in by_lead.iter_mut().enumerate() {
+            lead[c] = !bucket.seqs.is_empty();
             bucket.seqs.sort();
             bucket.seqs.dedup();
             bucket.lens.sort_unstable();
         }
         Triggers {
             by_lead,
+            lead,
             always,
             b64_min,
             hex_min,
@@ -68,6 +73,9 @@ impl Triggers {
     pub fn found_in(&self, data: &[u8]) -> bool {
         self.always
             || data.iter().enumerate().any(|(i, &c)| {
+                if !self.lead[usize::from(c)] {
+                    return false;
+                }
                 let bucket = &self.by_lead[usize::from(c)];
                 bucket.lens.iter().any(|&n| {
                     data.get(i..i + n).is_some_and(|w| {
@@ -147,19 +155,29 @@ fn worth_reading(data: &[u8], triggers: &Triggers) -> bool {
 /// Whether the lenient decoding of `chunk` (base64 characters only) is worth reading
 /// ([`worth_reading`]). `buf` is reused between calls.
 fn decodes_to_trigger(chunk: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> bool {
-    buf.clear();
-    let mut acc = 0u32;
-    let mut bits = 0u32;
-    for &c in chunk {
-        acc = (acc << 6) | sextet(c);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            buf.push(((acc >> bits) & 0xFF) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
+    lenient_decode(chunk, buf);
     worth_reading(buf, triggers)
+}
+
+/// Six bits a character, whole bytes kept, into `buf`: four characters at a time (three bytes), then
+/// the two or three left (one or two bytes; one left alone makes no byte).
+fn lenient_decode(chunk: &[u8], buf: &mut Vec<u8>) {
+    buf.clear();
+    buf.reserve(chunk.len() / 4 * 3 + 2);
+    let groups = chunk.chunks_exact(4);
+    let tail = groups.remainder();
+    for g in groups {
+        let v = sextet(g[0]) << 18 | sextet(g[1]) << 12 | sextet(g[2]) << 6 | sextet(g[3]);
+        buf.extend_from_slice(&[(v >> 16) as u8, (v >> 8) as u8, v as u8]);
+    }
+    match *tail {
+        [a, b] => buf.push((sextet(a) << 2 | sextet(b) >> 4) as u8),
+        [a, b, c] => {
+            let v = sextet(a) << 12 | sextet(b) << 6 | sextet(c);
+            buf.extend_from_slice(&[(v >> 10) as u8, (v >> 2) as u8]);
+        }
+        _ => {}
+    }
 }
 
 /// Could `_b64_candidates(run)` give a decoding `_blob_danger` reads further? Its chunks, leniently.
@@ -420,6 +438,34 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn the_group_decoder_is_the_bit_loop() {
+        let alphabet = b"AZaz09+/-_Qw";
+        let mut buf = Vec::new();
+        for len in 0..=9u32 {
+            for mut k in 0..12usize.pow(len.min(6)) {
+                let mut chunk = Vec::new();
+                for p in 0..len {
+                    chunk.push(alphabet[(k + p as usize) % 12]);
+                    k /= 12;
+                }
+                let mut want = Vec::new();
+                let (mut acc, mut bits) = (0u32, 0u32);
+                for &c in &chunk {
+                    acc = (acc << 6) | sextet(c);
+                    bits += 6;
+                    if bits >= 8 {
+                        bits -= 8;
+                        want.push(((acc >> bits) & 0xFF) as u8);
+                        acc &= (1 << bits) - 1;
+                    }
+                }
+                lenient_decode(&chunk, &mut buf);
+                assert_eq!(buf, want, "{chunk:?}");
+            }
+        }
     }
 
     #[test]
