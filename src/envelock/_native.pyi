@@ -69,7 +69,7 @@ class Utf8:
 def defang(text: str, level: _Level, reserved: tuple[str, ...]) -> str:
     """``eye.reference.defang(text, level, reserved)``; returns ``text`` itself when nothing changes."""
 
-def defang_body(text: str, level: _Level, reserved: tuple[str, ...]) -> str:
+def defang_body(text: str, level: _Level, reserved: tuple[str, ...], utf8: Utf8 | None = None) -> str:
     """``escape.defang_body``: ``defang`` judged followed by ``"\\n<"`` (the end-of-body context)."""
 
 def undefang(text: str, level: _Level, reserved: tuple[str, ...]) -> str:
@@ -104,7 +104,7 @@ def defang_many(texts: list[str], level: _Level, reserved: tuple[str, ...]) -> l
     """``defang`` of each text, on every core with the GIL released for large batches.
     Raises :class:`SurrogateError` (with the index of the text) for a lone surrogate."""
 
-def sanitize_events(text: str, first: bool = False) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+def sanitize_events(text: str | Utf8, first: bool = False) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """(runs of characters XML 1.0 cannot carry, runs of invisible text ``invisible="strip"`` removes):
     ``envelope.invisible``'s ``XML_IMPOSSIBLE_RE`` runs and ``INVISIBLE_RE``'s group-2 runs (TAG and
     bidi embedding characters outside RGI emoji tag sequences), ``(start, end)`` in text order;

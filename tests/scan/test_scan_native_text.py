@@ -65,7 +65,7 @@ def test_attribute_injections_are_the_regex_matches(text: str) -> None:
 
 def test_the_fold_characters_send_the_text_to_the_regexes() -> None:
     """``ſource=`` is ``source=`` to ``re.IGNORECASE``, not to ASCII folding: the regex runs."""
-    text = "x\"\u017fource=1\nu\u017fer: y"
+    text = 'x"\u017fource=1\nu\u017fer: y'
     assert folds_ascii_case(text)
     assert T._attribute_injections(text) == _regex_attributes(text) != []
     assert T._line_markers(text) == _regex_markers(text) != []

@@ -71,6 +71,8 @@ fn text<'a, 'py>(
 #[pyclass(frozen, module = "envelock._native")]
 struct Utf8 {
     s: String,
+    /// The text it is a copy of: a call handed both checks they are one (`copy_of`).
+    source: Py<PyString>,
 }
 
 #[pymethods]
@@ -80,12 +82,23 @@ impl Utf8 {
         let mut keep = None;
         Ok(Utf8 {
             s: self::text(text, &mut keep)?.to_owned(),
+            source: text.clone().unbind(),
         })
     }
 
     fn __len__(&self) -> usize {
         self.s.len()
     }
+}
+
+/// The copy's text, when `u` is a copy of this very `text` (a copy of another text is refused: its
+/// offsets and its answer would be another text's).
+fn copy_of<'a>(u: &'a Bound<'_, Utf8>, text: &Bound<'_, PyString>) -> PyResult<&'a str> {
+    let u = u.get();
+    if !u.source.bind(text.py()).is(text) {
+        return Err(PyValueError::new_err("utf8 is not a copy of this text"));
+    }
+    Ok(u.s.as_str())
 }
 
 /// The text of a `str` (as `text`) or of a `Utf8` copy of one.
@@ -150,17 +163,29 @@ fn defang<'py>(
     run(py, text, |s| core::defang(s, lvl, &names))
 }
 
-/// defang_body(text, level, reserved) -> str: `defang_body` (judged followed by "\n<").
+/// defang_body(text, level, reserved, utf8=None) -> str: `defang_body` (judged followed by "\n<");
+/// `utf8`: a `Utf8` copy of `text` the caller already made (compose's sanitize pass read it too).
 #[pyfunction]
+#[pyo3(signature = (text, level, reserved, utf8 = None))]
 fn defang_body<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyString>,
     level: &str,
     reserved: Vec<String>,
+    utf8: Option<&Bound<'py, Utf8>>,
 ) -> PyResult<Bound<'py, PyString>> {
     let lvl = self::level(level)?;
     let names = names_for(reserved, true, true)?;
-    run(py, text, |s| core::defang_body(s, lvl, &names))
+    let Some(u) = utf8 else {
+        return run(py, text, |s| core::defang_body(s, lvl, &names));
+    };
+    let s = copy_of(u, text)?;
+    let out = if s.len() >= DETACH_BYTES {
+        py.detach(|| core::defang_body(s, lvl, &names))
+    } else {
+        core::defang_body(s, lvl, &names)
+    };
+    Ok(result(py, text, out))
 }
 
 /// canonical_body(text, level, reserved) -> (str, bool): `undefang_body(text)` and whether
@@ -381,9 +406,9 @@ fn findings<'py>(
     utf8: Option<&Bound<'py, Utf8>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let mut keep = None;
-    // `utf8`: a `Utf8` copy of `text` the caller already made (it is trusted to be of `text`).
+    // `utf8`: a `Utf8` copy of `text` the caller already made.
     let s = match utf8 {
-        Some(u) => u.get().s.as_str(),
+        Some(u) => copy_of(u, text)?,
         None => self::text(text, &mut keep)?,
     };
     let fields: [Bound<'py, PyString>; 10] = fields
@@ -795,11 +820,11 @@ type Span = (usize, usize);
 #[pyo3(signature = (text, first = false))]
 fn sanitize_events(
     py: Python<'_>,
-    text: &Bound<'_, PyString>,
+    text: &Bound<'_, PyAny>,
     first: bool,
 ) -> PyResult<(Vec<Span>, Vec<Span>)> {
     let mut keep = None;
-    let s = self::text(text, &mut keep)?;
+    let s = text_any(text, &mut keep)?;
     let ev = if s.len() >= DETACH_BYTES {
         py.detach(|| core::sanitize_events(s, first))
     } else {

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from ..errors import EnvelopeBreach, InvalidEntry, NestingError
+from ..eye.backend import encoded_once
 from ..eye.escape import Level, check_level, defang
 from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
@@ -110,7 +111,10 @@ def compose_preface(
     changes: list[Transformation] = []
     depth = 0 if not entry_list else 1
     # First every field is checked and sanitized (a per-turn marker must avoid every body) ...
-    checked: list[tuple[str, str, str | None, str | Preface]] = []
+    checked: list[tuple[str, str, str | None, str | Preface, str | None]] = []
+    # ... and, unless a marker is still to be chosen, each body rendered straight after its sanitize
+    # pass, while the one UTF-8 copy that pass read is alive (not encoded again by the defang).
+    marker_known = not (spot.mode in MARKED_MODES and spot.marker is None)
     for index, raw in enumerate(entry_list):
         entry = check_entry(raw, index)
         if strict_provenance and not is_known_source(entry.source):
@@ -121,6 +125,7 @@ def compose_preface(
         changes += c1 + c2
         body = entry.body
         content: str | Preface
+        rendered: str | None = None
         if is_preface(body) and body:
             depth = max(
                 depth,
@@ -132,19 +137,23 @@ def compose_preface(
                 raise NestingError("a Preface body composed without this turn's nonce cannot nest here", index=index)
             content = body
         else:
-            content, c3 = sanitize(str.__str__(body), invisible=invisible, controls=controls, index=index, field="body")
+            plain = str.__str__(body)
+            with encoded_once(plain):
+                content, c3 = sanitize(plain, invisible=invisible, controls=controls, index=index, field="body")
+                if marker_known:
+                    rendered = encode_body(content, spot, level=lvl, reserved=reserved, tokens=tokens)
             changes += c3
-        checked.append((source, origin, fetched_at, content))
-    if spot.mode in MARKED_MODES and spot.marker is None:
-        spot = replace(spot, marker=choose_marker([c for *_, c in checked if not is_preface(c)]))
+        checked.append((source, origin, fetched_at, content, rendered))
+    if not marker_known:
+        spot = replace(spot, marker=choose_marker([c for _, _, _, c, _ in checked if not is_preface(c)]))
     # ... then each envelope is rendered.
     turn = (("nonce", nonce),) if nonce is not None else ()
     parts: list[str] = []
-    for source, origin, fetched_at, content in checked:
+    for source, origin, fetched_at, content, rendered in checked:
         if is_preface(content):
             parts.append(render.envelope(render.open_tag(source, origin, fetched_at, turn), str(content)))
         else:
-            text = encode_body(content, spot, level=lvl, reserved=reserved, tokens=tokens)
+            text = rendered if rendered is not None else encode_body(content, spot, level=lvl, reserved=reserved, tokens=tokens)
             parts.append(render.envelope(render.open_tag(source, origin, fetched_at, turn + spot.attributes()), text))
     text = render.join(parts)
     out = _make(text, lvl, reserved, depth, tuple(changes), nonce=nonce, spotlight=spot, tokens=tokens)

@@ -94,7 +94,7 @@ class _Native:
         assert _native is not None
         if tokens is None:
             try:
-                return str(_native.defang_body(text, level, reserved))
+                return str(_native.defang_body(text, level, reserved, _copy_of(text)))
             except SurrogateError:
                 pass
         return reference.defang_body(text, level, reserved, tokens)
@@ -164,8 +164,9 @@ _ENCODED: ContextVar[tuple[str, object] | None] = ContextVar("envelock_encoded",
 
 @contextmanager
 def encoded_once(text: str) -> Iterator[None]:
-    """Within the block, the scanner's native calls on ``text`` (this very object) read one UTF-8 copy
-    of it made here, instead of each encoding it again (a non-ASCII text crosses into Rust as a
+    """Within the block, the native calls on ``text`` (this very object) that several passes make (the
+    scanner's passes; compose's sanitize and defang of one body) read one UTF-8 copy of it made here,
+    instead of each encoding it again (a non-ASCII text crosses into Rust as a
     temporary UTF-8 copy: docs/INTERNALS.md). ASCII text is read in place and needs none; a text with a
     lone surrogate gets none (each call then falls back as it would). The copy lives until the block
     ends."""
@@ -353,4 +354,4 @@ def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], 
     (:mod:`envelock.envelope.invisible`) in one native pass, only the first of each with ``first``;
     ``None`` when the native core is not in use or cannot take ``text``: the caller then finds them
     with the Python reference."""
-    return _if_native(lambda: _native.sanitize_events(text, first))
+    return _if_native(lambda: _native.sanitize_events(_encoded(text), first))
