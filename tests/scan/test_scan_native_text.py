@@ -174,3 +174,12 @@ def test_negative_control_the_first_rest_that_follows_is_not_the_longest() -> No
     assert backend.native_exact_tokens("<ab>", table) == [(0, 4)]
     assert backend.native_exact_tokens("<ab>", (("<", ("a", "ab>")),)) == [(0, 2)]
     assert backend.native_exact_tokens("<\\x", (("<", ("\\x",)),)) is None  # where the reference parts ways
+
+
+def test_a_token_with_a_lone_surrogate_is_left_to_the_reference() -> None:
+    """A team's token may hold a lone surrogate (read from JSON): it has no UTF-8, so the native pass
+    is not asked (it could not be handed the table) and the reference reads it."""
+    table = (("<", ("b>", "\ud800>")),)
+    assert backend.native_exact_tokens("<b>", table) is None
+    assert backend.native_exact_tokens("<b>", (("<", ("b>",)),)) == [(0, 3)]
+    assert backend.native_ascii_word_starts("x", ("\ud800",)) is None

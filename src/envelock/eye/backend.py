@@ -328,7 +328,18 @@ def native_ascii_word_starts(text: str, words: tuple[str, ...]) -> list[int] | N
     """Every offset where one of ``words`` (ASCII) occurs in ``text``, ASCII case-insensitively, sorted
     (``_native.ascii_word_starts``, one Aho-Corasick pass), or ``None`` when the native core is not in
     use, cannot take ``text``, or a word is empty or not ASCII."""
+    if not all(w.isascii() for w in words):
+        return None  # the core refuses them too; a lone surrogate could not even be handed over
     return _if_native(lambda: _native.ascii_word_starts(_encoded(text), list(words)))
+
+
+def _encodable(s: str) -> bool:
+    """Has ``s`` a UTF-8 form (no lone surrogate)?"""
+    try:
+        s.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def native_exact_tokens(text: str, by_first: tuple[tuple[str, tuple[str, ...]], ...]) -> list[Span] | None:
@@ -336,8 +347,8 @@ def native_exact_tokens(text: str, by_first: tuple[tuple[str, tuple[str, ...]], 
     ``by_first``, backslashes, the first of its rests that follows, as ``reader.exact_after`` reads), or
     ``None`` when the native core is not in use or cannot take ``text``, or a rest starts with a
     backslash (where the reference regex and ``exact_after`` part ways)."""
-    if any(r.startswith("\\") for _, rests in by_first for r in rests):
-        return None
+    if any(r.startswith("\\") or not _encodable(r) for c, rests in by_first for r in (c, *rests)):
+        return None  # a team's token may hold a lone surrogate: no UTF-8 for it, the reference reads it
     return _if_native(lambda: _native.exact_tokens(_encoded(text), [(c, list(rests)) for c, rests in by_first]))
 
 
