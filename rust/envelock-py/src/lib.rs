@@ -64,15 +64,24 @@ fn text<'a, 'py>(
     std::str::from_utf8(bytes.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// Utf8(text): one UTF-8 copy of a non-ASCII `text`, for a caller that hands the same text to
-/// several native calls (the scanner's passes): each call reads this copy instead of encoding the
-/// text again. Raises `SurrogateError` for a lone surrogate. (The text's own storage is not used:
-/// see `text`.)
+/// Utf8(text): one UTF-8 copy of `text`, for a caller that hands the same non-ASCII text to several
+/// native calls (the scanner's passes, compose's sanitize and defang): each call reads this copy
+/// instead of encoding the text again. Raises `SurrogateError` for a lone surrogate. (An ASCII text
+/// needs none, its storage being its UTF-8: the backend makes none for it. The text's own storage is
+/// not used otherwise: see `text`.)
 #[pyclass(frozen, module = "envelock._native")]
 struct Utf8 {
-    s: String,
     /// The text it is a copy of: a call handed both checks they are one (`copy_of`).
     source: Py<PyString>,
+    /// Its UTF-8, validated once when made.
+    bytes: Py<PyBytes>,
+}
+
+impl Utf8 {
+    fn as_str<'a>(&'a self, py: Python<'_>) -> &'a str {
+        // SAFETY: `new` validated these bytes as UTF-8, and a `bytes` object never changes.
+        unsafe { std::str::from_utf8_unchecked(self.bytes.as_bytes(py)) }
+    }
 }
 
 #[pymethods]
@@ -80,14 +89,19 @@ impl Utf8 {
     #[new]
     fn new(text: &Bound<'_, PyString>) -> PyResult<Self> {
         let mut keep = None;
+        self::text(text, &mut keep)?; // a non-ASCII text is encoded and validated here, once
+        let bytes = match keep {
+            Some(b) => b,
+            None => text.encode_utf8()?, // ASCII: valid UTF-8 as it is
+        };
         Ok(Utf8 {
-            s: self::text(text, &mut keep)?.to_owned(),
             source: text.clone().unbind(),
+            bytes: bytes.unbind(),
         })
     }
 
-    fn __len__(&self) -> usize {
-        self.s.len()
+    fn __len__(&self, py: Python<'_>) -> usize {
+        self.as_str(py).len()
     }
 }
 
@@ -98,7 +112,7 @@ fn copy_of<'a>(u: &'a Bound<'_, Utf8>, text: &Bound<'_, PyString>) -> PyResult<&
     if !u.source.bind(text.py()).is(text) {
         return Err(PyValueError::new_err("utf8 is not a copy of this text"));
     }
-    Ok(u.s.as_str())
+    Ok(u.as_str(text.py()))
 }
 
 /// The text of a `str` (as `text`) or of a `Utf8` copy of one.
@@ -107,7 +121,7 @@ fn text_any<'a, 'py>(
     keep: &'a mut Option<Bound<'py, PyBytes>>,
 ) -> PyResult<&'a str> {
     if let Ok(u) = obj.cast::<Utf8>() {
-        return Ok(u.get().s.as_str());
+        return Ok(u.get().as_str(obj.py()));
     }
     text(obj.cast::<PyString>()?, keep)
 }

@@ -111,7 +111,8 @@ def compose_preface(
     changes: list[Transformation] = []
     depth = 0 if not entry_list else 1
     # First every field is checked and sanitized (a per-turn marker must avoid every body) ...
-    checked: list[tuple[str, str, str | None, str | Preface, str | None]] = []
+    checked: list[tuple[str, str, str | None, str | Preface]] = []
+    rendered: list[str | None] = []  # a body's rendered text, dropped as soon as it is used
     # ... and, unless a marker is still to be chosen, each body rendered straight after its sanitize
     # pass, while the one UTF-8 copy that pass read is alive (not encoded again by the defang).
     marker_known = not (spot.mode in MARKED_MODES and spot.marker is None)
@@ -125,7 +126,7 @@ def compose_preface(
         changes += c1 + c2
         body = entry.body
         content: str | Preface
-        rendered: str | None = None
+        text: str | None = None
         if is_preface(body) and body:
             depth = max(
                 depth,
@@ -141,19 +142,22 @@ def compose_preface(
             with encoded_once(plain):
                 content, c3 = sanitize(plain, invisible=invisible, controls=controls, index=index, field="body")
                 if marker_known:
-                    rendered = encode_body(content, spot, level=lvl, reserved=reserved, tokens=tokens)
+                    text = encode_body(content, spot, level=lvl, reserved=reserved, tokens=tokens)
             changes += c3
-        checked.append((source, origin, fetched_at, content, rendered))
+        checked.append((source, origin, fetched_at, content))
+        rendered.append(text)
     if not marker_known:
-        spot = replace(spot, marker=choose_marker([c for _, _, _, c, _ in checked if not is_preface(c)]))
+        spot = replace(spot, marker=choose_marker([c for *_, c in checked if not is_preface(c)]))
     # ... then each envelope is rendered.
     turn = (("nonce", nonce),) if nonce is not None else ()
     parts: list[str] = []
-    for source, origin, fetched_at, content, rendered in checked:
+    for k, (source, origin, fetched_at, content) in enumerate(checked):
         if is_preface(content):
             parts.append(render.envelope(render.open_tag(source, origin, fetched_at, turn), str(content)))
         else:
-            text = rendered if rendered is not None else encode_body(content, spot, level=lvl, reserved=reserved, tokens=tokens)
+            text, rendered[k] = rendered[k], None  # held no longer than before (peak memory)
+            if text is None:
+                text = encode_body(content, spot, level=lvl, reserved=reserved, tokens=tokens)
             parts.append(render.envelope(render.open_tag(source, origin, fetched_at, turn + spot.attributes()), text))
     text = render.join(parts)
     out = _make(text, lvl, reserved, depth, tuple(changes), nonce=nonce, spotlight=spot, tokens=tokens)
