@@ -99,7 +99,7 @@ def test_the_longest_marker_is_taken() -> None:
     assert backend.native_line_markers("Human: x", ("Human:", "Human")) == [(0, 6)]
 
 
-# The cipher pass's first words (``scan.encoded._cipher_matches``): one native Aho-Corasick pass
+# The cipher pass's first words (``scan.encoded._cipher_matches``): one native pass (ASCII lowering, ``memmem``)
 # against ``str.find`` of each word on the lowered text, its reference.
 WORDS = ("ergevrirq", "tnetnoc", "eneigyh", "ab", "aba")
 WORD_TEXTS = st.lists(

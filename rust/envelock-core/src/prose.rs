@@ -178,19 +178,26 @@ pub fn attribute_injections(s: &str, names: &[&str]) -> Vec<(usize, usize, usize
 /// Where each of `words` (ASCII, lowercase or not) occurs in `s`, ASCII case-insensitively: the
 /// byte offsets of every occurrence of any word, overlapping ones too, sorted and each once. The
 /// scanner's cipher pass tries its regex there (`scan.encoded._cipher_matches`: `str.find` of each
-/// word on `text.lower()`, whose offsets are the text's where no character folds to ASCII). One
-/// Aho-Corasick pass; `None` for an empty or non-ASCII word (an empty one occurs everywhere, and
-/// one outside ASCII is no ASCII search) or when the automaton cannot be built: the caller then
+/// word on `text.lower()`, whose offsets are the text's where no character folds to ASCII). The
+/// text is lowered (ASCII only, so every offset stays) once, and each lowered word searched for
+/// by `memchr::memmem` from one past each of its matches. `None` for an empty or non-ASCII word
+/// (an empty one occurs everywhere, and one outside ASCII is no ASCII search): the caller then
 /// searches itself.
 pub fn ascii_word_starts(s: &str, words: &[&str]) -> Option<Vec<usize>> {
     if words.iter().any(|w| w.is_empty() || !w.is_ascii()) {
         return None;
     }
-    let ac = aho_corasick::AhoCorasick::builder()
-        .ascii_case_insensitive(true)
-        .build(words)
-        .ok()?;
-    let mut out: Vec<usize> = ac.find_overlapping_iter(s).map(|m| m.start()).collect();
+    let lowered = s.as_bytes().to_ascii_lowercase();
+    let mut out = Vec::new();
+    for w in words {
+        let w = w.to_ascii_lowercase();
+        let finder = memchr::memmem::Finder::new(w.as_bytes());
+        let mut at = 0;
+        while let Some(p) = finder.find(&lowered[at..]) {
+            out.push(at + p);
+            at += p + 1;
+        }
+    }
     out.sort_unstable();
     out.dedup();
     Some(out)

@@ -326,8 +326,8 @@ def native_attribute_injections(text: str, names: tuple[str, ...]) -> list[tuple
 
 def native_ascii_word_starts(text: str, words: tuple[str, ...]) -> list[int] | None:
     """Every offset where one of ``words`` (ASCII) occurs in ``text``, ASCII case-insensitively, sorted
-    (``_native.ascii_word_starts``, one Aho-Corasick pass), or ``None`` when the native core is not in
-    use, cannot take ``text``, or a word is empty or not ASCII."""
+    (``_native.ascii_word_starts``: the text lowered once, each word found by ``memmem``), or ``None``
+    when the native core is not in use, cannot take ``text``, or a word is empty or not ASCII."""
     if not all(w.isascii() for w in words):
         return None  # the core refuses them too; a lone surrogate could not even be handed over
     return _if_native(lambda: _native.ascii_word_starts(_encoded(text), list(words)))

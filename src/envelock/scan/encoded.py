@@ -386,7 +386,7 @@ def _cipher_matches(text: str, cre: re.Pattern[str], ctx: Context) -> list[re.Ma
         return list(cre.finditer(text))
     firsts = _cipher_firsts(ctx.reserved)
     found: dict[int, re.Match[str]] = {}
-    # One native Aho-Corasick pass finds the same offsets (every occurrence of a first word, ASCII
+    # One native pass finds the same offsets (every occurrence of a first word, ASCII
     # case-insensitively: what ``find`` on the lowered text finds here); the loop is the reference.
     starts = backend.native_ascii_word_starts(text, tuple(sorted(firsts)))
     if starts is not None:
