@@ -183,3 +183,36 @@ def test_a_token_with_a_lone_surrogate_is_left_to_the_reference() -> None:
     assert backend.native_exact_tokens("<b>", table) is None
     assert backend.native_exact_tokens("<b>", (("<", ("b>",)),)) == [(0, 3)]
     assert backend.native_ascii_word_starts("x", ("\ud800",)) is None
+
+
+# The escaped-slash check (``scan.tags._angle_describer``: ``<\u002f...`` read after its own opener)
+# asks the native reader for the reading's kind; the fast Python implementation asks the reference.
+ESCAPED_SLASH = [
+    "x <\\u002fretrieved_content> y",
+    "\u00e9 <\\x2fretrieved_content>",
+    "<\\u002f im_end>",
+    "let re = /<\\/?[a-z]+>/g; <\\u002fb>",
+    "\u00ab\\u002fretrieved_content\u00bb",
+]
+
+
+@pytest.mark.parametrize("text", ESCAPED_SLASH)
+def test_the_escaped_slash_check_reads_as_the_reference(text: str) -> None:
+    native = _scan(text)
+    with backend.use("fast"):
+        assert _scan(text) == native
+
+
+def test_negative_control_a_reader_that_reads_nothing_loses_the_escaped_slash(monkeypatch: pytest.MonkeyPatch) -> None:
+    from envelock.scan import tags
+
+    text = ESCAPED_SLASH[0]
+    assert any(f.message == "escaped slash before a reserved name" for f in _scan(text))
+    monkeypatch.setattr(tags, "reading_kind_after", lambda *a: "none")
+    assert not any(f.message == "escaped slash before a reserved name" for f in _scan(text))
+
+
+def _scan(text: str) -> list[object]:
+    from envelock import scan_text
+
+    return list(scan_text(text))

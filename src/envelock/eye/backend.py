@@ -26,7 +26,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, Literal, Protocol, TypeVar
 
-from . import fastpath, levels, reference
+from . import fastpath, levels, reader, reference
 from .levels import Level
 from .load_tokens import Tokens
 
@@ -340,6 +340,17 @@ def _encodable(s: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+def reading_kind_after(text: str, pos: int, reserved: tuple[str, ...], tokens: Tokens | None, names: reader.Names) -> str:
+    """The kind of ``reader.read_after(text, pos, names)`` (``names``: ``names_for(reserved, tokens)``),
+    read by the native reader when it is in use and there are no team tokens (the native fuzz harness
+    holds the two readers equal at every position), else by the reference."""
+    if tokens is None:
+        got = _if_native(lambda: _native.read_after(text, pos, reserved))
+        if got is not None:
+            return got[0]
+    return reader.read_after(text, pos, names).kind
 
 
 def native_exact_tokens(text: str, by_first: tuple[tuple[str, tuple[str, ...]], ...]) -> list[Span] | None:

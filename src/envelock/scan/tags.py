@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import Any, Literal, NamedTuple, cast
 
 from ..eye import reader as modeleye
-from ..eye.backend import native_exact_tokens, native_opener_reports
+from ..eye.backend import native_exact_tokens, native_opener_reports, reading_kind_after
 from ..eye.escape import opener_records
 from ..eye.reader import (
     BRACKET_OPENER_RE,
@@ -474,7 +474,7 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
                 # A backslash-escaped slash: <\u002f... (read after its own opener: «\ s\ » is a quoted word)
                 opener = text[start:end]
                 window = opener + _decode_escapes(text[end : k + 128])
-                if read_after(window, len(opener), names).kind in ("reserved", "token"):
+                if reading_kind_after(window, len(opener), ctx.reserved, ctx.tokens, names) in ("reserved", "token"):
                     return None, [(DEFANGED_TAG.id, "warning", "escaped slash before a reserved name", start, min(n, k + 16))]
                 return None, []
             what = "an envelope tag" if hit.kind == "reserved" else "a control token"
