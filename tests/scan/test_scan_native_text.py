@@ -15,6 +15,7 @@ from helpers.data import NATIVE_HOW, skip_unless_required
 from hypothesis import given
 from hypothesis import strategies as st
 
+from envelock import Finding
 from envelock.eye import backend
 from envelock.eye.tokens import PROSE_TURN_MARKERS
 from envelock.scan import text as T
@@ -212,7 +213,7 @@ def test_negative_control_a_reader_that_reads_nothing_loses_the_escaped_slash(mo
     assert not any(f.message == "escaped slash before a reserved name" for f in _scan(text))
 
 
-def _scan(text: str) -> list[object]:
+def _scan(text: str) -> list[Finding]:
     from envelock import scan_text
 
     return list(scan_text(text))
