@@ -133,9 +133,9 @@ def ascii_word_starts(text: str | Utf8, words: list[str]) -> list[int] | None:
     """The offsets (code points) of every occurrence of any of ``words`` in ``text``, ASCII
     case-insensitively, sorted, each once; ``None`` for an empty or non-ASCII word."""
 
-def exact_tokens(text: str | Utf8, by_first: list[tuple[str, list[str]]]) -> list[tuple[int, int]]:
-    """``(start, end)`` (code points) of every exact token: a first character of ``by_first``, any
-    backslashes, then the first of its rests (in order) that follows (``reader.exact_after``)."""
+def exact_tokens(text: str | Utf8, reserved: tuple[str, ...]) -> list[tuple[int, int]]:
+    """``(start, end)`` (code points) of every exact token of ``text``: ``reader.exact_after`` at each
+    place one may start (tokens that overlap are all found)."""
 
 def blob_runs(text: str | Utf8, triggers: list[bytes], b64_min: int, hex_min: int, all: bool = False) -> list[tuple[int, int]]:
     """The base64 runs (``b64_min`` or more characters, then up to two ``=``) of ``text`` as

@@ -46,7 +46,7 @@ CALLS: dict[str, Callable[[str], object]] = {
     "line_markers": lambda s: _native.line_markers(s, ["USER:"]),
     "attribute_injections": lambda s: _native.attribute_injections(s, ["origin"]),
     "ascii_word_starts": lambda s: _native.ascii_word_starts(s, ["origin", "caf"]),
-    "exact_tokens": lambda s: _native.exact_tokens(s, [("<", ["b>"])]),
+    "exact_tokens": lambda s: _native.exact_tokens(s, R),
     "datamark": lambda s: _native.datamark(s, "\u02c6"),
     "undatamark": lambda s: _native.undatamark(s, "\u02c6"),
     "interleave": lambda s: _native.interleave(s, "\u02c6", 7),

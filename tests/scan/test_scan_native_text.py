@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 
 from envelock import Finding
 from envelock.eye import backend
-from envelock.eye.tokens import PROSE_TURN_MARKERS
+from envelock.eye.reader import exact_after, names_for
+from envelock.eye.tokens import EXACT_TOKENS, PROSE_TURN_MARKERS, RESERVED_NAMES
 from envelock.scan import text as T
 from envelock.scan._base import ascii_case_folds, folds_ascii_case
 
@@ -137,52 +138,51 @@ def test_negative_control_a_case_sensitive_search_is_told_apart() -> None:
     assert backend.native_ascii_word_starts(text, WORDS) == _find_starts(text, WORDS) != case_sensitive
 
 
-# The exact tokens (``scan.tags._scan_exact``): one native pass against ``exact_finder`` and
-# ``exact_after``, its reference, on text built from the tokens' own pieces.
-def _exact_table() -> tuple[tuple[str, tuple[str, ...]], ...]:
-    from envelock.eye.reader import names_for
-    from envelock.eye.tokens import RESERVED_NAMES
-
-    return names_for(RESERVED_NAMES, None).exact_table()
-
-
+# The exact tokens (``scan.tags._scan_exact``): one native pass (the core reader's ``exact_after``)
+# against ``exact_finder`` and Python's ``exact_after``, its reference, on text built from the
+# tokens' own pieces.
 EXACT_PIECES = st.sampled_from(
-    [c for c, _ in _exact_table()]
-    + [r for _, rests in _exact_table() for r in rests]
-    + [r[:-1] for _, rests in _exact_table() for r in rests]
+    [t[:k] for t in EXACT_TOKENS for k in (1, len(t) - 1, len(t))]
+    + [t[1:] for t in EXACT_TOKENS]
     + ["\\", "\\\\", "<", "[", "é", "日本", " ", "\n", "|", "~"]
 )
 EXACT_TEXTS = st.lists(EXACT_PIECES, max_size=12).map("".join)
 
 
 def _regex_exact(text: str) -> list[tuple[int, int]]:
-    from envelock.eye.reader import exact_after, names_for
-    from envelock.eye.tokens import RESERVED_NAMES
-
     names = names_for(RESERVED_NAMES, None)
     return [(m.start(), exact_after(text, m.start(), names)) for m in names.exact_finder().finditer(text)]
 
 
 @given(EXACT_TEXTS)
 def test_exact_tokens_are_the_finders_and_exact_afters(text: str) -> None:
-    assert backend.native_exact_tokens(text, _exact_table()) == _regex_exact(text)
+    assert backend.native_exact_tokens(text, RESERVED_NAMES, None) == _regex_exact(text)
 
 
-def test_negative_control_the_first_rest_that_follows_is_not_the_longest() -> None:
-    """A table whose rests are tried shortest first must end the token elsewhere: the order given is
-    the order tried."""
-    table = (("<", ("ab>", "a")),)
-    assert backend.native_exact_tokens("<ab>", table) == [(0, 4)]
-    assert backend.native_exact_tokens("<ab>", (("<", ("a", "ab>")),)) == [(0, 2)]
-    assert backend.native_exact_tokens("<\\x", (("<", ("\\x",)),)) is None  # where the reference parts ways
+def test_negative_controls_a_finder_blind_to_backslashes_or_overlaps_is_told_apart() -> None:
+    """``<\\\\NAME>`` is an exact token read past its backslashes, which a search for the tokens as
+    written misses; ``]~b]~b]`` holds two that overlap, which a non-overlapping search misses."""
+    text = "x <\\\\NAME> y"
+    as_written = sorted((i, i + len(t)) for t in EXACT_TOKENS for i in range(len(text)) if text.startswith(t, i))
+    assert backend.native_exact_tokens(text, RESERVED_NAMES, None) == _regex_exact(text) == [(2, 10)] != as_written
+    text = "]~b]~b]"
+    one_by_one = [
+        m.span() for m in re.finditer("|".join(re.escape(t) for t in sorted(EXACT_TOKENS, key=len, reverse=True)), text)
+    ]
+    assert backend.native_exact_tokens(text, RESERVED_NAMES, None) == _regex_exact(text) == [(0, 4), (3, 7)] != one_by_one
 
 
-def test_a_token_with_a_lone_surrogate_is_left_to_the_reference() -> None:
-    """A team's token may hold a lone surrogate (read from JSON): it has no UTF-8, so the native pass
-    is not asked (it could not be handed the table) and the reference reads it."""
-    table = (("<", ("b>", "\ud800>")),)
-    assert backend.native_exact_tokens("<b>", table) is None
-    assert backend.native_exact_tokens("<b>", (("<", ("b>",)),)) == [(0, 3)]
+def test_a_teams_tokens_are_left_to_the_reference() -> None:
+    """A team's tokens add exact tokens the native core does not hold (and may hold a lone surrogate,
+    read from JSON): the native pass is not asked."""
+    from envelock.eye.load_tokens import Tokens
+
+    assert (
+        backend.native_exact_tokens(
+            "<b>", RESERVED_NAMES, Tokens(frozenset(), frozenset(), frozenset(), frozenset({"<b>"}), frozenset({"<b>"}))
+        )
+        is None
+    )
     assert backend.native_ascii_word_starts("x", ("\ud800",)) is None
 
 

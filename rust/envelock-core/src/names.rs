@@ -482,6 +482,11 @@ impl Exact {
     pub fn is_empty(&self) -> bool {
         self.by_first.is_empty()
     }
+
+    /// The first characters of the exact tokens.
+    pub fn firsts(&self) -> impl Iterator<Item = char> + '_ {
+        self.by_first.iter().map(|(c, _)| *c)
+    }
 }
 
 /// The names the angle reader looks for (`names_for(reserved)`, or a `Names(reserved, (), pipes)`

@@ -126,6 +126,24 @@ fn text_any<'a, 'py>(
     text(obj.cast::<PyString>()?, keep)
 }
 
+/// `f()`, without the GIL for a text long enough to be worth the switch.
+fn detached<T: Send>(py: Python<'_>, s: &str, f: impl FnOnce() -> T + Send) -> T {
+    if s.len() >= DETACH_BYTES {
+        py.detach(f)
+    } else {
+        f()
+    }
+}
+
+/// Increasing byte spans of `s` as code-point spans.
+fn spans_in_code_points(s: &str, spans: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    let mut cc = core::CpCounter::new(s);
+    spans
+        .into_iter()
+        .map(|(a, e)| (cc.at(a), cc.at(e)))
+        .collect()
+}
+
 fn level(s: &str) -> PyResult<core::Level> {
     core::Level::parse(s).ok_or_else(|| {
         PyValueError::new_err(format!(
@@ -156,11 +174,7 @@ where
 {
     let mut keep = None;
     let s = text(input, &mut keep)?;
-    let out = if s.len() >= DETACH_BYTES {
-        py.detach(|| f(s))
-    } else {
-        f(s)
-    };
+    let out = detached(py, s, || f(s));
     Ok(result(py, input, out))
 }
 
@@ -194,11 +208,7 @@ fn defang_body<'py>(
         return run(py, text, |s| core::defang_body(s, lvl, &names));
     };
     let s = copy_of(u, text)?;
-    let out = if s.len() >= DETACH_BYTES {
-        py.detach(|| core::defang_body(s, lvl, &names))
-    } else {
-        core::defang_body(s, lvl, &names)
-    };
+    let out = detached(py, s, || core::defang_body(s, lvl, &names));
     Ok(result(py, text, out))
 }
 
@@ -215,11 +225,7 @@ fn canonical_body<'py>(
     let names = names_for(reserved, true, true)?;
     let mut keep = None;
     let s = self::text(text, &mut keep)?;
-    let (plain, same) = if s.len() >= DETACH_BYTES {
-        py.detach(|| core::canonical_body(s, lvl, &names))
-    } else {
-        core::canonical_body(s, lvl, &names)
-    };
+    let (plain, same) = detached(py, s, || core::canonical_body(s, lvl, &names));
     Ok((result(py, text, plain), same))
 }
 
@@ -316,11 +322,7 @@ fn openers<'py>(
     let mut keep = None;
     let s = self::text(text, &mut keep)?;
     let names = names_for(reserved, true, true)?;
-    let found = if s.len() >= DETACH_BYTES {
-        py.detach(|| core::openers(s, &names))
-    } else {
-        core::openers(s, &names)
-    };
+    let found = detached(py, s, || core::openers(s, &names));
     opener_tuples(py, &found)
 }
 
@@ -617,11 +619,7 @@ fn opener_reports<'py>(
         _ => return Err(PyValueError::new_err("family must be angle or bracket")),
     };
     let names = names_for(reserved, true, true)?;
-    let found = if s.len() >= DETACH_BYTES {
-        py.detach(|| core::openers_of(s, &names, &[fam]))
-    } else {
-        core::openers_of(s, &names, &[fam])
-    };
+    let found = detached(py, s, || core::openers_of(s, &names, &[fam]));
     let b = s.as_bytes();
     let n = s.chars().count();
     type Reading<'a> = (&'a str, &'a str, bool, usize, usize);
@@ -839,11 +837,7 @@ fn sanitize_events(
 ) -> PyResult<(Vec<Span>, Vec<Span>)> {
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
-    let ev = if s.len() >= DETACH_BYTES {
-        py.detach(|| core::sanitize_events(s, first))
-    } else {
-        core::sanitize_events(s, first)
-    };
+    let ev = detached(py, s, || core::sanitize_events(s, first));
     Ok((ev.impossible, ev.invisible))
 }
 
@@ -867,11 +861,7 @@ fn classes_present(
 ) -> PyResult<Vec<bool>> {
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
-    Ok(if s.len() >= DETACH_BYTES {
-        py.detach(|| core::classes_present(s, &classes))
-    } else {
-        core::classes_present(s, &classes)
-    })
+    Ok(detached(py, s, || core::classes_present(s, &classes)))
 }
 
 /// blob_runs(text, triggers, all=False) -> [(start, end)]: the scanner's base64 runs (code points),
@@ -891,16 +881,8 @@ fn blob_runs(
     let triggers = &triggers;
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
-    let runs = if s.len() >= DETACH_BYTES {
-        py.detach(|| core::blob_runs(s, all, triggers))
-    } else {
-        core::blob_runs(s, all, triggers)
-    };
-    let mut cc = core::CpCounter::new(s);
-    Ok(runs
-        .into_iter()
-        .map(|(a, e)| (cc.at(a), cc.at(e)))
-        .collect())
+    let runs = detached(py, s, || core::blob_runs(s, all, triggers));
+    Ok(spans_in_code_points(s, runs))
 }
 
 /// line_markers(text, markers) -> [(start, end)]: the scanner's prose turn markers at line starts
@@ -914,16 +896,8 @@ fn line_markers(
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
     let m: Vec<&str> = markers.iter().map(String::as_str).collect();
-    let spans = if s.len() >= DETACH_BYTES {
-        py.detach(|| core::line_markers(s, &m))
-    } else {
-        core::line_markers(s, &m)
-    };
-    let mut cc = core::CpCounter::new(s);
-    Ok(spans
-        .into_iter()
-        .map(|(a, e)| (cc.at(a), cc.at(e)))
-        .collect())
+    let spans = detached(py, s, || core::line_markers(s, &m));
+    Ok(spans_in_code_points(s, spans))
 }
 
 /// attribute_injections(text, names) -> [(start, end, name_start, name_end)]: the scanner's quote +
@@ -937,11 +911,7 @@ fn attribute_injections(
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
     let n: Vec<&str> = names.iter().map(String::as_str).collect();
-    let found = if s.len() >= DETACH_BYTES {
-        py.detach(|| core::attribute_injections(s, &n))
-    } else {
-        core::attribute_injections(s, &n)
-    };
+    let found = detached(py, s, || core::attribute_injections(s, &n));
     let mut cc = core::CpCounter::new(s);
     Ok(found
         .into_iter()
@@ -966,38 +936,26 @@ fn ascii_word_starts(
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
     let w: Vec<&str> = words.iter().map(String::as_str).collect();
-    let found = if s.len() >= DETACH_BYTES {
-        py.detach(|| core::ascii_word_starts(s, &w))
-    } else {
-        core::ascii_word_starts(s, &w)
-    };
+    let found = detached(py, s, || core::ascii_word_starts(s, &w));
     Ok(found.map(|starts| {
         let mut cc = core::CpCounter::new(s);
         starts.into_iter().map(|a| cc.at(a)).collect()
     }))
 }
 
-/// exact_tokens(text, by_first) -> [(start, end)]: every exact token of `text` (code points;
-/// `core::exact::exact_tokens`): `by_first` pairs each first character with its rests, in the
-/// order `reader.exact_after` tries them.
+/// exact_tokens(text, reserved) -> [(start, end)]: every exact token of `text` (code points;
+/// `core::exact::exact_tokens`, the reader's `exact_after` at each possible start).
 #[pyfunction]
 fn exact_tokens(
     py: Python<'_>,
     text: &Bound<'_, PyAny>,
-    by_first: Vec<(char, Vec<String>)>,
+    reserved: Vec<String>,
 ) -> PyResult<Vec<(usize, usize)>> {
+    let names = names_for(reserved, true, true)?;
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
-    let found = if s.len() >= DETACH_BYTES {
-        py.detach(|| core::exact_tokens(s, &by_first))
-    } else {
-        core::exact_tokens(s, &by_first)
-    };
-    let mut cc = core::CpCounter::new(s);
-    Ok(found
-        .into_iter()
-        .map(|(a, e)| (cc.at(a), cc.at(e)))
-        .collect())
+    let found = detached(py, s, || core::exact_tokens(s, &names));
+    Ok(spans_in_code_points(s, found))
 }
 
 /// binary_group_starts(text) -> [int]: where the scanner's binary-groups regex may start (code

@@ -333,15 +333,6 @@ def native_ascii_word_starts(text: str, words: tuple[str, ...]) -> list[int] | N
     return _if_native(lambda: _native.ascii_word_starts(_encoded(text), list(words)))
 
 
-def _encodable(s: str) -> bool:
-    """Has ``s`` a UTF-8 form (no lone surrogate)?"""
-    try:
-        s.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def reading_kind_after(text: str, pos: int, reserved: tuple[str, ...], tokens: Tokens | None, names: reader.Names) -> str:
     """The kind of ``reader.read_after(text, pos, names)`` (``names``: ``names_for(reserved, tokens)``),
     read by the native reader when it is in use and there are no team tokens (the native fuzz harness
@@ -353,14 +344,14 @@ def reading_kind_after(text: str, pos: int, reserved: tuple[str, ...], tokens: T
     return reader.read_after(text, pos, names).kind
 
 
-def native_exact_tokens(text: str, by_first: tuple[tuple[str, tuple[str, ...]], ...]) -> list[Span] | None:
-    """``(start, end)`` of every exact token of ``text`` (``_native.exact_tokens``: a first character of
-    ``by_first``, backslashes, the first of its rests that follows, as ``reader.exact_after`` reads), or
-    ``None`` when the native core is not in use or cannot take ``text``, or a rest starts with a
-    backslash (where the reference regex and ``exact_after`` part ways)."""
-    if any(r.startswith("\\") or not _encodable(r) for c, rests in by_first for r in (c, *rests)):
-        return None  # a team's token may hold a lone surrogate: no UTF-8 for it, the reference reads it
-    return _if_native(lambda: _native.exact_tokens(_encoded(text), [(c, list(rests)) for c, rests in by_first]))
+def native_exact_tokens(text: str, reserved: tuple[str, ...], tokens: Tokens | None) -> list[Span] | None:
+    """``(start, end)`` of every exact token of ``text`` (``_native.exact_tokens``: the one reader's
+    ``exact_after`` at each place a token's first character is), or ``None`` when the native core is
+    not in use or cannot take ``text``, or a team's ``tokens`` add exact tokens the core does not
+    hold: the caller then runs ``reader.exact_finder`` and ``exact_after`` (the reference)."""
+    if tokens is not None:
+        return None
+    return _if_native(lambda: _native.exact_tokens(_encoded(text), reserved))
 
 
 def native_blob_runs(text: str, triggers: tuple[bytes, ...], b64_min: int, hex_min: int) -> list[Span] | None:

@@ -483,13 +483,8 @@ class Names:
         as :func:`exact_after` reads; each match is the token's first character only, the rest a
         lookahead, so tokens that overlap are all found), restricted to tokens whose first character is
         in ``chars`` (default: all). Matches nothing without any."""
-        return _exact_finder(self.exact_table(chars))
-
-    def exact_table(self, chars: str | None = None) -> tuple[tuple[str, tuple[str, ...]], ...]:
-        """Each first character of an exact token (in ``chars``, default all) with its rests, in the
-        order :func:`exact_after` tries them: what :meth:`exact_finder` and the native core search."""
         starts = self.exact_starts() if chars is None else "".join(c for c in self.exact_starts() if c in chars)
-        return tuple((c, self._exact[c]) for c in starts)
+        return _exact_finder(tuple((c, self._exact[c]) for c in starts))
 
 
 @lru_cache(maxsize=64)

@@ -661,7 +661,7 @@ def _scan_exact(text: str, ctx: Context, out: list[_Raw]) -> None:
         return
     n = len(text)
     # One native pass finds the tokens; the regex and exact_after are the reference.
-    found = native_exact_tokens(text, names.exact_table())
+    found = native_exact_tokens(text, ctx.reserved, ctx.tokens)
     if found is None:
         found = [(m.start(), exact_after(text, m.start(), names)) for m in names.exact_finder().finditer(text)]
     spans = found
