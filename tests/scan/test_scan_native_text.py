@@ -15,7 +15,7 @@ from helpers.data import NATIVE_HOW, skip_unless_required
 from hypothesis import given
 from hypothesis import strategies as st
 
-from envelock import Finding
+from envelock import scan_text
 from envelock.eye import backend
 from envelock.eye.reader import exact_after, names_for
 from envelock.eye.tokens import EXACT_TOKENS, PROSE_TURN_MARKERS, RESERVED_NAMES
@@ -199,21 +199,15 @@ ESCAPED_SLASH = [
 
 @pytest.mark.parametrize("text", ESCAPED_SLASH)
 def test_the_escaped_slash_check_reads_as_the_reference(text: str) -> None:
-    native = _scan(text)
+    native = scan_text(text)
     with backend.use("fast"):
-        assert _scan(text) == native
+        assert scan_text(text) == native
 
 
 def test_negative_control_a_reader_that_reads_nothing_loses_the_escaped_slash(monkeypatch: pytest.MonkeyPatch) -> None:
     from envelock.scan import tags
 
     text = ESCAPED_SLASH[0]
-    assert any(f.message == "escaped slash before a reserved name" for f in _scan(text))
+    assert any(f.message == "escaped slash before a reserved name" for f in scan_text(text))
     monkeypatch.setattr(tags, "reading_kind_after", lambda *a: "none")
-    assert not any(f.message == "escaped slash before a reserved name" for f in _scan(text))
-
-
-def _scan(text: str) -> list[Finding]:
-    from envelock import scan_text
-
-    return list(scan_text(text))
+    assert not any(f.message == "escaped slash before a reserved name" for f in scan_text(text))
