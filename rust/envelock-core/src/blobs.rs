@@ -113,6 +113,17 @@ const SEXTET: [u8; 256] = {
     t
 };
 
+/// 1 for a base64 character, 0 elsewhere.
+const IN_RUN: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = (SEXTET[c] != NOT_B64) as u8;
+        c += 1;
+    }
+    t
+};
+
 fn in_run(c: u8) -> bool {
     SEXTET[usize::from(c)] != NOT_B64
 }
@@ -239,21 +250,60 @@ pub fn blob_runs(s: &str, all: bool, triggers: &Triggers) -> Vec<(usize, usize)>
     let b = s.as_bytes();
     let n = b.len();
     let mut out = Vec::new();
+    let mut memo = Memo::new();
     for (start, i) in long_runs(b, triggers.b64_min) {
         let mut end = i;
         while end < n && end - i < 2 && b[end] == b'=' {
             end += 1;
         }
         let run = &b[start..end];
-        let digits = run.iter().all(u8::is_ascii_digit);
-        if all
-            || may_hold_hex_trigger(run, triggers, &mut buf)
-            || (!digits && may_decode_to_trigger(run, triggers, &mut buf))
-        {
+        if all || memo.keep(run, |run| may_hold_trigger(run, triggers, &mut buf)) {
             out.push((start, end));
         }
     }
     out
+}
+
+/// Could the Python pass report from `run` (a hex run inside, or a decoding at some shift)?
+fn may_hold_trigger(run: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> bool {
+    let digits = run.iter().all(u8::is_ascii_digit);
+    may_hold_hex_trigger(run, triggers, buf)
+        || (!digits && may_decode_to_trigger(run, triggers, buf))
+}
+
+/// The verdicts already given in one call, by run text: a verdict depends on the run's bytes and
+/// the call's triggers only, and the words of source code and prose repeat (2 MB of the stdlib's
+/// source has 47,517 runs of 8,917 texts). Short runs only, and a bounded number (a text of
+/// distinct runs pays one lookup each); keyed by the standard library's randomly seeded hasher, so
+/// a text cannot be built to make its lookups collide.
+struct Memo<'a> {
+    seen: std::collections::HashMap<&'a [u8], bool>,
+}
+
+impl<'a> Memo<'a> {
+    /// The longest run remembered, and how many.
+    const RUN_MAX: usize = 32;
+    const SIZE_MAX: usize = 1 << 14;
+
+    fn new() -> Memo<'a> {
+        Memo {
+            seen: std::collections::HashMap::new(),
+        }
+    }
+
+    fn keep(&mut self, run: &'a [u8], verdict: impl FnOnce(&[u8]) -> bool) -> bool {
+        if run.len() > Self::RUN_MAX {
+            return verdict(run);
+        }
+        if let Some(&v) = self.seen.get(run) {
+            return v;
+        }
+        let v = verdict(run);
+        if self.seen.len() < Self::SIZE_MAX {
+            self.seen.insert(run, v);
+        }
+        v
+    }
 }
 
 /// The maximal runs of base64 characters (`in_run`) of `min` or more bytes, in order, as
@@ -265,15 +315,7 @@ fn long_runs(b: &[u8], min: usize) -> Vec<(usize, usize)> {
     if min == 0 || min > 64 {
         return long_runs_by_bytes(b, min);
     }
-    let mask: Vec<u64> = b
-        .chunks(64)
-        .map(|chunk| {
-            chunk
-                .iter()
-                .enumerate()
-                .fold(0u64, |w, (j, &c)| w | u64::from(in_run(c)) << j)
-        })
-        .collect();
+    let mask: Vec<u64> = b.chunks(64).map(run_mask).collect();
     let word = |k: usize| mask.get(k).copied().unwrap_or(0);
     // `long[k]` bit `j`: the `min` bytes from `64 k + j` are all in a run.
     let long: Vec<u64> = (0..mask.len())
@@ -316,6 +358,26 @@ fn long_runs(b: &[u8], min: usize) -> Vec<(usize, usize)> {
         at = end;
     }
     out
+}
+
+/// Bit `j` set where `chunk[j]` is a base64 character.
+fn run_mask(chunk: &[u8]) -> u64 {
+    if let Ok(full) = <&[u8; 64]>::try_from(chunk) {
+        // A whole block: eight bytes a lane, a fixed count the compiler unrolls.
+        let mut w = 0u64;
+        for (k, lane) in full.chunks_exact(8).enumerate() {
+            let mut byte = 0u64;
+            for (j, &c) in lane.iter().enumerate() {
+                byte |= u64::from(IN_RUN[usize::from(c)]) << j;
+            }
+            w |= byte << (8 * k);
+        }
+        return w;
+    }
+    chunk
+        .iter()
+        .enumerate()
+        .fold(0u64, |w, (j, &c)| w | u64::from(in_run(c)) << j)
 }
 
 /// [`long_runs`] byte by byte: the reference its tests hold it equal to, and its way for a `min`
@@ -369,6 +431,17 @@ pub fn binary_group_starts(s: &str) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn triggers_min(min: usize) -> Triggers {
+        Triggers::new(
+            ["<", "[", "&", "\u{ff1c}"]
+                .iter()
+                .map(|t| t.as_bytes().to_vec())
+                .collect(),
+            min,
+            16,
+        )
+    }
 
     fn triggers() -> Triggers {
         Triggers::new(
@@ -512,6 +585,57 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_whole_block_masks_as_each_byte_reads() {
+        // Every byte value at every position of a full block (the unrolled way) and of a short one.
+        for len in [64, 63] {
+            for at in 0..len {
+                for c in 0..=255u8 {
+                    let mut block = vec![b'A'; len];
+                    block[at] = c;
+                    let want = block.iter().enumerate().fold(0u64, |w, (j, &c)| {
+                        w | u64::from(SEXTET[usize::from(c)] != NOT_B64) << j
+                    });
+                    assert_eq!(run_mask(&block), want, "{len} {at} {c}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_remembered_verdict_is_the_verdict_of_that_run() {
+        // Two runs of one length (both short enough to be remembered), one decoding to a tag and
+        // one to letters, each repeated: the kept runs are exactly the tag's, wherever they repeat.
+        let (tag, word) = ("PHg+PC94Pg==", "aGVsbG8gdw=="); // "<x></x>", "hello w"
+        let text = [tag, word, word, tag, word, tag].join(" ");
+        let t = triggers_min(8);
+        let mut buf = Vec::new();
+        let runs = long_runs_by_bytes(text.as_bytes(), 8);
+        let verdict = |run: (usize, usize), buf: &mut Vec<u8>| {
+            may_hold_trigger(&text.as_bytes()[run.0..run.1], &t, buf)
+        };
+        let want: Vec<(usize, usize)> = runs
+            .iter()
+            .map(|&(start, end)| (start, end + 2)) // each ends in `==`
+            .filter(|&run| verdict(run, &mut buf))
+            .collect();
+        assert_eq!(want.len(), 3);
+        assert_eq!(blob_runs(&text, false, &t), want);
+        // Control: a memo keyed by less than the run's text (here its length) gives the word the
+        // tag's verdict, and this text tells the two apart.
+        let mut by_len = std::collections::HashMap::new();
+        let wrong = runs
+            .iter()
+            .map(|&(start, end)| (start, end + 2))
+            .filter(|&run| {
+                *by_len
+                    .entry(run.1 - run.0)
+                    .or_insert_with(|| verdict(run, &mut buf))
+            })
+            .count();
+        assert_ne!(wrong, want.len());
     }
 
     #[test]
