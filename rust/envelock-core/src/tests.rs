@@ -348,3 +348,54 @@ fn guillemet_quotation_and_the_empty_bar() {
     assert!(reader::quoted_word(s, 2, s.len()));
     assert!(!reader::quoted_word("<s\u{bb}", 1, 4));
 }
+
+#[test]
+fn code_points_as_chars_count_them() {
+    // Every slice of a text mixing one- to four-byte characters at every alignment, against
+    // `chars().count()`; a control that counts bit 7 alone (every non-ASCII byte) must differ.
+    let s =
+        "a\u{e9}b\u{20ac}c\u{1f600}de\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}fghijklmno\u{80}p";
+    let text: String = (0..5).map(|_| s).collect();
+    let bounds: Vec<usize> = (0..=text.len())
+        .filter(|&i| text.is_char_boundary(i))
+        .collect();
+    for &a in &bounds {
+        for &b in bounds.iter().filter(|&&b| b >= a) {
+            assert_eq!(
+                crate::code_points(&text.as_bytes()[a..b]),
+                text[a..b].chars().count(),
+                "{a}..{b}"
+            );
+        }
+    }
+    let high_bit = text.bytes().filter(|&c| c & 0x80 == 0).count();
+    assert_ne!(high_bit, crate::code_points(text.as_bytes()));
+}
+
+#[test]
+fn line_starts_as_a_byte_loop_finds_them() {
+    // Every slice of a text with newlines and multi-byte characters at every position of an
+    // eight-byte word, and bytes one bit away from `\n` (`\x0b`, `\x08`, `*`, `\x8a` in `\u{28a}`).
+    let base = "a\n\u{e9}\n\n\u{1f600}\nx\u{b}y\u{8}*\u{20ac}\n\n\n\nabcdefgh\n\u{7ff}\u{10ffff}\n\u{28a}z";
+    let long: String = (0..4).map(|_| base).collect();
+    let bounds: Vec<usize> = (0..=long.len())
+        .filter(|&i| long.is_char_boundary(i))
+        .collect();
+    let mut checked = 0;
+    for &a in &bounds {
+        for &b in bounds.iter().filter(|&&b| b >= a) {
+            let s = &long[a..b];
+            let mut want = vec![0usize];
+            let mut n = 0;
+            for c in s.chars() {
+                n += 1;
+                if c == '\n' {
+                    want.push(n);
+                }
+            }
+            assert_eq!(crate::line_starts(s.as_bytes()), (want, n), "{s:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 5_000);
+}

@@ -432,16 +432,12 @@ fn findings<'py>(
         .map_err(|_| PyValueError::new_err("findings needs ten field names"))?;
     let b = s.as_bytes();
     // Line starts in code points (a line ends at "\n"), and the text's length in code points.
-    let mut starts = vec![0usize];
-    let mut n = 0usize;
-    for &c in b {
-        if c & 0xC0 != 0x80 {
-            n += 1;
-        }
-        if c == b'\n' {
-            starts.push(n);
-        }
-    }
+    // None needed without reports (a clean text, the usual case).
+    let (starts, n) = if raw.is_empty() {
+        (vec![0], 0)
+    } else {
+        core::line_starts(b)
+    };
     let locate = |off: usize| -> (usize, usize) {
         let line = starts.partition_point(|&x| x <= off);
         (line, off - starts[line - 1] + 1)
@@ -943,6 +939,41 @@ fn ascii_word_starts(
     }))
 }
 
+/// scheme_starts(text, schemes) -> [[int]] | None: for each `(introducer, second, third)`, the
+/// code-point offsets where it starts (`core::escapes::scheme_starts`); `None` when a scheme is not
+/// ASCII bytes (the caller then runs its regexes over the whole text).
+#[pyfunction]
+fn scheme_starts(
+    py: Python<'_>,
+    text: &Bound<'_, PyAny>,
+    schemes: Vec<(String, String, String)>,
+) -> PyResult<Option<Vec<Vec<usize>>>> {
+    let Some(schemes) = schemes
+        .iter()
+        .map(|(i, s2, s3)| core::SchemeStart::new(i, s2, s3))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(None);
+    };
+    let mut keep = None;
+    let s = text_any(text, &mut keep)?;
+    let mut found = detached(py, s, || core::scheme_starts(s, &schemes));
+    if !s.is_ascii() {
+        // One count of the text for every list: the starts of all schemes, in order.
+        let mut all: Vec<(usize, usize, usize)> = found
+            .iter()
+            .enumerate()
+            .flat_map(|(k, starts)| starts.iter().enumerate().map(move |(j, &a)| (a, k, j)))
+            .collect();
+        all.sort_unstable();
+        let mut cc = core::CpCounter::new(s);
+        for (a, k, j) in all {
+            found[k][j] = cc.at(a);
+        }
+    }
+    Ok(Some(found))
+}
+
 /// exact_tokens(text, reserved) -> [(start, end)]: every exact token of `text` (code points;
 /// `core::exact::exact_tokens`, the reader's `exact_after` at each possible start).
 #[pyfunction]
@@ -1065,6 +1096,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(line_markers, m)?)?;
     m.add_function(wrap_pyfunction!(attribute_injections, m)?)?;
     m.add_function(wrap_pyfunction!(ascii_word_starts, m)?)?;
+    m.add_function(wrap_pyfunction!(scheme_starts, m)?)?;
     m.add_function(wrap_pyfunction!(exact_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(skeleton, m)?)?;
     m.add_class::<Utf8>()?;

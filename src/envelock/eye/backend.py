@@ -333,6 +333,14 @@ def native_ascii_word_starts(text: str, words: tuple[str, ...]) -> list[int] | N
     return _if_native(lambda: _native.ascii_word_starts(_encoded(text), list(words)))
 
 
+def native_scheme_starts(text: str, schemes: tuple[tuple[str, str, str], ...]) -> list[list[int]] | None:
+    """For each scheme ``(introducer, second, third)``, the sorted offsets of ``text`` where it starts
+    (``_native.scheme_starts``: the introducer found by ``memchr``, the next characters looked up),
+    or ``None`` when the native core is not in use, cannot take ``text``, or a scheme is not ASCII:
+    the caller then runs its regexes over the whole text."""
+    return _if_native(lambda: _native.scheme_starts(_encoded(text), list(schemes)))
+
+
 def reading_kind_after(text: str, pos: int, reserved: tuple[str, ...], tokens: Tokens | None, names: reader.Names) -> str:
     """The kind of ``reader.read_after(text, pos, names)`` (``names``: ``names_for(reserved, tokens)``),
     read by the native reader when it is in use and there are no team tokens (the native fuzz harness

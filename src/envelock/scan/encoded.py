@@ -5,10 +5,13 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import importlib
 import re
+import sys
 from collections.abc import Iterator
 from functools import lru_cache
 from html.entities import html5
+from typing import Any
 
 from ..eye import backend
 from ..eye.reader import (
@@ -130,6 +133,35 @@ _SCHEMES = (
 _ENC_OPENER_RE = re.compile("|".join(_SCHEMES))
 
 
+#: What the first characters of a match of each scheme (in ``_SCHEMES``' order) must be: its
+#: introducer, then a character of the second set, then (when the third is not empty) one of the
+#: third. Read off the regexes: a percent escape is ``%`` and ``u`` or a hex digit (``25`` and every
+#: UTF-8 byte start with one), then a hex digit; quoted-printable ``=`` and two hex digits; a
+#: backslash escape ``\\`` and another backslash, ``u``, ``x``, ``U`` or a hex digit; UTF-7 ``+`` and
+#: two base64 characters; a reference ``&`` and ``#`` or a name's first letter.
+_HEX = "0123456789abcdefABCDEF"
+_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_SCHEME_STARTS = (
+    ("%", "uU" + _HEX, _HEX),
+    ("=", _HEX, _HEX),
+    ("\\", "\\uxU" + _HEX, ""),
+    ("+", _B64, _B64),
+    ("&", "#" + "".join(sorted({n[0] for n in _INTRODUCER_NAMES})), ""),
+)
+
+
+def _max_width(pattern: str) -> int | None:
+    """The longest text ``pattern`` can match (the regex parser's own bound), or ``None`` when it is
+    unbounded or the parser (a private module of the standard library) cannot be reached: the pass
+    then searches the whole text, which only costs time."""
+    try:
+        parser: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
+        width = int(parser.parse(pattern).getwidth()[1])
+    except (ImportError, AttributeError, TypeError, ValueError, re.error):  # pragma: no cover
+        return None
+    return width if width < 1 << 16 else None
+
+
 class _Candidates:
     """``_ENC_OPENER_RE.finditer`` without the escapes that ``copies`` copies of themselves follow, as
     one pass per scheme merged by start.
@@ -146,16 +178,51 @@ class _Candidates:
     In a run of one escape repeated (``%3C%3C%3C…``, hostile text) only the last ``copies`` can start
     anything: an opener followed by an opener reads nothing, and no exact token starts with more than
     ``copies`` of one character (the caller's bound, from the tokens). The engine drops the others in
-    its own loop (a negative lookahead with a backreference), not a Python step each."""
+    its own loop (a negative lookahead with a backreference), not a Python step each.
+
+    With the native core, each pass searches only windows around the places its scheme can start
+    (``_SCHEME_STARTS``, found by ``_native.scheme_starts``): even the engine's literal loop is a
+    pass over the text per scheme, five in all, where escapes are rare. A window runs from a start to
+    ``margin`` past the last start near it, ``margin`` bounding what an attempt there reads (its match,
+    ``copies`` copies of it for the lookahead, one character more; the lookbehind of a UTF-8
+    continuation byte reads the text before the window, which ``finditer(text, pos)`` sees). An
+    attempt at a place no scheme start is matches nothing, and windows are further apart than a
+    match is long, so each window's ``finditer`` finds just what the whole pass finds there
+    (``tests/scan/test_scan_encoded_starts.py``, with controls that drop a start or shrink the
+    margin). The windows together are at most the text long."""
 
     def __init__(self, schemes: tuple[str, ...], copies: int) -> None:
         self.passes = tuple(re.compile(f"(?P<esc{k}>{p})(?!(?:(?P=esc{k})){{{copies}}})") for k, p in enumerate(schemes))
+        widths = [_max_width(p) for p in schemes]
+        self.margins = tuple((w + 1) * (copies + 1) for w in widths if w is not None) if None not in widths else None
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        found = [ms for ms in (list(p.finditer(text)) for p in self.passes) if ms]
+        starts = backend.native_scheme_starts(text, _SCHEME_STARTS) if self.margins is not None else None
+        if starts is None or self.margins is None:
+            found = [ms for ms in (list(p.finditer(text)) for p in self.passes) if ms]
+        else:
+            found = [
+                ms for ms in (_in_windows(p, text, s, w) for p, s, w in zip(self.passes, starts, self.margins, strict=True)) if ms
+            ]
         if len(found) == 1:
             return iter(found[0])
         return iter(sorted((m for ms in found for m in ms), key=re.Match.start))
+
+
+def _in_windows(pattern: re.Pattern[str], text: str, starts: list[int], margin: int) -> list[re.Match[str]]:
+    """``pattern.finditer(text)`` where every match starts at one of ``starts`` (sorted) and an attempt
+    reads at most ``margin`` characters: the starts closer than ``margin`` to the one before make one
+    window, searched to ``margin`` past its last start."""
+    out: list[re.Match[str]] = []
+    n, k = len(text), 0
+    while k < len(starts):
+        first = last = starts[k]
+        k += 1
+        while k < len(starts) and starts[k] <= last + margin:
+            last = starts[k]
+            k += 1
+        out.extend(pattern.finditer(text, first, min(n, last + margin)))
+    return out
 
 
 @lru_cache(maxsize=8)
