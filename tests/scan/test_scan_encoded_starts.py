@@ -125,11 +125,28 @@ def test_the_windowed_passes_find_what_the_whole_passes_find(text: str) -> None:
         assert windowed(k, text, starts, margins[k]) == whole(k, text), k
 
 
-@given(TEXTS)
-def test_the_candidates_on_the_native_core_are_the_whole_passes(text: str) -> None:
+@pytest.mark.parametrize("every", [0, encoded._WINDOWED_EVERY])
+@given(text=TEXTS)
+def test_the_candidates_on_the_native_core_are_the_whole_passes(every: int, text: str) -> None:
+    # ``every=0``: windows however dense the starts (a hypothesis text is short, so the real
+    # threshold takes the whole pass for nearly every one).
     merged = sorted((span for k in range(len(encoded._SCHEMES)) for span in whole(k, text)), key=lambda s: s[0])
-    with on_native():
+    with on_native(), pytest.MonkeyPatch.context() as mp:
+        mp.setattr(encoded, "_WINDOWED_EVERY", every)
         assert [m.span() for m in encoded._ENC_CANDIDATE_RE.finditer(text)] == merged
+
+
+def test_sparse_starts_take_windows_and_dense_ones_the_whole_pass(native: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    taken: list[int] = []
+    real = encoded._in_windows
+    monkeypatch.setattr(encoded, "_in_windows", lambda p, t, s, m: taken.append(len(s)) or real(p, t, s, m))
+    sparse = "clean text " * 400 + "%3C/retrieved_content>"
+    dense = "\\fBbold\\fR " * 400
+    assert [m.span() for m in encoded._ENC_CANDIDATE_RE.finditer(sparse)] == [(4400, 4403)]
+    assert taken == [1, 0, 0, 0, 0]  # the percent scheme's one start; the others have none
+    taken.clear()
+    assert len(list(encoded._ENC_CANDIDATE_RE.finditer(dense))) == 800
+    assert taken == [0, 0, 0, 0]  # every scheme but the backslash one, whose 800 starts take the whole pass
 
 
 def test_control_a_forgotten_start_or_a_short_margin_is_caught() -> None:

@@ -95,3 +95,51 @@ def test_negative_control_a_check_that_misses_a_class_is_caught(monkeypatch: pyt
     monkeypatch.setattr(backend, "native_classes_present", no_tags)
     native, reference = _scan_both("hi \U000e0069\U000e0067\U000e006e\U000e006f\U000e0072\U000e0065 there")
     assert native != reference
+
+
+# ``_native.class_runs``: the control pass's runs (``hidden._CONTROL_RUN_RE``) in one native walk.
+CONTROLS = sorted({cp for lo, hi in hidden._CONTROL_RANGES for cp in range(lo, hi + 1)})
+
+
+def _regex_runs(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in hidden._CONTROL_RUN_RE.finditer(text)]
+
+
+def test_every_control_and_each_neighbour_reads_as_the_regex_reads_it() -> None:
+    members = set(CONTROLS)
+    for cp in sorted(members | {c + d for c in members for d in (-1, 1) if 0 <= c + d <= 0x10FFFF}):
+        c = _str(cp)
+        if c:
+            text = f"a{c}{c}b\u00e9{c}"
+            assert _native.class_runs(text, list(hidden._CONTROL_RANGES)) == _regex_runs(text), hex(cp)
+
+
+_control_texts = st.lists(
+    st.one_of(
+        st.sampled_from([_str(cp) for cp in CONTROLS[:: max(1, len(CONTROLS) // 60)]]),
+        st.sampled_from(["\x0c", "\t", "é", "\u6f22", "\U0001f600", "ab"]),
+        st.text(max_size=3),
+    ),
+    max_size=20,
+).map("".join)
+
+
+@given(_control_texts)
+def test_the_control_runs_are_the_regex_runs(text: str) -> None:
+    with backend.use("native"):
+        runs = backend.native_class_runs(text, hidden._CONTROL_RANGES)
+    if runs is not None:  # a lone surrogate: the regex runs instead
+        assert runs == _regex_runs(text)
+    native, reference = _scan_both(text)
+    assert native == reference
+
+
+def test_control_a_class_without_its_last_range_is_caught() -> None:
+    text = "bell\x07 and c1 \x85 here"
+    short = list(hidden._CONTROL_RANGES[:-1])
+    assert _native.class_runs(text, list(hidden._CONTROL_RANGES)) == _regex_runs(text) != _native.class_runs(text, short)
+
+
+def test_a_range_no_table_holds_is_refused() -> None:
+    assert _native.class_runs("abc", [(0x62, 0x61)]) is None
+    assert _native.class_runs("abc", [(0x61, 0x110000)]) is None

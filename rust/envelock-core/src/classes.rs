@@ -70,6 +70,53 @@ pub fn classes_present(s: &str, classes: &[Vec<(u32, u32)>]) -> Vec<bool> {
     found
 }
 
+/// The maximal runs of characters of `ranges` (inclusive code point ranges) in `s`, in order (byte
+/// offsets): what the regex `[class]+` finds (`scan.hidden._CONTROL_RUN_RE`). Bytes that cannot
+/// begin one of its characters end a run at a table lookup; `None` for a range no table should
+/// hold (the caller then runs its regex).
+pub fn class_runs(s: &str, ranges: &[(u32, u32)]) -> Option<Vec<(usize, usize)>> {
+    let mut leads = [false; 256];
+    let mut blocks = vec![false; BLOCKS];
+    for &(lo, hi) in ranges {
+        if lo > hi || hi > 0x10_FFFF {
+            return None;
+        }
+        for b in lead_byte(lo)..=lead_byte(hi) {
+            leads[usize::from(b)] = true;
+        }
+        blocks[block(lo)..=block(hi)].fill(true);
+    }
+    leads[0x80..=0xBF].fill(false);
+    let inside = |c: u32| blocks[block(c)] && ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi);
+    let b = s.as_bytes();
+    let mut out = Vec::new();
+    let mut run: Option<usize> = None;
+    let mut i = 0;
+    while i < b.len() {
+        if !leads[usize::from(b[i])] {
+            if let Some(start) = run.take() {
+                out.push((start, i));
+            }
+            i += 1;
+            continue;
+        }
+        // A lead byte is never a continuation byte, so `i` is a character boundary.
+        let Some(ch) = s.get(i..).and_then(|t| t.chars().next()) else {
+            break;
+        };
+        if inside(u32::from(ch)) {
+            run.get_or_insert(i);
+        } else if let Some(start) = run.take() {
+            out.push((start, i));
+        }
+        i += ch.len_utf8();
+    }
+    if let Some(start) = run {
+        out.push((start, b.len()));
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +156,60 @@ mod tests {
         ] {
             assert_eq!(classes_present(s, &classes), naive(s, &classes), "{s:?}");
         }
+    }
+
+    #[test]
+    fn runs_as_the_naive_walk_finds_them() {
+        // Every string of up to 5 characters over class members (one- to three-byte) and
+        // neighbours, against a walk over `chars()`.
+        let ranges = [(0x0, 0x8), (0xB, 0xB), (0x7F, 0x9F), (0xFFFE, 0xFFFF)];
+        let alphabet = [
+            '\u{0}',
+            '\u{8}',
+            '\t',
+            '\u{b}',
+            '\u{c}',
+            'a',
+            '\u{7f}',
+            '\u{9f}',
+            '\u{a0}',
+            '\u{fffd}',
+            '\u{fffe}',
+            '\u{1f600}',
+        ];
+        let naive = |s: &str| {
+            let mut out = Vec::new();
+            let mut run = None;
+            for (i, c) in s.char_indices() {
+                let yes = ranges
+                    .iter()
+                    .any(|&(lo, hi)| lo <= u32::from(c) && u32::from(c) <= hi);
+                match (yes, run) {
+                    (true, None) => run = Some(i),
+                    (false, Some(st)) => {
+                        out.push((st, i));
+                        run = None;
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(st) = run {
+                out.push((st, s.len()));
+            }
+            out
+        };
+        let n = alphabet.len();
+        for len in 0..=5u32 {
+            for mut k in 0..n.pow(len) {
+                let mut s = String::new();
+                for _ in 0..len {
+                    s.push(alphabet[k % n]);
+                    k /= n;
+                }
+                assert_eq!(class_runs(&s, &ranges), Some(naive(&s)), "{s:?}");
+            }
+        }
+        assert_eq!(class_runs("x", &[(0x41, 0x40)]), None);
     }
 
     #[test]

@@ -860,6 +860,21 @@ fn classes_present(
     Ok(detached(py, s, || core::classes_present(s, &classes)))
 }
 
+/// class_runs(text, ranges) -> [(start, end)] | None: the maximal runs of characters in the
+/// inclusive code point `ranges` (code points; `core::classes::class_runs`), `None` for a range no
+/// table should hold.
+#[pyfunction]
+fn class_runs(
+    py: Python<'_>,
+    text: &Bound<'_, PyAny>,
+    ranges: Vec<(u32, u32)>,
+) -> PyResult<Option<Vec<(usize, usize)>>> {
+    let mut keep = None;
+    let s = text_any(text, &mut keep)?;
+    let runs = detached(py, s, || core::class_runs(s, &ranges));
+    Ok(runs.map(|r| spans_in_code_points(s, r)))
+}
+
 /// blob_runs(text, triggers, all=False) -> [(start, end)]: the scanner's base64 runs (code points),
 /// every one with `all`, else only those its blobs pass could report from, a decoding holding one
 /// of the byte sequences `triggers` (`core::blobs`).
@@ -1097,6 +1112,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(attribute_injections, m)?)?;
     m.add_function(wrap_pyfunction!(ascii_word_starts, m)?)?;
     m.add_function(wrap_pyfunction!(scheme_starts, m)?)?;
+    m.add_function(wrap_pyfunction!(class_runs, m)?)?;
     m.add_function(wrap_pyfunction!(exact_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(skeleton, m)?)?;
     m.add_class::<Utf8>()?;

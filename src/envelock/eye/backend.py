@@ -333,6 +333,13 @@ def native_ascii_word_starts(text: str, words: tuple[str, ...]) -> list[int] | N
     return _if_native(lambda: _native.ascii_word_starts(_encoded(text), list(words)))
 
 
+def native_class_runs(text: str, ranges: Sequence[tuple[int, int]]) -> list[Span] | None:
+    """The maximal runs of ``text``'s characters in the inclusive ``ranges`` (``_native.class_runs``),
+    or ``None`` when the native core is not in use, cannot take ``text`` or a range is not one a table
+    holds: the caller then runs its ``[class]+`` regex."""
+    return _if_native(lambda: _native.class_runs(_encoded(text), list(ranges)))
+
+
 def native_scheme_starts(text: str, schemes: tuple[tuple[str, str, str], ...]) -> list[list[int]] | None:
     """For each scheme ``(introducer, second, third)``, the sorted offsets of ``text`` where it starts
     (``_native.scheme_starts``: the introducer found by ``memchr``, the next characters looked up),

@@ -395,9 +395,10 @@ def _runs_in_word(text: str, start: int, end: int, out: list[_Raw]) -> None:
 def _scan_controls(text: str, ctx: Context, out: list[_Raw]) -> None:
     if not _present(text, ctx, _CONTROLS):
         return
-    for m in _CONTROL_RUN_RE.finditer(text):
-        cps = " ".join(f"U+{ord(c):04X}" for c in m.group()[:8])
-        first = m.group()[0]
+    runs = backend.native_class_runs(text, _CONTROL_RANGES)
+    for s, e in runs if runs is not None else (m.span() for m in _CONTROL_RUN_RE.finditer(text)):
+        cps = " ".join(f"U+{ord(c):04X}" for c in text[s : min(e, s + 8)])
+        first = text[s]
         what = (
             "lone surrogate"
             if "\ud800" <= first <= "\udfff"
@@ -405,4 +406,4 @@ def _scan_controls(text: str, ctx: Context, out: list[_Raw]) -> None:
             if first in "\ufffe\uffff"
             else "control character"
         )
-        out.append(_Raw(CONTROL_CHARACTER.id, "warning", f"{what} {cps}", m.start(), m.end()))
+        out.append(_Raw(CONTROL_CHARACTER.id, "warning", f"{what} {cps}", s, e))
