@@ -312,6 +312,21 @@ _SEEN: dict[frozenset[str], dict[str, tuple[tuple[str, ...], bool]]] = {}
 _SEEN_MAX = 1 << 16
 
 
+_GROUP = re.Match.group
+#: The verdict of an escape that decodes to nothing a tag, a token or another escape starts with.
+_NOTHING: tuple[tuple[str, ...], bool] = ((), False)
+
+
+def _verdict(m: re.Match[str], starts: frozenset[str]) -> tuple[tuple[str, ...], bool]:
+    """What an escape decodes to that starts a tag or token, and whether it decodes to another
+    escape's first character (``_NOTHING`` when neither)."""
+    decoded = _decodings(m)
+    # An HTML reference counts only as a layer: one for an opener is the openers pass's.
+    direct = () if m.groupdict().get("ref") is not None else tuple(sorted(d for d in decoded if d[:1] in starts))
+    layer = any(d[:1] in _INTRODUCERS for d in decoded)
+    return (direct, layer) if direct or layer else _NOTHING
+
+
 def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
     n = len(text)
     starts = _opener_starts(ctx)
@@ -325,20 +340,26 @@ def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
     layered: list[int] = []
     copies = max(2, *(len(t) - len(t.lstrip(t[0])) for t in names.exact)) if names.exact else 2
     finder = _ENC_CANDIDATE_RE if copies == 2 else _candidates(copies)
-    for m in finder.finditer(text):
-        key = m.group()
-        known = seen.get(key)
-        if known is None:
-            if len(seen) > _SEEN_MAX:
-                seen.clear()
-            decoded = _decodings(m)
-            # An HTML reference counts only as a layer: one for an opener is the openers pass's.
-            direct = () if m.groupdict().get("ref") is not None else tuple(sorted(d for d in decoded if d[:1] in starts))
-            known = seen[key] = (direct, any(d[:1] in _INTRODUCERS for d in decoded))
-        if known[0]:
-            found.append((m.start(), m.end(), known[0]))
-        elif known[1]:
-            layered.append(m.start())
+    # Dense escapes repeat a few texts (roff's ``\\fB``): each match is looked up by its text in C
+    # (``map``), a decision is made per new text, and only the matches that decide something are
+    # visited in Python.
+    ms = list(finder.finditer(text))
+    keys = list(map(_GROUP, ms))
+    fresh = set(keys).difference(seen)
+    if fresh:
+        if len(seen) + len(fresh) > _SEEN_MAX:
+            seen.clear()
+            fresh = set(keys)
+        for key, m in dict(zip(keys, ms, strict=True)).items():
+            if key in fresh:
+                seen[key] = _verdict(m, starts)
+    verdicts = list(map(seen.__getitem__, keys))
+    for k in [k for k, v in enumerate(verdicts) if v is not _NOTHING]:
+        direct, layer = verdicts[k]
+        if direct:
+            found.append((ms[k].start(), ms[k].end(), direct))
+        elif layer:
+            layered.append(ms[k].start())
     # (A CSS escape's one trailing space is part of it: ``\3c /x`` is ``</x``.)
     # Where the next encoded opener (angle, bracket, reference) starts, after each: a reading stops
     # at an opener, so a window ends there (a ``<`` stands for it) and one right in front of another
