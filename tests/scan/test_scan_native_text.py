@@ -211,3 +211,16 @@ def test_negative_control_a_reader_that_reads_nothing_loses_the_escaped_slash(mo
     assert any(f.message == "escaped slash before a reserved name" for f in scan_text(text))
     monkeypatch.setattr(tags, "reading_kind_after", lambda *a: "none")
     assert not any(f.message == "escaped slash before a reserved name" for f in scan_text(text))
+
+
+def test_each_window_after_an_escaped_slash_gets_its_own_verdict() -> None:
+    # The verdicts are kept per (opener, window): the same opener before a plain name and before a
+    # reserved one, repeated, reports the reserved ones only (a verdict kept per opener would give
+    # the second the first's, in either order).
+    plain, reserved = "<\\u002fx> ", "<\\u002fretrieved_content> "
+    for text in (plain * 3 + reserved * 2, reserved * 2 + plain * 3):
+        found = scan_text(text)
+        got = [f.offset for f in found if f.message == "escaped slash before a reserved name"]
+        assert got == [i for i in range(len(text)) if text.startswith(reserved, i)], text
+        with backend.use("fast"):
+            assert scan_text(text) == found

@@ -432,6 +432,10 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
     _records(text, ctx, "angle", _angle_describer(text, ctx), out)
 
 
+#: The most escaped-slash verdicts one scan keeps (each key holds up to ~130 characters of the text).
+_SLASHES_MAX = 4096
+
+
 def _angle_describer(text: str, ctx: Context) -> _Describe:
     """The reports of one angle record (:data:`_Describe`), and how far into the text they depend."""
     names = _name_maps(ctx)[0]
@@ -443,6 +447,8 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
     # The plain ``NAME|>`` after a bar (``<|im_end|>``), hostile text's commonest token: its report is
     # worked out once per (span, slash, opener length), which decide it (_plain_pipe_report).
     plain: dict[tuple[str, bool, int], tuple[str, Severity, str] | tuple[()] | None] = {}
+    # (opener, raw window) -> does the escaped slash there stand before a reserved name or token?
+    slashes: dict[tuple[str, str], bool] = {}
     simple_pipe = _SIMPLE_PIPE_RE.match if _SIMPLE_PIPE_RE is not None else None
 
     def describe(start: int, end: int, kind: str, name: str, slash: bool, rend: int) -> _Described:
@@ -472,9 +478,17 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
             hit = _hit_of(text, kind, name, slash, rend, ctx)
             if hit is None:
                 # A backslash-escaped slash: <\u002f... (read after its own opener: «\ s\ » is a quoted word)
+                # The verdict depends on the opener and the raw window alone; code repeats its
+                # escaped slashes (``/<\/?[a-z]+>/``), so it is worked out once per (opener, window).
                 opener = text[start:end]
-                window = opener + _decode_escapes(text[end : k + 128])
-                if reading_kind_after(window, len(opener), ctx.reserved, ctx.tokens, names) in ("reserved", "token"):
+                raw = text[end : k + 128]
+                found = slashes.get((opener, raw))
+                if found is None:
+                    window = opener + _decode_escapes(raw)
+                    found = reading_kind_after(window, len(opener), ctx.reserved, ctx.tokens, names) in ("reserved", "token")
+                    if len(slashes) < _SLASHES_MAX:
+                        slashes[(opener, raw)] = found
+                if found:
                     return None, [(DEFANGED_TAG.id, "warning", "escaped slash before a reserved name", start, min(n, k + 16))]
                 return None, []
             what = "an envelope tag" if hit.kind == "reserved" else "a control token"
