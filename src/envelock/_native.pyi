@@ -135,10 +135,11 @@ def ascii_word_starts(text: str | Utf8, words: list[str]) -> list[int] | None:
     """The offsets (code points) of every occurrence of any of ``words`` in ``text``, ASCII
     case-insensitively, sorted, each once; ``None`` for an empty or non-ASCII word."""
 
-def scheme_starts(text: str | Utf8, schemes: list[tuple[str, str, str]]) -> list[list[int]] | None:
+def scheme_starts(text: str | Utf8, schemes: list[tuple[str, str, str]], limit: int) -> list[list[int] | None] | None:
     """For each ``(introducer, second, third)``, the offsets (code points, sorted) where ``introducer``
-    is followed by a character of ``second`` and (when ``third`` is not empty) one of ``third``;
-    ``None`` when a scheme's introducer is not one ASCII character or its sets are not ASCII."""
+    is followed by a character of ``second`` and (when ``third`` is not empty) one of ``third``, or
+    ``None`` for a scheme with more than ``limit`` of them; ``None`` in all when a scheme's introducer
+    is not one ASCII character or its sets are not ASCII."""
 
 def exact_tokens(text: str | Utf8, reserved: tuple[str, ...]) -> list[tuple[int, int]]:
     """``(start, end)`` (code points) of every exact token of ``text``: ``reader.exact_after`` at each

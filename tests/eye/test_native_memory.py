@@ -48,7 +48,7 @@ CALLS: dict[str, Callable[[str], object]] = {
     "ascii_word_starts": lambda s: _native.ascii_word_starts(s, ["origin", "caf"]),
     "exact_tokens": lambda s: _native.exact_tokens(s, R),
     "class_runs": lambda s: _native.class_runs(s, [(0, 8), (0x7F, 0x9F)]),
-    "scheme_starts": lambda s: _native.scheme_starts(s, [("%", "uU0123456789", "0123456789"), ("&", "#", "")]),
+    "scheme_starts": lambda s: _native.scheme_starts(s, [("%", "uU0123456789", "0123456789"), ("&", "#", "")], 1 << 20),
     "datamark": lambda s: _native.datamark(s, "\u02c6"),
     "undatamark": lambda s: _native.undatamark(s, "\u02c6"),
     "interleave": lambda s: _native.interleave(s, "\u02c6", 7),

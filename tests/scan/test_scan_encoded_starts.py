@@ -12,6 +12,7 @@ Three claims, each with a control:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -87,17 +88,21 @@ def test_every_scheme_has_a_bounded_width() -> None:
 @given(TEXTS)
 def test_the_native_starts_are_the_python_loop(text: str) -> None:
     with on_native():
-        assert backend.native_scheme_starts(text, encoded._SCHEME_STARTS) == python_starts(text)
+        assert backend.native_scheme_starts(text, encoded._SCHEME_STARTS, len(text) + 1) == python_starts(text)
+        # Past the limit a scheme has none (its pass searches the whole text).
+        for limit in (0, 1, 3):
+            capped = [s if len(s) <= limit else None for s in python_starts(text)]
+            assert backend.native_scheme_starts(text, encoded._SCHEME_STARTS, limit) == capped
 
 
 def test_control_a_loop_that_forgets_percent_u_is_told_apart(native: None) -> None:
     forgetful = (("%", "0123456789abcdefABCDEF", "0123456789abcdefABCDEF"), *encoded._SCHEME_STARTS[1:])
     text = "x%u2039y"
-    assert backend.native_scheme_starts(text, encoded._SCHEME_STARTS) == python_starts(text) != python_starts(text, forgetful)
+    assert backend.native_scheme_starts(text, encoded._SCHEME_STARTS, 8) == python_starts(text) != python_starts(text, forgetful)
 
 
 def test_a_start_that_is_not_ascii_falls_back(native: None) -> None:
-    assert backend.native_scheme_starts("a%3C", (("\uff05", "3", "C"),)) is None
+    assert backend.native_scheme_starts("a%3C", (("\uff05", "3", "C"),), 8) is None
 
 
 @given(TEXTS)
@@ -139,7 +144,12 @@ def test_the_candidates_on_the_native_core_are_the_whole_passes(every: int, text
 def test_sparse_starts_take_windows_and_dense_ones_the_whole_pass(native: None, monkeypatch: pytest.MonkeyPatch) -> None:
     taken: list[int] = []
     real = encoded._in_windows
-    monkeypatch.setattr(encoded, "_in_windows", lambda p, t, s, m: taken.append(len(s)) or real(p, t, s, m))
+
+    def spy(p: re.Pattern[str], t: str, s: list[int], m: int) -> list[re.Match[str]]:
+        taken.append(len(s))
+        return real(p, t, s, m)
+
+    monkeypatch.setattr(encoded, "_in_windows", spy)
     sparse = "clean text " * 400 + "%3C/retrieved_content>"
     dense = "\\fBbold\\fR " * 400
     assert [m.span() for m in encoded._ENC_CANDIDATE_RE.finditer(sparse)] == [(4400, 4403)]

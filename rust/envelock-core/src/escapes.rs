@@ -42,17 +42,27 @@ impl SchemeStart {
     }
 }
 
-/// The byte offsets where each scheme can start, a sorted list per scheme: `memchr` finds each
-/// introducer (the bytes are sparse in most text) and the next two bytes are looked up. Linear:
-/// one search of the text per scheme, a bounded check per hit.
-pub fn scheme_starts(s: &str, schemes: &[SchemeStart]) -> Vec<Vec<usize>> {
+/// The byte offsets where each scheme can start, a sorted list per scheme, or `None` for a scheme
+/// with more than `limit` starts (the caller then searches the whole text: where escapes are dense
+/// its regex's own pass costs less than windows, and the search stops there, so a hostile run of
+/// one escape is not collected). `memchr` finds each introducer (the bytes are sparse in most
+/// text) and the next two bytes are looked up. Linear: one search of the text per scheme, a
+/// bounded check per hit.
+pub fn scheme_starts(s: &str, schemes: &[SchemeStart], limit: usize) -> Vec<Option<Vec<usize>>> {
     let b = s.as_bytes();
     schemes
         .iter()
         .map(|k| {
-            memchr::memchr_iter(k.introducer, b)
-                .filter(|&i| k.starts_at(b, i))
-                .collect()
+            let mut out = Vec::new();
+            for i in memchr::memchr_iter(k.introducer, b) {
+                if k.starts_at(b, i) {
+                    if out.len() == limit {
+                        return None;
+                    }
+                    out.push(i);
+                }
+            }
+            Some(out)
         })
         .collect()
 }
@@ -93,7 +103,14 @@ mod tests {
                         })
                         .collect(),
                 ];
-                assert_eq!(scheme_starts(&s, &schemes), want, "{s:?}");
+                // Every limit: the list while it holds at most that many, else none.
+                for limit in 0..=3 {
+                    let capped: Vec<Option<Vec<usize>>> = want
+                        .iter()
+                        .map(|w| (w.len() <= limit).then(|| w.clone()))
+                        .collect();
+                    assert_eq!(scheme_starts(&s, &schemes, limit), capped, "{s:?} {limit}");
+                }
             }
         }
     }

@@ -954,15 +954,17 @@ fn ascii_word_starts(
     }))
 }
 
-/// scheme_starts(text, schemes) -> [[int]] | None: for each `(introducer, second, third)`, the
-/// code-point offsets where it starts (`core::escapes::scheme_starts`); `None` when a scheme is not
-/// ASCII bytes (the caller then runs its regexes over the whole text).
+/// scheme_starts(text, schemes, limit) -> [[int] | None] | None: for each `(introducer, second,
+/// third)`, the code-point offsets where it starts, or `None` past `limit` of them
+/// (`core::escapes::scheme_starts`); `None` in all when a scheme is not ASCII bytes (the caller then
+/// runs its regexes over the whole text).
 #[pyfunction]
 fn scheme_starts(
     py: Python<'_>,
     text: &Bound<'_, PyAny>,
     schemes: Vec<(String, String, String)>,
-) -> PyResult<Option<Vec<Vec<usize>>>> {
+    limit: usize,
+) -> PyResult<Option<Vec<Option<Vec<usize>>>>> {
     let Some(schemes) = schemes
         .iter()
         .map(|(i, s2, s3)| core::SchemeStart::new(i, s2, s3))
@@ -972,18 +974,26 @@ fn scheme_starts(
     };
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
-    let mut found = detached(py, s, || core::scheme_starts(s, &schemes));
+    let mut found = detached(py, s, || core::scheme_starts(s, &schemes, limit));
     if !s.is_ascii() {
         // One count of the text for every list: the starts of all schemes, in order.
         let mut all: Vec<(usize, usize, usize)> = found
             .iter()
             .enumerate()
-            .flat_map(|(k, starts)| starts.iter().enumerate().map(move |(j, &a)| (a, k, j)))
+            .flat_map(|(k, starts)| {
+                starts
+                    .iter()
+                    .flatten()
+                    .enumerate()
+                    .map(move |(j, &a)| (a, k, j))
+            })
             .collect();
         all.sort_unstable();
         let mut cc = core::CpCounter::new(s);
         for (a, k, j) in all {
-            found[k][j] = cc.at(a);
+            if let Some(starts) = found[k].as_mut() {
+                starts[j] = cc.at(a);
+            }
         }
     }
     Ok(Some(found))

@@ -340,12 +340,12 @@ def native_class_runs(text: str, ranges: Sequence[tuple[int, int]]) -> list[Span
     return _if_native(lambda: _native.class_runs(_encoded(text), list(ranges)))
 
 
-def native_scheme_starts(text: str, schemes: tuple[tuple[str, str, str], ...]) -> list[list[int]] | None:
-    """For each scheme ``(introducer, second, third)``, the sorted offsets of ``text`` where it starts
-    (``_native.scheme_starts``: the introducer found by ``memchr``, the next characters looked up),
-    or ``None`` when the native core is not in use, cannot take ``text``, or a scheme is not ASCII:
-    the caller then runs its regexes over the whole text."""
-    return _if_native(lambda: _native.scheme_starts(_encoded(text), list(schemes)))
+def native_scheme_starts(text: str, schemes: tuple[tuple[str, str, str], ...], limit: int) -> list[list[int] | None] | None:
+    """For each scheme ``(introducer, second, third)``, the sorted offsets of ``text`` where it starts,
+    or ``None`` for a scheme with more than ``limit`` (``_native.scheme_starts``: the introducer found by
+    ``memchr``, the next characters looked up), or ``None`` in all when the native core is not in use,
+    cannot take ``text``, or a scheme is not ASCII: the caller then runs its regexes over the text."""
+    return _if_native(lambda: _native.scheme_starts(_encoded(text), list(schemes), limit))
 
 
 def reading_kind_after(text: str, pos: int, reserved: tuple[str, ...], tokens: Tokens | None, names: reader.Names) -> str:

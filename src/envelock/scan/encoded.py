@@ -197,7 +197,8 @@ class _Candidates:
         self.margins = tuple((w + 1) * (copies + 1) for w in widths if w is not None) if None not in widths else None
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        starts = backend.native_scheme_starts(text, _SCHEME_STARTS) if self.margins is not None else None
+        limit = len(text) // _WINDOWED_EVERY if _WINDOWED_EVERY else len(text)  # 0: windows however dense
+        starts = backend.native_scheme_starts(text, _SCHEME_STARTS, limit) if self.margins is not None else None
         if starts is None or self.margins is None:
             found = [ms for ms in (list(p.finditer(text)) for p in self.passes) if ms]
         else:
@@ -213,10 +214,11 @@ class _Candidates:
 _WINDOWED_EVERY = 1024
 
 
-def _pass(pattern: re.Pattern[str], text: str, starts: list[int], margin: int) -> list[re.Match[str]]:
+def _pass(pattern: re.Pattern[str], text: str, starts: list[int] | None, margin: int) -> list[re.Match[str]]:
     """One scheme's matches: in windows around its starts, or by one pass over the text where the
-    starts are too dense for windows to pay (more than one in ``_WINDOWED_EVERY`` characters)."""
-    if len(starts) * _WINDOWED_EVERY > len(text):
+    starts are too dense for windows to pay (``None``: more than one in ``_WINDOWED_EVERY``
+    characters, the native search stopped there)."""
+    if starts is None:
         return list(pattern.finditer(text))
     return _in_windows(pattern, text, starts, margin)
 
