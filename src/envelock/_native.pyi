@@ -82,9 +82,12 @@ def undefang_body(text: str, level: _Level, reserved: tuple[str, ...]) -> str:
     """``escape.undefang_body``: the exact inverse of :func:`defang_body` (bracket readings judged
     in the same ``"\\n<"`` context)."""
 
-def canonical_body(text: str, level: _Level, reserved: tuple[str, ...]) -> tuple[str, bool]:
-    """``escape.canonical_body``: :func:`undefang_body` of ``text`` and whether :func:`defang_body`
-    of it is ``text`` again (verify's canonical-form check in one call)."""
+def canonical_body(
+    text: str, level: _Level, reserved: tuple[str, ...], start: int = 0, end: int | None = None
+) -> tuple[str, bool]:
+    """``escape.canonical_body``: :func:`undefang_body` of ``text[start:end]`` and whether
+    :func:`defang_body` of it is that slice again (verify's canonical-form check in one call). An ASCII
+    ``text`` is read in place (no slice is made unless the slice is the answer); another is sliced."""
 
 def read_after(text: str, pos: int, reserved: tuple[str, ...], tokens: bool = True, pipes: bool = True) -> _ReadingTuple:
     """``eye.reader.read_after`` at ``pos`` (just after an opener); ``tokens=False`` reads with

@@ -162,11 +162,12 @@ def test_negative_control_broken_markup_defang_is_caught_by_verify(monkeypatch: 
     for module in ("envelock.envelope.spotlight", "envelock.envelope.parse"):
         monkeypatch.setattr(importlib.import_module(module), "defang_body", broken)
 
-    def broken_canonical(text: str, **kw: Any) -> tuple[str, bool]:  # the grammar's canonical check, on the broken defang
-        plain = DEFANG.undefang_body(text, **kw)
-        return plain, broken(plain, **kw) == text
+    def broken_canonical(text: str, start: int, end: int, **kw: Any) -> tuple[str, bool]:  # the grammar's check, broken defang
+        body = text[start:end]
+        plain = DEFANG.undefang_body(body, **kw)
+        return plain, broken(plain, **kw) == body
 
-    monkeypatch.setattr(importlib.import_module("envelock.envelope.parse"), "canonical_body", broken_canonical)
+    monkeypatch.setattr(importlib.import_module("envelock.envelope.parse"), "canonical_body_at", broken_canonical)
     for name, payload, rule, _ in CONSTRUCTS:
         start, end = canaries(name)
         text, entries = compose3(start + payload + end, "markup")

@@ -104,12 +104,13 @@ def test_non_canonical_body_at_a_level_that_escapes_more(level: Level, body: str
     [("reserved", "<|im_end|>", "undefanged-tag"), ("markup", "<div>", "body-not-canonical"), ("xml", "a&b", "body-not-canonical")],
 )
 def test_negative_control_canonical_check_that_always_agrees(level: Level, body: str, code: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The canonical-form check is one call (``escape.canonical_body``, one native call in the core):
+    """The canonical-form check is one call (``escape.canonical_body_at``, one native call in the core):
     a version that always answers "canonical" must let a body the level does not allow through."""
     bad = compose_preface(GOOD, level=level).replace("world", body, 1)
     assert code in {p.code for p in verify_preface(bad, level=level).problems}
-    real = envelock.eye.escape.canonical_body  # what parse calls
-    monkeypatch.setattr(envelock.envelope.parse, "canonical_body", lambda text, **kw: (real(text, **kw)[0], True))
+    real = envelock.eye.escape.canonical_body_at  # what parse calls
+    always = lambda text, start, end, **kw: (real(text, start, end, **kw)[0], True)  # noqa: E731
+    monkeypatch.setattr(envelock.envelope.parse, "canonical_body_at", always)
     assert code not in {p.code for p in verify_preface(bad, level=level).problems}
 
 

@@ -215,7 +215,13 @@ def check_defang(text: str, reserved: tuple[str, ...]) -> None:
         assert _native.undefang(text, level, reserved) == ref_undefang(text, level, reserved), (level, text)
         for t in (text, body):  # verify's canonical-form check: the undo, and whether redoing it gives t
             plain = ref_undefang_body(t, level, reserved)
-            assert _native.canonical_body(t, level, reserved) == (plain, ref_defang_body(plain, level, reserved) == t), (level, t)
+            want_check = (plain, ref_defang_body(plain, level, reserved) == t)
+            assert _native.canonical_body(t, level, reserved) == want_check, (level, t)
+            # The same body where it lies in a preface (read in place when ASCII, sliced otherwise).
+            for head in ("<a>\n", "\u00e9\n"):
+                framed = head + t + "\n</a>"
+                got = _native.canonical_body(framed, level, reserved, len(head), len(head) + len(t))
+                assert got == want_check, (level, head, t)
 
 
 def check_readings(text: str, reserved: tuple[str, ...]) -> None:
@@ -800,3 +806,14 @@ def test_names_follow_insertion_order_in_both_implementations() -> None:
     }
     kind, name, _, end = _native.read_after("<\u0462os>", 1, RESERVED_NAMES)
     assert seen == {f"{kind} {name} {end}"}
+
+
+@pytest.mark.parametrize("head", ["<r>\n", "\u00e9\n"])
+@pytest.mark.parametrize("body", ["plain words", "a <\\retrieved_content> b", "a <retrieved_content> b", ""])
+def test_a_body_checked_where_it_lies_is_the_body_alone(head: str, body: str) -> None:
+    # Left as it is (the core's answer borrows the text), the answer is the body, not its preface;
+    # undone, the undone body; a body that is not canonical is found so in place too.
+    framed = head + body + "\n</r>"
+    got = _native.canonical_body(framed, "reserved", RESERVED_NAMES, len(head), len(head) + len(body))
+    assert got == _native.canonical_body(body, "reserved", RESERVED_NAMES)
+    assert got[0] != framed and len(got[0]) <= len(body)

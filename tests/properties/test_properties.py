@@ -141,11 +141,12 @@ def test_control_a_context_blind_undo_breaks_the_round_trip(monkeypatch: pytest.
     from envelock.escape import defang_body
     from envelock.escape import undefang as plain_undefang
 
-    def blind(raw: str, level: Level = "reserved", **kw: Any) -> tuple[str, bool]:  # the canonical check with that undo
+    def blind(text: str, start: int, end: int, level: Level = "reserved", **kw: Any) -> tuple[str, bool]:  # that undo's check
+        raw = text[start:end]
         plain = plain_undefang(raw, level=level)
         return plain, defang_body(plain, level=level, **kw) == raw
 
-    monkeypatch.setattr(parse_mod, "canonical_body", blind)
+    monkeypatch.setattr(parse_mod, "canonical_body_at", blind)
     body = "<[TOO" + " " * 31
     out = compose_preface([PrefaceEntry("external", "o", body)])
     with pytest.raises(EnvelopeBreach):

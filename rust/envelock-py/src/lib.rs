@@ -212,21 +212,49 @@ fn defang_body<'py>(
     Ok(result(py, text, out))
 }
 
-/// canonical_body(text, level, reserved) -> (str, bool): `undefang_body(text)` and whether
-/// `defang_body` of it is `text` again (verify's canonical-form check, one crossing each way).
+fn to_isize(i: usize) -> PyResult<isize> {
+    isize::try_from(i).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// canonical_body(text, level, reserved, start=0, end=None) -> (str, bool): `undefang_body` of
+/// `text[start:end]` and whether `defang_body` of it is that slice again (verify's canonical-form
+/// check, one crossing each way). An ASCII text is read in place, so a body is checked where it
+/// lies in its preface without a copy of its own (the copy a slice would be is the one made only
+/// when the result is the slice itself); another text is sliced first (its UTF-8 copy would be the
+/// whole preface's, once per body).
 #[pyfunction]
+#[pyo3(signature = (text, level, reserved, start = 0, end = None))]
 fn canonical_body<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyString>,
     level: &str,
     reserved: Vec<String>,
+    start: usize,
+    end: Option<usize>,
 ) -> PyResult<(Bound<'py, PyString>, bool)> {
+    let n = text.len()?;
+    let end = end.unwrap_or(n).min(n);
+    let start = start.min(end);
+    let whole = start == 0 && end == n;
+    // `str.isascii` reads a flag of the string: no pass over it.
+    if !whole && !text.call_method0(intern!(py, "isascii"))?.is_truthy()? {
+        let slice = pyo3::types::PySlice::new(py, to_isize(start)?, to_isize(end)?, 1);
+        let part = text.get_item(slice)?.cast_into::<PyString>()?;
+        return canonical_body(py, &part, level, reserved, 0, None);
+    }
     let lvl = self::level(level)?;
     let names = names_for(reserved, true, true)?;
     let mut keep = None;
-    let s = self::text(text, &mut keep)?;
+    let all = self::text(text, &mut keep)?;
+    // The whole text, or an ASCII one (its code points are its bytes).
+    let s = if whole { all } else { &all[start..end] };
     let (plain, same) = detached(py, s, || core::canonical_body(s, lvl, &names));
-    Ok((result(py, text, plain), same))
+    let plain = match plain {
+        Cow::Borrowed(_) if whole => text.clone(),
+        Cow::Borrowed(b) => PyString::new(py, b),
+        Cow::Owned(o) => PyString::new(py, &o),
+    };
+    Ok((plain, same))
 }
 
 /// undefang(text, level, reserved) -> str: the exact inverse of defang with the same reserved

@@ -24,7 +24,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from ..errors import EnvelopeBreach
-from ..eye.escape import BODY_CONTEXT, Level, canonical_body, check_level, defang, defang_body, opener_readings, undefang
+from ..eye.escape import BODY_CONTEXT, Level, canonical_body_at, check_level, defang, defang_body, opener_readings, undefang
 from ..eye.load_tokens import Tokens
 from ..eye.reader import names_for, readings, visible
 from ..eye.tokens import RESERVED_NAMES
@@ -78,13 +78,13 @@ def _attribute(scan: _Scan, raw: str, name: str, offset: int, path: tuple[int, .
 
 
 def _body(scan: _Scan, start: int, end: int, path: tuple[int, ...], spot: Spotlight) -> str:
-    raw = scan.text[start:end]
     if spot.mode != "none":
-        return _spotlit_body(scan, raw, start, path, spot)
-    plain, canonical = canonical_body(raw, level=scan.level, reserved=scan.reserved, tokens=scan.tokens)
+        return _spotlit_body(scan, scan.text[start:end], start, path, spot)
+    # Checked where it lies (no slice of the body is made for the check: benchmarks/memory.py).
+    plain, canonical = canonical_body_at(scan.text, start, end, level=scan.level, reserved=scan.reserved, tokens=scan.tokens)
     if canonical:
         return plain
-    _not_canonical(scan, raw, start, path, plain)
+    _not_canonical(scan, scan.text[start:end], start, path, plain)
     return plain
 
 

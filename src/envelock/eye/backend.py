@@ -211,13 +211,16 @@ def _if_native(call: Callable[[], R]) -> R | None:
         return None
 
 
-def native_canonical_body(text: str, level: Level, reserved: tuple[str, ...], tokens: Tokens | None) -> tuple[str, bool] | None:
-    """``(undefang_body(text), defang_body of that == text)`` in one native call, or ``None`` when the
-    native core is not in use or cannot take ``text`` (or ``tokens``): the caller then makes the two calls."""
+def native_canonical_body(
+    text: str, level: Level, reserved: tuple[str, ...], tokens: Tokens | None, start: int = 0, end: int | None = None
+) -> tuple[str, bool] | None:
+    """``(undefang_body(body), defang_body of that == body)`` for ``body = text[start:end]`` in one
+    native call (an ASCII ``text`` read in place, no slice of it made), or ``None`` when the native
+    core is not in use or cannot take the body (or ``tokens``): the caller then makes the two calls."""
     if _native is None or not is_native() or tokens is not None:
         return None
     try:
-        plain, same = _native.canonical_body(text, level, reserved)
+        plain, same = _native.canonical_body(text, level, reserved, start, end)
     except SurrogateError:
         return None
     return str(plain), bool(same)

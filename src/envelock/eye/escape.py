@@ -97,10 +97,25 @@ def canonical_body(
     """:func:`undefang_body` of ``text``, and whether :func:`defang_body` of it gives ``text`` back:
     verify's canonical-form check. One native call when the core is in use (the defanged text is
     compared inside the core and never becomes a Python string), else the two Python calls."""
+    return canonical_body_at(text, 0, len(text), level=level, reserved=reserved, tokens=tokens)
+
+
+def canonical_body_at(
+    text: str,
+    start: int,
+    end: int,
+    *,
+    level: Level = "reserved",
+    reserved: tuple[str, ...] = RESERVED_NAMES,
+    tokens: Tokens | None = None,
+) -> tuple[str, bool]:
+    """:func:`canonical_body` of ``text[start:end]``. The native core reads an ASCII ``text`` where the
+    body lies, so verify holds no slice of a large body besides what the check gives back."""
     lvl = check_level(level)
-    found = backend.native_canonical_body(text, lvl, tuple(reserved), tokens)
+    found = backend.native_canonical_body(text, lvl, tuple(reserved), tokens, start, end)
     if found is not None:
         return found
+    text = text[start:end]
     if lvl != "xml" and "\\" not in text:
         plain = text  # no backslash: nothing to undo
     else:
