@@ -399,3 +399,20 @@ fn line_starts_as_a_byte_loop_finds_them() {
     }
     assert!(checked > 5_000);
 }
+
+#[test]
+fn letters_standing_in_up_to_a_longer_names_separator_spell_the_shorter_name() {
+    // `R` and 17 letters with no reading: `retrieved_content_` by the letter stand-in rule (the
+    // separator of `retrieved_content_hygiene` taken by a letter), which `Names.reserved_match`
+    // reads as `retrievedcontent` (found by the compose fuzz harness). One letter fewer spells the
+    // name itself; one more, neither.
+    let n = names();
+    let mut sc = Scratch::default();
+    for (k, want) in [(16, Kind::Reserved), (17, Kind::Reserved), (18, Kind::None)] {
+        for tail in ["", "\n<", " ", ">"] {
+            let s = format!("<R{}{tail}", "\u{416}".repeat(k));
+            let r = read_after(&s, 1, &n, &mut sc);
+            assert_eq!(r.kind, want, "{k} {tail:?}");
+        }
+    }
+}
