@@ -187,11 +187,13 @@ def test_spotlight_padding_run_through_a_dual_reading() -> None:
 
 # --------------------------------------------------------------------------- LETTERED TRAILING SEPARATOR (fixed)
 # compose (native only): "</RETRκράτης. ΕΛΛΗΝΙΚΗ…" went into the preface unescaped, and the model's
-# eye saw five envelope tags for two envelopes. Found by the compose harness in CI (10 s). Seventeen
-# letters the eye has no reading for after "R" spell "retrieved_content_" by the letter stand-in rule
-# (the separator position of "retrieved_content_hygiene" taken by a letter); the reference reads
-# that as "retrievedcontent" (Names.reserved_match takes every separator out), the native trie took
-# a lettered state as whole only at the end of a spelling.
+# eye (the Python reader) saw five envelope tags for two envelopes. Found by the compose harness in
+# CI (10 s). "R" and seventeen letters the eye has no reading for spell "retrieved_content_" by the
+# letter stand-in rule (a letter taking the separator before the rest of "retrieved_content_hygiene");
+# the Python reader took that for "retrievedcontent" (every separator taken out), the native one
+# only a whole spelling. The Python reader was the one to change: reading it as the shorter name
+# drops a letter the eye sees, and it made a Russian man page's «fork: невозможно выделить память»
+# an envelope tag. Both now accept a whole spelling only.
 
 
 def test_lettered_trailing_separator_crash() -> None:
@@ -205,17 +207,22 @@ def test_lettered_trailing_separator_crash() -> None:
 @pytest.mark.parametrize("letter", ["\u0416", "\u03ba", "\u0397"])
 @pytest.mark.parametrize("tail", ["", "\n<", " ", ">", "_h"])
 def test_lettered_trailing_separator_minimal(letter: str, tail: str) -> None:
-    from envelock.escape import defang_body
     from envelock.eye import backend
-    from envelock.eye.reader import names_for, read_after, reserved_tag_count
+    from envelock.eye.reader import names_for, read_after
 
-    text = "<R" + letter * 17 + tail
-    assert read_after(text, 1, names_for()).kind == "reserved"
-    for impl in backend.IMPLEMENTATIONS:
-        with backend.use(impl):
-            assert reserved_tag_count(defang_body(text), names_for()) == 0, impl
-    if "native" in backend.IMPLEMENTATIONS:
-        from envelock import _native
-        from envelock.eye.tokens import RESERVED_NAMES
+    # Sixteen letters after "R" spell the name whole (dangerous); seventeen, a letter past it.
+    for k, want in ((16, "reserved"), (17, "none")):
+        text = "<R" + letter * k + tail
+        assert read_after(text, 1, names_for()).kind == want, (k, tail)
+        if "native" in backend.IMPLEMENTATIONS:
+            from envelock import _native
+            from envelock.eye.tokens import RESERVED_NAMES
 
-        assert _native.read_after(text, 1, RESERVED_NAMES)[:2] == ("reserved", "retrievedcontent")
+            assert _native.read_after(text, 1, RESERVED_NAMES)[0] == want, (k, tail)
+
+
+def test_lettered_trailing_separator_man_page_is_quiet() -> None:
+    from envelock import scan_text
+
+    text = "для «fork: невозможно выделить память» и"
+    assert [f for f in scan_text(text) if f.severity == "error"] == []

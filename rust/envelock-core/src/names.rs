@@ -226,24 +226,15 @@ impl Trie {
         spellings.dedup();
         let root = u32::try_from(self.nodes.len()).expect("fewer than 2**32 nodes");
         self.nodes.push(Node::default());
-        let mut wholes: Vec<String> = Vec::new();
         for sp in &spellings {
-            self.insert_from(root, sp);
-            wholes.push(sp.chars().filter(|&c| c != SEPARATOR).collect());
+            let k = self.insert_from(root, sp);
+            let whole: String = sp.chars().filter(|&c| c != SEPARATOR).collect();
+            let n = &mut self.nodes[k as usize];
+            n.whole = true;
+            n.whole_name = whole;
         }
-        wholes.sort();
-        wholes.dedup();
         for k in (root as usize + 1)..self.nodes.len() {
             let n = &mut self.nodes[k];
-            // `Names.reserved_match` of a lettered state: its spelling with every separator taken
-            // out is a reserved skeleton. That is so at the end of a spelling, and also where a
-            // longer name's spelling has a separator next (`retrieved_content_` of
-            // `retrieved_content_hygiene` spells `retrievedcontent`).
-            let whole: String = n.prefix.chars().filter(|&c| c != SEPARATOR).collect();
-            if wholes.binary_search(&whole).is_ok() {
-                n.whole = true;
-                n.whole_name = whole;
-            }
             n.lettered = true;
             n.hold = n.prefix.ends_with(SEPARATOR) || seps.contains(&n.prefix);
             n.letter = n.children.iter().map(|&(_, c)| c).collect();

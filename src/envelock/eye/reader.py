@@ -416,6 +416,8 @@ class Names:
     _stand: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
     _letter: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
     _hold: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
+    #: Every whole spelling of a reserved name (the letter stand-in rule's accepting states).
+    _spellings: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
 
     def __post_init__(self) -> None:
         reserved_prefixes = _prefixes(self.reserved)
@@ -441,6 +443,7 @@ class Names:
                 letter.setdefault(p[:-1], set()).add(p[-1])
         object.__setattr__(self, "_letter", {p: tuple(sorted(cs)) for p, cs in letter.items()})
         object.__setattr__(self, "_hold", frozenset(p for p in lprefixes if p in holds or p.endswith(SEPARATOR)))
+        object.__setattr__(self, "_spellings", frozenset(spellings))
         object.__setattr__(self, "_live", self._live | frozenset(LETTERED + p for p in lprefixes if p))
         object.__setattr__(self, "_blive", _prefixes(self.brackets))
         object.__setattr__(self, "_tokens", frozenset(self.tokens))
@@ -463,8 +466,13 @@ class Names:
 
     def reserved_match(self, skel: str) -> str | None:
         """The reserved skeleton ``skel`` starts with, if any (a stand-in state's mark aside); for a
-        :data:`LETTERED` state the reserved skeleton it spells whole (its separators aside)."""
+        :data:`LETTERED` state the reserved skeleton it spells whole (its separators aside): a whole
+        spelling, so a letter standing for the separator before a longer name's rest
+        (``retrieved_content_`` of ``retrieved_content_hygiene``) does not make it the shorter name
+        (the Russian man page's ``«fork: невозможно выделить память»`` read as one)."""
         if skel.startswith(LETTERED):
+            if skel[1:] not in self._spellings:
+                return None
             whole = skel[1:].replace(SEPARATOR, "")
             return whole if whole in self.reserved else None
         if skel.startswith(STOOD_IN):
