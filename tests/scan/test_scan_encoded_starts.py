@@ -1,6 +1,6 @@
 """The encoded pass searches only windows around the places an escape can start
-(``encoded._SCHEME_STARTS``, found by ``_native.scheme_starts``), and finds there just what its
-regexes find over the whole text.
+(``encoded._SCHEME_STARTS``, read off the regexes by ``regex_reach.starts``, found by
+``_native.scheme_starts``), and finds there just what its regexes find over the whole text.
 
 Three claims, each with a control:
 - the native starts are the places a Python loop over the text finds (control: a loop that forgets
@@ -22,7 +22,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from envelock.eye import backend
-from envelock.scan import encoded, scan_text
+from envelock.scan import encoded, regex_reach, scan_text
+
+assert encoded._SCHEME_STARTS is not None, "every scheme's starts are read off its regex (test_regex_reach.py)"
+SCHEME_STARTS = encoded._SCHEME_STARTS
 
 Scheme = tuple[str, str, str]
 
@@ -39,7 +42,7 @@ TEXTS = st.lists(
 ).map("".join)  # fmt: skip
 
 
-def python_starts(text: str, schemes: tuple[Scheme, ...] = encoded._SCHEME_STARTS) -> list[list[int]]:
+def python_starts(text: str, schemes: tuple[Scheme, ...] = SCHEME_STARTS) -> list[list[int]]:
     """The reference: each place the introducer is, followed by the two classes."""
     return [
         [
@@ -81,24 +84,24 @@ def native() -> Iterator[None]:
 def test_every_scheme_has_a_bounded_width() -> None:
     # Without one the pass searches the whole text: correct, but the fast path would be gone unseen.
     margins = encoded._ENC_CANDIDATE_RE.margins
-    assert margins is not None and len(margins) == len(encoded._SCHEMES) == len(encoded._SCHEME_STARTS)
-    assert all(m > 2 * (w or 0) for m, w in zip(margins, map(encoded._max_width, encoded._SCHEMES), strict=True))
+    assert margins is not None and len(margins) == len(encoded._SCHEMES) == len(SCHEME_STARTS)
+    assert all(m > 2 * (w or 0) for m, w in zip(margins, map(regex_reach.max_width, encoded._SCHEMES), strict=True))
 
 
 @given(TEXTS)
 def test_the_native_starts_are_the_python_loop(text: str) -> None:
     with on_native():
-        assert backend.native_scheme_starts(text, encoded._SCHEME_STARTS, len(text) + 1) == python_starts(text)
+        assert backend.native_scheme_starts(text, SCHEME_STARTS, len(text) + 1) == python_starts(text)
         # Past the limit a scheme has none (its pass searches the whole text).
         for limit in (0, 1, 3):
             capped = [s if len(s) <= limit else None for s in python_starts(text)]
-            assert backend.native_scheme_starts(text, encoded._SCHEME_STARTS, limit) == capped
+            assert backend.native_scheme_starts(text, SCHEME_STARTS, limit) == capped
 
 
 def test_control_a_loop_that_forgets_percent_u_is_told_apart(native: None) -> None:
-    forgetful = (("%", "0123456789abcdefABCDEF", "0123456789abcdefABCDEF"), *encoded._SCHEME_STARTS[1:])
+    forgetful = (("%", "0123456789abcdefABCDEF", "0123456789abcdefABCDEF"), *SCHEME_STARTS[1:])
     text = "x%u2039y"
-    assert backend.native_scheme_starts(text, encoded._SCHEME_STARTS, 8) == python_starts(text) != python_starts(text, forgetful)
+    assert backend.native_scheme_starts(text, SCHEME_STARTS, 8) == python_starts(text) != python_starts(text, forgetful)
 
 
 def test_a_start_that_is_not_ascii_falls_back(native: None) -> None:
@@ -109,7 +112,7 @@ def test_a_start_that_is_not_ascii_falls_back(native: None) -> None:
 def test_every_match_starts_at_a_start(text: str) -> None:
     starts = python_starts(text)
     for k in range(len(encoded._SCHEMES)):
-        width = encoded._max_width(encoded._SCHEMES[k])
+        width = regex_reach.max_width(encoded._SCHEMES[k])
         assert width is not None
         for s, e in whole(k, text):
             assert s in starts[k] and e - s <= width, (k, text[s:e])
@@ -183,7 +186,7 @@ def test_escapes_far_apart_are_each_found(native: None) -> None:
 @pytest.mark.parametrize("pattern", [r"a+", r"(?:ab)*c"])
 def test_an_unbounded_scheme_has_no_width(pattern: str) -> None:
     # Its pass then searches the whole text (fail closed: slower, never blind).
-    assert encoded._max_width(pattern) is None
+    assert regex_reach.max_width(pattern) is None
 
 
 def test_a_scheme_without_a_width_searches_the_whole_text(native: None, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -5,13 +5,10 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
-import importlib
 import re
-import sys
 from collections.abc import Iterator
 from functools import lru_cache
 from html.entities import html5
-from typing import Any
 
 from ..eye import backend
 from ..eye.reader import (
@@ -26,6 +23,7 @@ from ..eye.reader import (
     read_bracket,
     visible,
 )
+from . import regex_reach
 from ._base import BLOB_MAX, SNIPPET_MAX, Context, Rule, _decode_escapes, _Raw, folds_ascii_case
 from .context import is_text
 from .tags import _first_danger, _hit, _name_maps
@@ -135,31 +133,10 @@ _ENC_OPENER_RE = re.compile("|".join(_SCHEMES))
 
 #: What the first characters of a match of each scheme (in ``_SCHEMES``' order) must be: its
 #: introducer, then a character of the second set, then (when the third is not empty) one of the
-#: third. Read off the regexes: a percent escape is ``%`` and ``u`` or a hex digit (``25`` and every
-#: UTF-8 byte start with one), then a hex digit; quoted-printable ``=`` and two hex digits; a
-#: backslash escape ``\\`` and another backslash, ``u``, ``x``, ``U`` or a hex digit; UTF-7 ``+`` and
-#: two base64 characters; a reference ``&`` and ``#`` or a name's first letter.
-_HEX = "0123456789abcdefABCDEF"
-_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-_SCHEME_STARTS = (
-    ("%", "uU" + _HEX, _HEX),
-    ("=", _HEX, _HEX),
-    ("\\", "\\uxU" + _HEX, ""),
-    ("+", _B64, _B64),
-    ("&", "#" + "".join(sorted({n[0] for n in _INTRODUCER_NAMES})), ""),
-)
-
-
-def _max_width(pattern: str) -> int | None:
-    """The longest text ``pattern`` can match (the regex parser's own bound), or ``None`` when it is
-    unbounded or the parser (a private module of the standard library) cannot be reached: the pass
-    then searches the whole text, which only costs time."""
-    try:
-        parser: Any = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
-        width = int(parser.parse(pattern).getwidth()[1])
-    except (ImportError, AttributeError, TypeError, ValueError, re.error):  # pragma: no cover
-        return None
-    return width if width < 1 << 16 else None
+#: third. Read off the regexes themselves (``regex_reach.starts``); ``None`` when one cannot be read
+#: (the passes then search the whole text). ``tests/scan/test_regex_reach.py`` holds the reading.
+_STARTS = tuple(regex_reach.starts(p) for p in _SCHEMES)
+_SCHEME_STARTS = tuple(s for s in _STARTS if s is not None) if None not in _STARTS else None
 
 
 class _Candidates:
@@ -193,12 +170,14 @@ class _Candidates:
 
     def __init__(self, schemes: tuple[str, ...], copies: int) -> None:
         self.passes = tuple(re.compile(f"(?P<esc{k}>{p})(?!(?:(?P=esc{k})){{{copies}}})") for k, p in enumerate(schemes))
-        widths = [_max_width(p) for p in schemes]
+        widths = [regex_reach.max_width(p) for p in schemes]
         self.margins = tuple((w + 1) * (copies + 1) for w in widths if w is not None) if None not in widths else None
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         limit = len(text) // _WINDOWED_EVERY if _WINDOWED_EVERY else len(text)  # 0: windows however dense
-        starts = backend.native_scheme_starts(text, _SCHEME_STARTS, limit) if self.margins is not None else None
+        starts = None
+        if self.margins is not None and _SCHEME_STARTS is not None:
+            starts = backend.native_scheme_starts(text, _SCHEME_STARTS, limit)
         if starts is None or self.margins is None:
             found = [ms for ms in (list(p.finditer(text)) for p in self.passes) if ms]
         else:
