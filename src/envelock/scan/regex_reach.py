@@ -11,6 +11,7 @@ searches the whole text: that only costs time."""
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from typing import Any
 
@@ -30,7 +31,7 @@ def max_width(pattern: str) -> int | None:
     unbounded or the parser cannot be reached."""
     try:
         width = int(_parser().parse(pattern).getwidth()[1])
-    except (ImportError, AttributeError, TypeError, ValueError):  # pragma: no cover
+    except (ImportError, AttributeError, TypeError, ValueError, re.error):  # pragma: no cover
         return None
     return width if width < 1 << 16 else None
 
@@ -107,7 +108,7 @@ def starts(pattern: str) -> tuple[str, str, str] | None:
         if tree.state.flags & consts.SRE_FLAG_IGNORECASE:
             return None  # a case-blind pattern (``(?i)``) starts with either case
         found = _prefixes(tree, 3, consts)
-    except (ImportError, AttributeError, TypeError, ValueError, RecursionError, _Unmodelled):
+    except (ImportError, AttributeError, TypeError, ValueError, RecursionError, re.error, _Unmodelled):
         return None
     sets: list[set[str] | None] = [set(), set(), set()]
     for prefix, ends in found:
