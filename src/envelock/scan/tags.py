@@ -261,13 +261,12 @@ def _hit_of(text: str, kind: str, name: str, slash: bool, end: int, ctx: Context
     if kind == "bar":
         # ``<|`` without a closing ``|>`` is not reported: an F#/Elm pipe operator (a deliberate exception).
         return _pipe_token(text, end, slash)
-    _, res_map, tok_map, _ = _name_maps(ctx)
     if kind == "reserved":
         close, closed = _tag_end(text, end)
-        return _Hit("reserved", res_map.get(name, name), slash, close if closed else end, closed)
+        return _Hit("reserved", _name_maps(ctx)[1].get(name, name), slash, close if closed else end, closed)
     if kind == "token":
-        return _Hit("token", tok_map.get(name, name), slash, end, True)
-    return None
+        return _Hit("token", _name_maps(ctx)[2].get(name, name), slash, end, True)
+    return None  # (the name maps are not looked up for a reading of neither: hashing ctx costs a microsecond)
 
 
 def _padding_finding(text: str, start: int, end: int, reading_end: int, ctx: Context) -> _Raw:
