@@ -1120,9 +1120,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     text = render(report)
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{args.name}.txt").write_text(text, encoding="utf-8")
-    (out / f"{args.name}.json").write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    from _results import write_results  # benchmarks/ is on sys.path when run as a script
+
+    write_results(out, args.name, text, report)
     print(text)
     print(f"wrote {out / (args.name + '.txt')} and {out / (args.name + '.json')}", file=sys.stderr)
     return 0

@@ -22,6 +22,8 @@ import sysconfig
 import time
 from pathlib import Path
 
+from _results import write_results
+
 HERE = Path(__file__).resolve().parent
 
 
@@ -65,9 +67,7 @@ def main() -> int:
         mb = r["bytes"] / 2**20
         lines.append(f"{r['jobs']:>4} {r['files']!s:>6} {mb:7.1f} {r['seconds']:6.1f} {mb / r['seconds']:6.1f}  {r['severities']}")
     print("\n".join(lines))
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "cli_stdlib.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (args.out / "cli_stdlib.json").write_text(json.dumps({"header": head, "rows": rows}, indent=1) + "\n", encoding="utf-8")
+    write_results(args.out, "cli_stdlib", "\n".join(lines), {"header": head, "rows": rows})
     return 0
 
 

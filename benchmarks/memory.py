@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import platform
 import subprocess
 import sys
 from pathlib import Path
+
+from _results import write_results
 
 HERE = Path(__file__).resolve().parent
 
@@ -81,9 +82,7 @@ def main() -> int:
         f"{r['text']:10} {r['call']:8} {r['body_MB']:8.0f} {r['peak_above_MB']:8.0f} {r['x_body']:7.2f}" for r in rows
     ]
     print("\n".join(lines))
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "memory.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    (args.out / "memory.json").write_text(json.dumps({"rows": rows, "header": head}, indent=1) + "\n", encoding="utf-8")
+    write_results(args.out, "memory", "\n".join(lines), {"rows": rows, "header": head})
     return 0
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import os
 import platform
 import sys
@@ -38,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import markupsafe
+from _results import write_results
 
 from envelock import PrefaceEntry, compose_preface, verify_preface
 from envelock.escape import Level, check_level
@@ -228,9 +228,7 @@ def main() -> int:
         f"# python: {backend.IMPLEMENTATIONS['fast' if 'fast' in backend.IMPLEMENTATIONS else 'reference'].NAME}; budget {args.budget} s per timing"
     )
     if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "pipeline.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-        (args.out / "pipeline.json").write_text(json.dumps({"rows": rows, "sources": sources}, indent=1), encoding="utf-8")
+        write_results(args.out, "pipeline", "\n".join(lines), {"rows": rows, "sources": sources})
     return 0
 
 

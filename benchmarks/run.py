@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import html
 import importlib
-import json
 import os
 import platform
 import random
@@ -440,8 +439,9 @@ def main(argv: list[str] | None = None) -> int:
     text = report(data)
     print()
     print(text)
-    (args.out / "latest.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    (args.out / "latest.txt").write_text(text + "\n", encoding="utf-8")
+    from _results import write_results  # benchmarks/ is on sys.path when run as a script
+
+    write_results(args.out, "latest", text, data)
     charted = chart(data, args.out / "throughput.png")
     print(f"\nwrote {args.out / 'latest.json'}, {args.out / 'latest.txt'}", end="")
     print(f" and {args.out / 'throughput.png'}" if charted else " (no chart: matplotlib is not installed)")

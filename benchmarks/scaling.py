@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import platform
 import sys
@@ -26,6 +25,8 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from _results import write_results
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
@@ -122,9 +123,7 @@ def main() -> int:
     ]
     text = "\n".join(lines)
     print(text)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "scaling.txt").write_text(text + "\n", encoding="utf-8")
-    (args.out / "scaling.json").write_text(json.dumps({"header": head, "rows": rows}, indent=1) + "\n", encoding="utf-8")
+    write_results(args.out, "scaling", text, {"header": head, "rows": rows})
     return 0
 
 

@@ -28,6 +28,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from _results import write_results
+
 #: The shapes: the five the availability target names, then three that must not get slower.
 SHAPES: dict[str, str] = {
     "%3C": "%3C",
@@ -152,9 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     text = report(data)
     print(text, end="")
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "scan_shapes.txt").write_text(text, encoding="utf-8")
-    (args.out / "scan_shapes.json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_results(args.out, "scan_shapes", text, data)
     return 0
 
 

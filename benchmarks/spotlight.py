@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import markupsafe
+from _results import write_results
 
 import envelock
 from envelock import PrefaceEntry, compose_preface, verify_preface
@@ -351,9 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     text = report(data)
     print()
     print(text)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "spotlight.json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    (args.out / "spotlight.txt").write_text(text + "\n", encoding="utf-8")
+    write_results(args.out, "spotlight", text, data)
     print(f"\nwrote {args.out / 'spotlight.json'} and {args.out / 'spotlight.txt'}")
     return 0
 

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import platform
 import sys
 from pathlib import Path
+
+from _results import write_results
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -70,9 +71,7 @@ def main() -> int:
         )
     text = "\n".join(lines)
     print(text)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "transcode.txt").write_text(text + "\n", encoding="utf-8")
-    (args.out / "transcode.json").write_text(json.dumps({"header": head, "rows": rows}, indent=1) + "\n", encoding="utf-8")
+    write_results(args.out, "transcode", text, {"header": head, "rows": rows})
     return 0
 
 
