@@ -68,16 +68,38 @@ fn interesting_leads() -> [bool; 256] {
     t
 }
 
-/// The first index at or after `i` where 8 bytes of printable ASCII (0x20..=0x7F) do not follow.
+/// The first index at or after `i` where 8 bytes of printable ASCII (0x20..=0x7F) or the
+/// blanks `\t`, `\n`, `\r` (text's own line ends) do not follow.
 fn skip_printable_ascii(b: &[u8], mut i: usize) -> usize {
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    const SPACE: u64 = 0x2020_2020_2020_2020;
-    let mut w = [0u8; 8];
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // Bit 7 of each byte of `x` below 0x80: set where the byte equals `c` (exact per byte: the
+    // additions stay inside their bytes).
+    let equals = |x: u64, c: u8| {
+        let t = x ^ (ONES * u64::from(c));
+        !(((t & LOW7) + LOW7) | t) & HIGH
+    };
+    // A byte >= 0x80, or a byte below 0x20 other than the three blanks, among the eight of `x`.
+    let stops = |x: u64| {
+        let below = !((x & LOW7) + (ONES * 0x60)) & HIGH; // low seven bits below 0x20
+        let blank = equals(x, b'\t') | equals(x, b'\n') | equals(x, b'\r');
+        (x & HIGH) | (below & !blank)
+    };
+    let word = |at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&b[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    // Thirty-two bytes a step through long runs (one test for four words), then eight.
+    while i + 32 <= b.len() {
+        if stops(word(i)) | stops(word(i + 8)) | stops(word(i + 16)) | stops(word(i + 24)) != 0 {
+            break;
+        }
+        i += 32;
+    }
     while i + 8 <= b.len() {
-        w.copy_from_slice(&b[i..i + 8]);
-        let x = u64::from_le_bytes(w);
-        // A byte >= 0x80, or (all below 0x80) a byte below 0x20.
-        if x & HIGH != 0 || x.wrapping_sub(SPACE) & !x & HIGH != 0 {
+        if stops(word(i)) != 0 {
             break;
         }
         i += 8;
@@ -144,9 +166,9 @@ pub fn sanitize_events(s: &str, first: bool) -> SanitizeEvents {
     let b = s.as_bytes();
     let n = b.len();
     let leads = interesting_leads();
-    // Eight bytes at a time through printable ASCII, valid while no such byte begins a character
+    // Eight bytes at a time through printable ASCII and blanks, valid while no such byte begins a character
     // of the sets (true of the tables: controls and non-ASCII only).
-    let words = (0x20..0x80).all(|c| !leads[c]);
+    let words = (0x20..0x80).chain([9, 10, 13]).all(|c| !leads[c]);
     let mut impossible = Runs::new(first);
     let mut invisible = Runs::new(first);
     let (mut i, mut cp) = (0usize, 0usize);
@@ -290,15 +312,32 @@ mod tests {
             0
         );
         assert_eq!(skip_printable_ascii(b"\x7f\x7f\x7f\x7f \x20~~x", 0), 8);
-        // Each control byte alone in a word of printable bytes.
-        for c in 0u8..0x20 {
-            let mut w = *b"xxxxxxxx";
-            for k in 0..8 {
+        // Every byte value at every position of a 48-byte run of printable bytes, from every
+        // start: the skip stops where the byte-by-byte reference stops (eight bytes a step).
+        let passes = |c: u8| (0x20..0x80).contains(&c) || matches!(c, b'\t' | b'\n' | b'\r');
+        let reference = |b: &[u8], mut i: usize| {
+            while i + 8 <= b.len() && b[i..i + 8].iter().all(|&c| passes(c)) {
+                i += 8;
+            }
+            i
+        };
+        for c in 0u8..=255 {
+            for k in 0..48 {
+                let mut w = [b'x'; 48];
                 w[k] = c;
-                assert_eq!(skip_printable_ascii(&w, 0), 0, "{c:#x} at {k}");
-                w[k] = b'x';
+                for start in [0, 1, 7, 8, 15] {
+                    assert_eq!(
+                        skip_printable_ascii(&w, start),
+                        reference(&w, start),
+                        "{c:#x} at {k} from {start}"
+                    );
+                }
             }
         }
+        assert_eq!(
+            skip_printable_ascii(b"line one\nline two\r\n\tthree.", 0),
+            24 // three words of the 28 bytes
+        );
         // Every position of an event agrees with the byte-by-byte walk.
         let long = format!(
             "{}\u{0}{}\u{E0041}{}",
