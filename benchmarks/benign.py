@@ -32,7 +32,7 @@ which ships them (``pip download --no-deps --no-binary :all: --no-build-isolatio
 -d ~/.cache/envelock/realtext``, needs setuptools and wheel), or any directory holding
 ``tree-construction/`` and ``tokenizer/`` (``--html5lib-tests PATH`` or ``ENVELOCK_HTML5LIB_TESTS``).
 
-The defang implementation is ``ENVELOCK_IMPL`` (``native`` unless set); at most 2 worker
+The defang implementation is ``ENVELOCK_IMPL`` (``native`` unless set, when run as a script); at most 2 worker
 processes. ``tests/properties/test_realtext.py`` runs the same measurement and asserts the
 targets (:data:`MAX_CHANGED_PCT`, no scan error).
 """
@@ -61,7 +61,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-os.environ.setdefault("ENVELOCK_IMPL", "native")
+if __name__ == "__main__":
+    # As a script only, before envelock is imported (it chooses its implementation then): a module
+    # imported by the tests must not change their environment (their subprocesses would ask for a
+    # native core that a machine without Rust does not have).
+    os.environ.setdefault("ENVELOCK_IMPL", "native")
 
 import envelock
 from envelock import RESERVED_NAMES, defang, scan_text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -82,3 +83,21 @@ def test_benchmark_sizes_accept_units_and_bytes_and_refuse_the_rest_in_one_line(
     )
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.strip().splitlines()[-1] == "run.py: error: argument --sizes: not a size: '4GB' (give bytes, or a number with KB or MB: 64KB,4MB)"
+
+
+def test_loading_a_benchmark_module_leaves_the_environment_alone() -> None:
+    """``benchmarks/benign.py`` (which ``tests/properties/test_realtext.py`` loads) set ``ENVELOCK_IMPL=native``
+    on import: every later subprocess of that test worker then failed to import envelock on a machine
+    without Rust (the README's test command, run without cargo). It sets it only as a script now."""
+    code = (
+        "import importlib.util, os, sys\n"
+        f"spec = importlib.util.spec_from_file_location('benign_probe', {str(ROOT / 'benchmarks' / 'benign.py')!r})\n"
+        "module = importlib.util.module_from_spec(spec)\n"
+        "sys.modules['benign_probe'] = module\n"
+        "spec.loader.exec_module(module)\n"
+        "print(os.environ.get('ENVELOCK_IMPL', '(unset)'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "ENVELOCK_IMPL"}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120, check=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "(unset)"
