@@ -200,3 +200,25 @@ def test_optional_parts_skip_only_when_not_required(monkeypatch: pytest.MonkeyPa
     with pytest.raises(pytest.fail.Exception, match="ENVELOCK_REQUIRE_TEST_PART=1"):
         optional_module("envelock_no_such_module", require_env="ENVELOCK_REQUIRE_TEST_PART", how="nowhere")
     assert optional_module("envelock", require_env="ENVELOCK_REQUIRE_TEST_PART", how="nowhere").__name__ == "envelock"
+
+
+def _unrequired(names: set[str], ci_script: str) -> set[str]:
+    """The ``ENVELOCK_REQUIRE_*`` names that ``ci_script`` never sets to 1 (a skip under one of them
+    would pass CI by skipping: an unconditional skip there)."""
+    return {n for n in names if not re.search(rf"\b{n}=1\b", ci_script)}
+
+
+def test_every_skip_is_required_somewhere_in_ci() -> None:
+    """``skip_unless_required`` (tests/helpers/data.py) skips only where its variable is not 1. Every
+    variable a test names must be set by some stage of ``.ci/run``, so no test skips there."""
+    names = {
+        n
+        for path in (ROOT / "tests").rglob("*.py")
+        for n in re.findall(r"ENVELOCK_REQUIRE_[A-Z][A-Z_]*[A-Z]", path.read_text(encoding="utf-8"))
+    }
+    names.discard("ENVELOCK_REQUIRE_TEST_PART")  # the helper's own test above, set by that test
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert len(names) >= 9, names  # the parts: shared, native, tokenizers, gen, realtext, scale, ...
+    assert _unrequired(names, ci) == set()
+    # Control: a stage that stopped requiring the native core is seen.
+    assert _unrequired(names, ci.replace("ENVELOCK_REQUIRE_NATIVE=1", "ENVELOCK_REQUIRE_NATIVE=0")) == {"ENVELOCK_REQUIRE_NATIVE"}
