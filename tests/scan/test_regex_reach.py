@@ -90,3 +90,9 @@ def test_control_a_reading_of_the_first_branch_only_is_caught(monkeypatch: pytes
     assert pct is not None and backslash is not None
     assert re.fullmatch(encoded._SCHEMES[0], "%3C") and not holds(pct, "%3C")
     assert re.fullmatch(encoded._SCHEMES[2], "\\x3c") and not holds(backslash, "\\x3c")
+
+
+def test_one_unreadable_pattern_leaves_no_table() -> None:
+    # The passes search the whole text then: a table without that scheme would skip its escapes.
+    assert regex_reach.all_starts(("ab", "cd")) == (("a", "b", ""), ("c", "d", ""))
+    assert regex_reach.all_starts(("ab", "a", "cd")) is None

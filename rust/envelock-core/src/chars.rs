@@ -226,7 +226,7 @@ impl Fast {
         let table = &self.a.lead2[usize::from(bracket)];
         let mut hits = 0u64;
         for w in chunk[..17].windows(2) {
-            hits |= table[usize::from(w[0])] & (1u64 << (w[1] & 0x3F));
+            hits |= lead_then(table[usize::from(w[0])], w[1]);
         }
         hits == 0
     }
@@ -242,8 +242,15 @@ impl Fast {
         if m == u64::MAX {
             return true;
         }
-        i + 1 < b.len() && m & (1u64 << (b[i + 1] & 0x3F)) != 0
+        i + 1 < b.len() && lead_then(m, b[i + 1]) != 0
     }
+}
+
+/// A lead byte's second-byte set `m` (from `lead2`) tested against the byte after it: non-zero
+/// when the two may begin an opener (`m` all ones: the byte is one by itself).
+#[inline]
+fn lead_then(m: u64, next: u8) -> u64 {
+    m & (1u64 << (next & 0x3F))
 }
 
 /// Every class bit of `c`.

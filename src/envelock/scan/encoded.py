@@ -135,8 +135,7 @@ _ENC_OPENER_RE = re.compile("|".join(_SCHEMES))
 #: introducer, then a character of the second set, then (when the third is not empty) one of the
 #: third. Read off the regexes themselves (``regex_reach.starts``); ``None`` when one cannot be read
 #: (the passes then search the whole text). ``tests/scan/test_regex_reach.py`` holds the reading.
-_STARTS = tuple(regex_reach.starts(p) for p in _SCHEMES)
-_SCHEME_STARTS = tuple(s for s in _STARTS if s is not None) if None not in _STARTS else None
+_SCHEME_STARTS = regex_reach.all_starts(_SCHEMES)
 
 
 class _Candidates:

@@ -126,3 +126,14 @@ def starts(pattern: str) -> tuple[str, str, str] | None:
     if first is None or second is None or len(first) != 1:
         return None
     return next(iter(first)), "".join(sorted(second)), "".join(sorted(third or ()))
+
+
+def all_starts(patterns: tuple[str, ...]) -> tuple[tuple[str, str, str], ...] | None:
+    """:func:`starts` of every pattern, or ``None`` when one of them has none."""
+    out = []
+    for p in patterns:
+        s = starts(p)
+        if s is None:
+            return None
+        out.append(s)
+    return tuple(out)
