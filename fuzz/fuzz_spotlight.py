@@ -10,7 +10,8 @@ Properties (src/envelock/spotlight.py, the module docstring is the spec):
   transform on every envelope, and the marker the composer chose or was given;
 * ``verify_preface(out, expected=entries, level=L, nonce=N, spotlight=M).ok``;
 * the model's eye sees exactly two reserved tags per envelope
-  (``reserved_tag_count(out) == 2 * n``), on the transformed text;
+  (``reserved_tag_count(out) == 2 * n``), on the transformed text with each marker read as what
+  it stands for (as verify reads it);
 * a chosen marker occurs in no body (unless every candidate does).
 
 Input: 5 header bytes from the end -- mode, level, marker (0: chosen per turn,
@@ -31,7 +32,7 @@ import _common
 from _common import LEVELS, RS, Input, expected_text
 
 from envelock import EnvelopeBreach, PrefaceEntry, compose_preface, parse_preface, verify_preface
-from envelock.envelope.spotlight import SPOTLIGHT_MODES, marker_problem
+from envelock.envelope.spotlight import SPOTLIGHT_MODES, marker_problem, untransform
 from envelock.eye.reader import reserved_tag_count
 from envelock.eye.unicode_tables import MARKER_CANDIDATES
 
@@ -85,11 +86,12 @@ def check(data: bytes) -> None:
         assert env.nonce == nonce and env.spotlight == out.spotlight, (j, env.nonce, env.spotlight)
     v = verify_preface(out, expected=entries, level=level, nonce=nonce, spotlight=mode)  # type: ignore[arg-type]
     assert v.ok, f"verify_preface rejects the composer's own {mode} output at {level}: {[str(p) for p in v.problems]}"
-    # Read as verify reads a transformed body: past the marker (a symbol the eye reads past anyway).
-    # On the raw text, markers can lengthen a run of skipped characters to the 32-character bound,
+    # Read as verify reads a transformed body: each marker as what it stands for (spotlight.untransform:
+    # a blank where datamark replaced one, nothing where one was inserted). Not past every marker: that
+    # joins the words a replaced blank kept apart, which no reader does (regress-marker-joins-letters).
+    # Not in place either: markers can lengthen a run of skipped characters to the 32-character bound,
     # which the eye reports as padding (fail closed): a known weakness, see SECURITY.md.
-    marker_used = out.spotlight.marker
-    seen = str(out).replace(marker_used, "") if marker_used and mode in ("datamark", "interleave") else str(out)
+    seen = untransform(str(out), out.spotlight) if out.spotlight.mode in ("datamark", "interleave") else str(out)
     count = reserved_tag_count(seen)
     assert count == 2 * len(entries), f"the model's eye sees {count} envelope tags for {len(entries)} {mode} envelopes"
 

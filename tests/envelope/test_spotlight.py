@@ -138,6 +138,11 @@ def entries_for(bodies: list[str]) -> list[PrefaceEntry]:
     return [PrefaceEntry("external", f"web:{i}", b, T if i % 2 else None) for i, b in enumerate(bodies)]
 
 
+def seen_by_verify(out: Preface) -> str:
+    """A preface as verify reads its transformed bodies: each marker as what it stands for."""
+    return sp.untransform(out, out.spotlight) if out.spotlight.mode in MARKED else str(out)
+
+
 def compose_mode(
     bodies: list[str], mode: str, level: Level = "reserved", marker: str | None = None, nonce: str | None = None,
     seed: str | None = None, **kw: Any,
@@ -176,10 +181,9 @@ def test_compose_parse_verify_eye(
     assert {e.spotlight for e in envs} == {out.spotlight}
     v = verify_preface(out, expected=es, level=level, nonce=nonce, spotlight=mode)
     assert v.ok, v.problems
-    # A transformed body is counted as verify reads it: past the turn's marker (markers between skipped
-    # characters lengthen a run towards the padding bound; SECURITY.md, "Not guaranteed").
-    seen = out.replace(out.spotlight.marker, "") if mode in MARKED and out.spotlight.marker else out
-    assert reserved_tag_count(seen) == 2 * len(es)
+    # A transformed body is counted as verify reads it: each marker as what it stands for (in place,
+    # markers between skipped characters lengthen a run towards the padding bound; SECURITY.md).
+    assert reserved_tag_count(seen_by_verify(out)) == 2 * len(es)
     if mode == "none":
         plain = compose_preface(es, level=level)
         assert (out if nonce is None else out.replace(f' nonce="{nonce}"', "")) == plain
@@ -209,9 +213,62 @@ def test_explicit_marker_in_the_body(mode: str, body: str, marker: str, seed: in
         es, out = compose_mode([b], mode, marker=marker, seed=f"{seed:016x}")
         assert parse_preface(out)[0].body == clean(b)
         assert verify_preface(out, expected=es, spotlight=mode).ok  # type: ignore[arg-type]
-        # Counted as verify reads a transformed body: past the turn's marker (a marker between skipped
-        # characters would lengthen a run towards the padding bound; SECURITY.md, "Not guaranteed").
-        assert reserved_tag_count(out.replace(marker, "")) == 2
+        # Counted as verify reads a transformed body: each marker as what it stands for (in place, a
+        # marker between skipped characters would lengthen a run towards the padding bound; SECURITY.md).
+        assert reserved_tag_count(seen_by_verify(out)) == 2
+
+
+#: Letters the eye has no reading for stand in for a name's letters up to a blank (or another
+#: character it reads past off a separator position): 15 of them after ``«:`` are read as
+#: ``externalcontent``. A marker for the blank between them must not join them (fuzz_spotlight).
+JOINED_BY_A_MARKER = [
+    ("datamark", "\u00ab:\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8\u0e20\u0e32\u0e29\u0e32\u0e44\u0e17\u0e22 \u1797\u179f"),
+    ("interleave", "\u00ab:\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8\u0e20\u0e32\u0e29\u0e32M\u0e44\u0e17\u0e22\u1797\u179f"),
+    ("datamark", "\u00ab:\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8\u0e20\u0e32\u0e29\u0e32M\u0e44\u0e17\u0e22\u1797\u179f"),
+]
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize(("mode", "body"), JOINED_BY_A_MARKER)
+def test_a_marker_is_read_as_what_it_stands_for(mode: str, body: str, level: Level) -> None:
+    """fuzz/corpus/spotlight/regress-*marker-joins-letters: the composer's own output parses and
+    verifies, read with each marker as the blank or nothing it stands for; read past every marker
+    (the old view, which joins the letters), the eye would see a third tag: the case is live."""
+    marker = "\u2766"
+    body = body.replace("M", marker)
+    es, out = compose_mode([body], mode, level, marker=marker, seed=SEED)
+    assert parse_preface(out, level=level)[0].body == body
+    assert verify_preface(out, expected=es, level=level, spotlight=mode).ok  # type: ignore[arg-type]
+    assert reserved_tag_count(seen_by_verify(out)) == 2
+    assert reserved_tag_count(out.replace(marker, "")) == 3
+
+
+@pytest.mark.parametrize("mode", MARKED)
+@given(raw=st.lists(st.sampled_from(["M", "MM", " ", "\n", "a", "\u65e5", "\u3000", "\u200b", "<"]), max_size=12).map("".join))
+@example(raw="MMM ")
+@example(raw="M M")
+def test_untransform_offsets_follow_the_inverse(mode: str, raw: str) -> None:
+    """Every character of ``untransform(raw)`` comes from its offset in ``raw``: itself, or (datamark)
+    the space a lone marker stands for; offsets strictly increase. On any text, not only images."""
+    spot = Spotlight(mode, PAPER, SEED if mode == "interleave" else None)  # type: ignore[arg-type]
+    raw = raw.replace("M", PAPER)
+    view = sp.untransform(raw, spot)
+    offsets = sp.untransform_offsets(raw, spot)
+    assert len(offsets) == len(view)
+    assert all(a < b for a, b in itertools.pairwise(offsets))
+    for ch, k in zip(view, offsets, strict=True):
+        assert ch == raw[k] or (mode == "datamark" and raw[k] == PAPER and ch == " "), (raw, view, offsets)
+
+
+def test_a_tag_behind_a_marker_is_reported_where_it_stands() -> None:
+    """A hand-edited datamark body whose marker stands for the blank inside a close tag: verify reads
+    it as ``</retrieved content>`` and reports the opener at its offset in the transformed text."""
+    _, good = one("datamark", BODY)
+    bad = good.replace("hello" + PAPER, "hello" + PAPER + "</retrieved" + PAPER + "content>" + PAPER, 1)
+    assert bad != good
+    problems = [p for p in verify_preface(bad).problems if p.code == "undefanged-tag"]
+    assert problems, verify_preface(bad).problems
+    assert bad[problems[0].offset :].startswith("</retrieved" + PAPER), bad[problems[0].offset :][:30]
 
 
 # -- exact encodings --------------------------------------------------------------------------

@@ -92,15 +92,14 @@ def _spotlit_body(scan: _Scan, raw: str, start: int, path: tuple[int, ...], spot
     """A transformed body: undone (spotlight.decode_body) and redone to the same text, and no opener
     in what the model reads (the transformed text) that a reader takes for a tag.
 
-    The model's eye reads past the turn's marker (a symbol with no letter reading), so the transformed
-    text is read with the marker taken out: the defanged body with blanks joined, which can hold no
-    reading the canonical defanged body does not."""
+    The transformed text is read as the model's eye reads it, each marker as what it stands for
+    (:func:`_unescaped_tags`)."""
     try:
         plain = spotlight.decode_body(raw, spot, level=scan.level, reserved=scan.reserved, tokens=scan.tokens)
     except ValueError as exc:
         scan.problem("body-not-canonical", f"{spot.mode} body does not decode: {exc}", start, path)
         return raw
-    if _unescaped_tags(scan, raw, start, path, spot.marker):
+    if _unescaped_tags(scan, raw, start, path, spot):
         return plain
     canon = spotlight.encode_body(plain, spot, level=scan.level, reserved=scan.reserved, tokens=scan.tokens)
     if canon != raw:
@@ -115,18 +114,28 @@ def _not_canonical(scan: _Scan, raw: str, start: int, path: tuple[int, ...], pla
         _first_difference(scan, raw, canon, start, path, "defanged form")
 
 
-def _unescaped_tags(scan: _Scan, raw: str, start: int, path: tuple[int, ...], marker: str | None = None) -> int:
+def _unescaped_tags(scan: _Scan, raw: str, start: int, path: tuple[int, ...], spot: Spotlight | None = None) -> int:
     """Report (up to 20) openers a reader of the whole preface takes for a tag or token, and exact
     tokens, that are not escaped (followed by ``\\``); return how many. One pass of the one reader
-    (:func:`~envelock.escape.opener_readings`, natively with the native implementation). ``marker``
-    (a transformed body's) is read past: the text is read without it. A marker the eye does not
-    simply read past (one marker_problem should have refused) is also read where it stands."""
-    hits: set[int] = set()
-    if marker is None or marker not in raw:
+    (:func:`~envelock.escape.opener_readings`, natively with the native implementation).
+
+    A marked body (``spot``) is read with each marker as what it stands for
+    (:func:`spotlight.untransform`: a blank where datamark's marker replaced one, nothing where a
+    marker was inserted, one marker for a doubled one), as a model told of the marker reads it.
+    Reading every marker as nothing would join the words a replaced blank kept apart, which no
+    reader does: letters the eye has no reading for stand in for a name's letters up to a blank, so
+    15 kana, Thai and Khmer letters across a marker read as ``externalcontent`` (fuzz_spotlight).
+    A marker the eye does not simply read past (one marker_problem should have refused) is also
+    read where it stands."""
+    marker = spot.marker if spot is not None else None
+    if spot is None or marker is None or marker not in raw:
         hits = _tags_in(scan, raw)
     else:
-        to_raw = [k for k, c in enumerate(raw) if c != marker]
-        hits = {to_raw[s] for s in _tags_in(scan, raw.replace(marker, ""))}
+        found = _tags_in(scan, spotlight.untransform(raw, spot))
+        hits = set()
+        if found:
+            offsets = spotlight.untransform_offsets(raw, spot)
+            hits = {offsets[s] for s in found}
         if readings(marker) != ("",):
             hits |= _tags_in(scan, raw)
     for s in sorted(hits)[:20]:

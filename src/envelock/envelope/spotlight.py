@@ -16,8 +16,9 @@ What the model actually reads is the transformed text, and it holds no tag eithe
 letter, a colon or a structural character, so replacing a blank with it, writing it before a
 blank, doubling it or inserting it between two letters can only *end* a reading, never start or
 lengthen one; every opener the first layer escaped keeps its ``\\``. The base64 alphabet holds no
-opener at all. ``verify_preface`` does not rely on this argument: it reads the transformed text
-with the model's eye and reports any opener a reader would take for a tag (``undefanged-tag``).
+opener at all. ``verify_preface`` also reads the transformed text with the model's eye, each
+marker as what it stands for (:func:`untransform`), and reports any opener a reader would take for
+a tag (``undefanged-tag``).
 
 Marked forms, with ``M`` the marker (one visible code point; see :func:`check_marker`).
 "Whitespace" is every blank between words of the generated ``BLANK_RANGES``: Python's
@@ -315,6 +316,35 @@ def uninterleave(text: str, marker: str) -> str:
     if marker not in text:
         return text
     return marker.join(p.replace(marker, "") for p in text.split(marker + marker))
+
+
+def untransform_offsets(raw: str, spot: Spotlight) -> list[int]:
+    """For each character of ``untransform(raw, spot)`` (a marked mode), its offset in ``raw``: the
+    walk :func:`undatamark` and :func:`uninterleave` make, written out (``MM`` pairs left to right;
+    a datamark ``M`` before a blank, and any other interleave ``M``, stands for nothing; another
+    datamark ``M`` for the space at its own offset). Where verify reports what it read on that text."""
+    marker = spot.marker
+    assert marker is not None and spot.mode in MARKED_MODES
+    blank = _blank_re(marker) if spot.mode == "datamark" else None
+    offsets: list[int] = []
+    k, n = 0, len(raw)
+    while k < n:
+        if raw[k] == marker:
+            if k + 1 < n and raw[k + 1] == marker:
+                offsets.append(k)
+                k += 2
+                continue
+            if blank is not None and not (k + 1 < n and blank.match(raw, k + 1)):
+                offsets.append(k)
+        else:
+            offsets.append(k)
+        k += 1
+    return offsets
+
+
+@lru_cache(maxsize=64)
+def _blank_re(marker: str) -> re.Pattern[str]:
+    return re.compile(f"[{_blank_class(marker)}]")
 
 
 def to_base64(text: str) -> str:
