@@ -67,6 +67,9 @@ class Utf8:
 
     def __new__(cls, text: str) -> Utf8: ...
     def __len__(self) -> int: ...
+    @property
+    def walked(self) -> int:
+        """The bytes the code point searches of :func:`canonical_body` have walked so far."""
 
 def defang(text: str, level: _Level, reserved: tuple[str, ...]) -> str:
     """``eye.reference.defang(text, level, reserved)``; returns ``text`` itself when nothing changes."""
@@ -83,11 +86,13 @@ def undefang_body(text: str, level: _Level, reserved: tuple[str, ...]) -> str:
     in the same ``"\\n<"`` context)."""
 
 def canonical_body(
-    text: str, level: _Level, reserved: tuple[str, ...], start: int = 0, end: int | None = None
+    text: str, level: _Level, reserved: tuple[str, ...], start: int = 0, end: int | None = None, utf8: Utf8 | None = None
 ) -> tuple[str, bool]:
     """``escape.canonical_body``: :func:`undefang_body` of ``text[start:end]`` and whether
     :func:`defang_body` of it is that slice again (verify's canonical-form check in one call). An ASCII
-    ``text`` is read in place (no slice is made unless the slice is the answer); another is sliced."""
+    ``text`` is read in place (no slice is made unless the slice is the answer); another is read in
+    ``utf8`` (a :class:`Utf8` of ``text``, whose cursor walks on from the last body asked for), or
+    sliced and encoded."""
 
 def read_after(text: str, pos: int, reserved: tuple[str, ...], tokens: bool = True, pipes: bool = True) -> _ReadingTuple:
     """``eye.reader.read_after`` at ``pos`` (just after an opener); ``tokens=False`` reads with

@@ -222,6 +222,22 @@ def check_defang(text: str, reserved: tuple[str, ...]) -> None:
                 framed = head + t + "\n</a>"
                 got = _native.canonical_body(framed, level, reserved, len(head), len(head) + len(t))
                 assert got == want_check, (level, head, t)
+                # ... and found in one UTF-8 copy of the preface (verify's), its cursor coming from the
+                # end of the text (a walk back) and then from the body itself (a walk forward).
+                copy = utf8_of(framed)
+                if copy is not None:
+                    for _ in range(2):
+                        _native.canonical_body(framed, level, reserved, len(framed), len(framed), copy)
+                        got = _native.canonical_body(framed, level, reserved, len(head), len(head) + len(t), copy)
+                        assert got == want_check, (level, head, t)
+
+
+def utf8_of(text: str) -> _native.Utf8 | None:
+    """A UTF-8 copy of ``text``, or ``None`` for a lone surrogate (the native core takes no such text)."""
+    try:
+        return _native.Utf8(text)
+    except _native.SurrogateError:
+        return None
 
 
 def check_readings(text: str, reserved: tuple[str, ...]) -> None:
@@ -817,3 +833,53 @@ def test_a_body_checked_where_it_lies_is_the_body_alone(head: str, body: str) ->
     got = _native.canonical_body(framed, "reserved", RESERVED_NAMES, len(head), len(head) + len(body))
     assert got == _native.canonical_body(body, "reserved", RESERVED_NAMES)
     assert got[0] != framed and len(got[0]) <= len(body)
+    copy = _native.Utf8(framed)
+    assert _native.canonical_body(framed, "reserved", RESERVED_NAMES, len(head), len(head) + len(body), copy) == got
+    whole = _native.canonical_body(framed, "reserved", RESERVED_NAMES, 0, None, copy)
+    assert whole == _native.canonical_body(framed, "reserved", RESERVED_NAMES)
+    assert whole[0] is framed or whole[0] != framed  # left as it is, the text itself (no copy)
+    with pytest.raises(ValueError, match="not a copy"):
+        _native.canonical_body(framed + "x", "reserved", RESERVED_NAMES, 0, 1, copy)
+
+
+@given(
+    words=st.lists(st.sampled_from(["a", "\u00e9", "\u65e5\u672c", "\U0001f600", " ", "<", "\\", "\n"]), max_size=30),
+    reps=st.integers(1, 12),
+    cuts=st.lists(st.tuples(st.integers(0, 400), st.integers(0, 400)), max_size=8),
+)
+def test_bodies_found_in_one_copy_in_any_order(words: list[str], reps: int, cuts: list[tuple[int, int]]) -> None:
+    """The cursor of a ``Utf8`` finds any body, in any order of the calls, as a slice would (texts
+    longer than the walk's 64-byte step, where it ends inside a character, included)."""
+    text = "".join(words) * reps
+    copy = _native.Utf8(text)
+    for a, b in cuts:
+        a, b = min(a, b, len(text)), min(max(a, b), len(text))
+        want = _native.canonical_body(text[a:b], "reserved", RESERVED_NAMES)
+        assert _native.canonical_body(text, "reserved", RESERVED_NAMES, a, b, copy) == want, (text, a, b)
+
+
+def test_finding_the_bodies_of_a_preface_walks_it_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Verify finds each body of a non-ASCII preface in its one UTF-8 copy, walking on from the body
+    before: the bytes walked are linear in the text. A search from the start for every body (the
+    quadratic walk the cursor replaces) would walk more than the bound: computed as a control."""
+    from envelock import PrefaceEntry, compose_preface, verify_preface
+
+    made: list[_native.Utf8] = []
+    real = _native.Utf8
+
+    def recording(text: str) -> _native.Utf8:
+        made.append(real(text))
+        return made[-1]
+
+    entries = [PrefaceEntry("external", f"o{i}", f"\u65e5\u672c {i} <b> caf\u00e9") for i in range(400)]
+    inner = compose_preface(entries[:3])
+    out = compose_preface([*entries, PrefaceEntry("external", "nested", inner)])
+    monkeypatch.setattr(_native, "Utf8", recording)
+    assert backend.is_native()  # verify runs on the core whose Utf8 is recorded
+    assert verify_preface(str(out)).ok
+    copies = [u for u in made if len(u) == len(str(out).encode())]
+    assert len(copies) == 1, [len(u) for u in made]
+    size = len(copies[0])
+    assert 0 < copies[0].walked <= 2 * size, (copies[0].walked, size)
+    from_the_start = sum(len(str(out)[: str(out).index(f'origin="o{i}"')].encode()) for i in range(400))
+    assert from_the_start > 2 * size  # the bound tells a restart per body from the cursor

@@ -359,6 +359,30 @@ pub fn defang_body<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str> 
     }
 }
 
+/// Would [`defang_body`] change `s`? Its passes on the same text (the body, or the body and its
+/// context when a reading near the end could reach it), each stopping at its first escape point;
+/// at `xml`, also any character the text escape writes as a reference.
+pub fn defang_body_changes(s: &str, level: Level, names: &Names) -> bool {
+    if level == Level::Xml && s.bytes().any(|c| matches!(c, b'&' | b'<' | b'>' | b'\r')) {
+        return true;
+    }
+    let markup = level != Level::Reserved;
+    let tail = &s[reference_run_start(s, tail_start(s, MAX_LOOKAHEAD + MAX_OPENER_LEN + 2))..];
+    let with: Cow<'_, str> = if may_hold_opener(tail) {
+        Cow::Owned([s, BODY_CONTEXT].concat())
+    } else {
+        Cow::Borrowed(s)
+    };
+    let t: &str = &with;
+    let mut scratch = Scratch::default();
+    Openers::new(t, Family::Angle)
+        .any(|(a, e)| opener_needs_escape(t, a, e, names, markup, &mut scratch))
+        || Openers::new(t, Family::Bracket)
+            .any(|(a, e)| bracket_needs_escape(t, a, e, names, &mut scratch))
+        || (!names.exact.starts.is_empty()
+            && exact_points(t, names).any(|(p, _)| exact_after(t, p, names).is_some()))
+}
+
 /// `undefang_exact`: drop the backslash after every escape point of `defang_exact` that starts
 /// an exact token (read past the backslashes).
 fn undo_exact<'a>(s: &'a str, names: &Names) -> Cow<'a, str> {
@@ -447,7 +471,15 @@ pub fn undefang_body<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str
 /// `undefang_body(s)` and whether `defang_body` of it gives `s` back: the canonical-form check of a
 /// body in one call (verify). The defanged text is compared where it is made and never leaves the
 /// core; when the undo changed nothing and the defang changes nothing, no copy is made at all.
+///
+/// A body the defang leaves as it is is its own undo, and so canonical: each undo pass drops a
+/// backslash only after an escape point that the matching defang pass, reading the same text with
+/// the same predicate, would escape again. So that case costs one defang's reading and no copy
+/// ([`defang_body_changes`], stopping at the first escape point); any other takes both steps.
 pub fn canonical_body<'a>(s: &'a str, level: Level, names: &Names) -> (Cow<'a, str>, bool) {
+    if !defang_body_changes(s, level, names) {
+        return (Cow::Borrowed(s), true);
+    }
     let plain = undefang_body(s, level, names);
     let same = defang_body(&plain, level, names) == s;
     (plain, same)

@@ -416,3 +416,40 @@ fn letters_standing_in_up_to_a_longer_names_separator_are_not_the_shorter_name()
         }
     }
 }
+
+#[test]
+fn the_canonical_check_without_the_undo_agrees_with_both_steps() {
+    // A body the defang leaves alone is canonical and its own undo; every other body takes the undo
+    // and the defang (the slow form, written out here). Each case needs one pass or the text escape,
+    // so a `defang_body_changes` that forgets that pass takes the fast path on it and fails.
+    let n = names();
+    let cases = [
+        ("plain words", &["reserved", "markup", "xml"][..], false),
+        ("a </retrieved_content> b", &LEVELS[..], true), // the angle pass
+        ("say [INST] now", &LEVELS[..], true),           // the bracket pass
+        ("x >>TITLE<< y", &LEVELS[..], true),            // the exact pass
+        ("a <b>", &["markup", "xml"][..], true),         // markup
+        ("a & b", &["xml"][..], true),                   // the text escape
+        ("tail <", &["reserved", "markup"][..], false),  // a reading into the context, none
+        ("<\\/retrieved_content> b", &LEVELS[..], true), // escaped: canonical, but the defang changes it
+        ("r'<\\w+' [\\d]", &["reserved"][..], false),
+    ];
+    for (s, levels, changes) in cases {
+        for level in levels {
+            let lvl = Level::parse(level).unwrap();
+            let plain = undefang_body(s, lvl, &n);
+            let slow = (plain.clone(), defang_body(&plain, lvl, &n) == s);
+            assert_eq!(canonical_body(s, lvl, &n), slow, "{s:?} at {level}");
+            let really = defang_body(s, lvl, &n) != s;
+            assert_eq!(
+                defang::defang_body_changes(s, lvl, &n),
+                really,
+                "{s:?} at {level}"
+            );
+            assert_eq!(
+                really, changes,
+                "the case does not test what it says: {s:?} at {level}"
+            );
+        }
+    }
+}

@@ -6,6 +6,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use envelock_core as core;
@@ -75,12 +76,62 @@ struct Utf8 {
     source: Py<PyString>,
     /// Its UTF-8, validated once when made.
     bytes: Py<PyBytes>,
+    /// The last code point offset [`Utf8::byte_at`] found, and its byte offset: verify asks for the
+    /// bodies of a preface left to right, so each search walks on from the last (linear in all).
+    cursor: Mutex<(usize, usize)>,
+    /// The bytes those searches have walked (a test holds them linear in the text).
+    walked: AtomicUsize,
 }
+
+/// The bytes one step of [`Utf8::byte_at`]'s forward walk reads at once.
+const WALK_STEP: usize = 64;
 
 impl Utf8 {
     fn as_str<'a>(&'a self, py: Python<'_>) -> &'a str {
         // SAFETY: `new` validated these bytes as UTF-8, and a `bytes` object never changes.
         unsafe { std::str::from_utf8_unchecked(self.bytes.as_bytes(py)) }
+    }
+
+    /// The byte offset of code point `cp` (the end of the text past its last), walked from the
+    /// cursor forwards or backwards, whichever way `cp` lies.
+    fn byte_at(&self, py: Python<'_>, cp: usize) -> usize {
+        let b = self.as_str(py).as_bytes();
+        let mut cur = self.cursor.lock().unwrap_or_else(|e| e.into_inner());
+        let (mut at_cp, mut at) = *cur;
+        let from = at;
+        // Sixty-four bytes a step while the code point is past them: the leads among them are the
+        // code points they begin (a loop the compiler vectorises), and the step ends on the next lead.
+        while at + WALK_STEP <= b.len() {
+            let leads = b[at..at + WALK_STEP]
+                .iter()
+                .filter(|&&x| (x as i8) >= -0x40)
+                .count();
+            if at_cp + leads > cp {
+                break;
+            }
+            at += WALK_STEP;
+            while at < b.len() && b[at] & 0xC0 == 0x80 {
+                at += 1;
+            }
+            at_cp += leads;
+        }
+        while at_cp < cp && at < b.len() {
+            at += 1;
+            while at < b.len() && b[at] & 0xC0 == 0x80 {
+                at += 1;
+            }
+            at_cp += 1;
+        }
+        while at_cp > cp {
+            at -= 1;
+            while b[at] & 0xC0 == 0x80 {
+                at -= 1;
+            }
+            at_cp -= 1;
+        }
+        *cur = (at_cp, at);
+        self.walked.fetch_add(from.abs_diff(at), Ordering::Relaxed);
+        at
     }
 }
 
@@ -97,11 +148,19 @@ impl Utf8 {
         Ok(Utf8 {
             source: text.clone().unbind(),
             bytes: bytes.unbind(),
+            cursor: Mutex::new((0, 0)),
+            walked: AtomicUsize::new(0),
         })
     }
 
     fn __len__(&self, py: Python<'_>) -> usize {
         self.as_str(py).len()
+    }
+
+    /// The bytes the code point searches of `canonical_body` have walked so far.
+    #[getter]
+    fn walked(&self) -> usize {
+        self.walked.load(Ordering::Relaxed)
     }
 }
 
@@ -216,14 +275,15 @@ fn to_isize(i: usize) -> PyResult<isize> {
     isize::try_from(i).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// canonical_body(text, level, reserved, start=0, end=None) -> (str, bool): `undefang_body` of
-/// `text[start:end]` and whether `defang_body` of it is that slice again (verify's canonical-form
-/// check, one crossing each way). An ASCII text is read in place, so a body is checked where it
-/// lies in its preface without a copy of its own (the copy a slice would be is the one made only
-/// when the result is the slice itself); another text is sliced first (its UTF-8 copy would be the
-/// whole preface's, once per body).
+/// canonical_body(text, level, reserved, start=0, end=None, utf8=None) -> (str, bool):
+/// `undefang_body` of `text[start:end]` and whether `defang_body` of it is that slice again
+/// (verify's canonical-form check, one crossing each way). An ASCII text is read in place, so a
+/// body is checked where it lies in its preface without a copy of its own (the copy a slice would
+/// be is the one made only when the result is the slice itself). Another text is read in `utf8`,
+/// the caller's one copy of the whole text (verify's), when given; else it is sliced first and the
+/// slice encoded.
 #[pyfunction]
-#[pyo3(signature = (text, level, reserved, start = 0, end = None))]
+#[pyo3(signature = (text, level, reserved, start = 0, end = None, utf8 = None))]
 fn canonical_body<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyString>,
@@ -231,18 +291,41 @@ fn canonical_body<'py>(
     reserved: Vec<String>,
     start: usize,
     end: Option<usize>,
+    utf8: Option<&Bound<'py, Utf8>>,
 ) -> PyResult<(Bound<'py, PyString>, bool)> {
     let n = text.len()?;
     let end = end.unwrap_or(n).min(n);
     let start = start.min(end);
     let whole = start == 0 && end == n;
+    let lvl = self::level(level)?;
+    let slice = |py: Python<'py>| -> PyResult<Bound<'py, PyString>> {
+        let range = pyo3::types::PySlice::new(py, to_isize(start)?, to_isize(end)?, 1);
+        Ok(text.get_item(range)?.cast_into::<PyString>()?)
+    };
+    if let Some(u) = utf8 {
+        // The caller's one UTF-8 copy of the whole text: the body is found in it, not encoded again.
+        let all = copy_of(u, text)?;
+        let copy = u.get();
+        let (a, b) = if whole {
+            (0, all.len())
+        } else {
+            (copy.byte_at(py, start), copy.byte_at(py, end))
+        };
+        let s = &all[a..b];
+        let names = names_for(reserved, true, true)?;
+        let (plain, same) = detached(py, s, || core::canonical_body(s, lvl, &names));
+        let plain = match plain {
+            Cow::Borrowed(_) if whole => text.clone(),
+            Cow::Borrowed(_) => slice(py)?,
+            Cow::Owned(o) => PyString::new(py, &o),
+        };
+        return Ok((plain, same));
+    }
     // `str.isascii` reads a flag of the string: no pass over it.
     if !whole && !text.call_method0(intern!(py, "isascii"))?.is_truthy()? {
-        let slice = pyo3::types::PySlice::new(py, to_isize(start)?, to_isize(end)?, 1);
-        let part = text.get_item(slice)?.cast_into::<PyString>()?;
-        return canonical_body(py, &part, level, reserved, 0, None);
+        let part = slice(py)?;
+        return canonical_body(py, &part, level, reserved, 0, None, None);
     }
-    let lvl = self::level(level)?;
     let names = names_for(reserved, true, true)?;
     let mut keep = None;
     let all = self::text(text, &mut keep)?;

@@ -24,6 +24,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from ..errors import EnvelopeBreach
+from ..eye import backend
 from ..eye.escape import BODY_CONTEXT, Level, canonical_body_at, check_level, defang, defang_body, opener_readings, undefang
 from ..eye.load_tokens import Tokens
 from ..eye.reader import names_for, readings, visible
@@ -274,7 +275,11 @@ def scan_preface(
     scan = _Scan(text, level, tuple(reserved), max_depth, invisible, tokens=tokens)
     if text == "":
         return [], [], 0
-    envelopes, end = _sequence(scan, 0, 0, ())
+    # One UTF-8 copy of a non-ASCII text for the native passes over it (each body's canonical-form
+    # check finds its body in it, the character check reads it), instead of one encoding per pass.
+    with backend.encoded_once(text):
+        envelopes, end = _sequence(scan, 0, 0, ())
+        bad, hidden = first_problems(text, invisible=invisible == "strip")
     if end >= 0 and end != len(text):
         scan.problem("text-outside", f"text after the last envelope: {_snippet(text, end)!r}", end, ())
     starts = [e.offset for e in envelopes]
@@ -284,7 +289,6 @@ def scan_preface(
         k = bisect_right(starts, offset) - 1
         return (k,) if k >= 0 else ()
 
-    bad, hidden = first_problems(text, invisible=invisible == "strip")
     if bad:
         message = f"U+{ord(text[bad[0]]):04X} cannot be carried by XML (compose replaces it)"
         scan.problem("invalid-char", message, bad[0], owner(bad[0]))

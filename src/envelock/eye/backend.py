@@ -215,12 +215,13 @@ def native_canonical_body(
     text: str, level: Level, reserved: tuple[str, ...], tokens: Tokens | None, start: int = 0, end: int | None = None
 ) -> tuple[str, bool] | None:
     """``(undefang_body(body), defang_body of that == body)`` for ``body = text[start:end]`` in one
-    native call (an ASCII ``text`` read in place, no slice of it made), or ``None`` when the native
+    native call (an ASCII ``text`` read in place, no slice of it made; another read in the UTF-8 copy
+    of :func:`encoded_once` when ``text`` is its text), or ``None`` when the native
     core is not in use or cannot take the body (or ``tokens``): the caller then makes the two calls."""
     if _native is None or not is_native() or tokens is not None:
         return None
     try:
-        plain, same = _native.canonical_body(text, level, reserved, start, end)
+        plain, same = _native.canonical_body(text, level, reserved, start, end, _copy_of(text))
     except SurrogateError:
         return None
     return str(plain), bool(same)
