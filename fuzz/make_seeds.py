@@ -361,7 +361,8 @@ BASE = [
 LOOKALIKES = _chars(LT_LOOKALIKES) + _chars(SLASH_LOOKALIKES) + _chars(PIPE_LOOKALIKES) + _chars(GT_LOOKALIKES)
 SEPARATORS = ["\x1e", "\x1f"]
 EXTRA_DICT = {
-    "compose": [*SEPARATORS, "2026-11-29T21:29:03Z", "2026-11-29T21:29:03.5+05:30", "web:https://a.example/?q=1&r=2"],
+    # A token as a whole origin field (``origin\x1fbody``): attribute defangs are found from the neutral seed.
+    "compose": [*SEPARATORS, "<|im_start|>\x1f", "\x1f<s>\x1f", "2026-11-29T21:29:03Z", "2026-11-29T21:29:03.5+05:30", "web:https://a.example/?q=1&r=2"],
     "readers": [*SEPARATORS, "<a href=", "<img src=x onerror=", "<svg>", "<math>", "<noscript>", "<template>", "&#0;"],
     "nesting": SEPARATORS,
     "verify": [
