@@ -200,6 +200,15 @@ def test_optional_parts_skip_only_when_not_required(monkeypatch: pytest.MonkeyPa
     with pytest.raises(pytest.fail.Exception, match="ENVELOCK_REQUIRE_TEST_PART=1"):
         optional_module("envelock_no_such_module", require_env="ENVELOCK_REQUIRE_TEST_PART", how="nowhere")
     assert optional_module("envelock", require_env="ENVELOCK_REQUIRE_TEST_PART", how="nowhere").__name__ == "envelock"
+    # Fail closed: any setting but unset or 0 requires the part; a misspelt variable is refused.
+    monkeypatch.setenv("ENVELOCK_REQUIRE_TEST_PART", "yes")
+    with pytest.raises(pytest.fail.Exception, match="ENVELOCK_REQUIRE_TEST_PART=yes"):
+        optional_module("envelock_no_such_module", require_env="ENVELOCK_REQUIRE_TEST_PART", how="nowhere")
+    monkeypatch.setenv("ENVELOCK_REQUIRE_TEST_PART", "0")
+    with pytest.raises(pytest.skip.Exception):
+        optional_module("envelock_no_such_module", require_env="ENVELOCK_REQUIRE_TEST_PART", how="nowhere")
+    with pytest.raises(ValueError, match="not an ENVELOCK_REQUIRE_"):
+        optional_module("envelock_no_such_module", require_env="ENVELOCK_REQUIRED_SHARED", how="nowhere")
 
 
 def _unrequired(names: set[str], ci_script: str) -> set[str]:

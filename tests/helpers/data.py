@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
@@ -14,14 +15,22 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent.parent
 CORPUS_DIR = ROOT / "corpus"
 
+#: The variables that require a part (``.ci/run`` sets each to 1; tests/test_package.py checks it).
+REQUIRE_NAME = re.compile(r"ENVELOCK_REQUIRE_[A-Z][A-Z_]*[A-Z]")
+
+
 def skip_unless_required(reason: str, require_env: str) -> NoReturn:
     """The one place a test may skip: a part that is optional for a user's clone (the shared data,
-    the native core, the pyarrow/ray extras) is absent. Under ``require_env=1`` (``.ci/run`` sets
-    ``ENVELOCK_REQUIRE_SHARED``, ``ENVELOCK_REQUIRE_NATIVE`` and, for its corpus-scale stage,
-    ``ENVELOCK_REQUIRE_SCALE``) it fails instead, so CI never passes by skipping."""
-    if os.environ.get(require_env) == "1":
-        pytest.fail(f"{reason}, but {require_env}=1", pytrace=False)
-    pytest.skip(reason, allow_module_level=True)
+    the native core, the pyarrow/ray extras) is absent, and ``require_env`` is unset or ``0``. Set to
+    anything else (``.ci/run`` sets ``ENVELOCK_REQUIRE_SHARED=1`` and the others) it fails instead,
+    so CI never passes by skipping. A name outside :data:`REQUIRE_NAME` is refused: a misspelt
+    variable would never be set by CI, and the test would skip there too."""
+    if not REQUIRE_NAME.fullmatch(require_env):
+        raise ValueError(f"not an ENVELOCK_REQUIRE_* variable: {require_env!r}")
+    setting = os.environ.get(require_env, "")
+    if setting in ("", "0"):  # optional here: the one skip
+        pytest.skip(reason, allow_module_level=True)
+    pytest.fail(f"{reason}, but {require_env}={setting}", pytrace=False)  # any other setting requires it
 
 
 def optional_module(name: str, *, require_env: str, how: str) -> ModuleType:
