@@ -32,7 +32,7 @@ import _common
 from _common import LEVELS, RS, Input, expected_text
 
 from envelock import EnvelopeBreach, PrefaceEntry, compose_preface, parse_preface, verify_preface
-from envelock.envelope.spotlight import SPOTLIGHT_MODES, marker_problem, untransform
+from envelock.envelope.spotlight import MARKED_MODES, SPOTLIGHT_MODES, marker_problem, untransform
 from envelock.eye.reader import reserved_tag_count
 from envelock.eye.unicode_tables import MARKER_CANDIDATES
 
@@ -91,7 +91,7 @@ def check(data: bytes) -> None:
     # joins the words a replaced blank kept apart, which no reader does (regress-marker-joins-letters).
     # Not in place either: markers can lengthen a run of skipped characters to the 32-character bound,
     # which the eye reports as padding (fail closed): a known weakness, see SECURITY.md.
-    seen = untransform(str(out), out.spotlight) if out.spotlight.mode in ("datamark", "interleave") else str(out)
+    seen = untransform(str(out), out.spotlight) if out.spotlight.mode in MARKED_MODES else str(out)
     count = reserved_tag_count(seen)
     assert count == 2 * len(entries), f"the model's eye sees {count} envelope tags for {len(entries)} {mode} envelopes"
 

@@ -123,6 +123,27 @@ fn bracket_needs_escape(s: &str, a: usize, e: usize, names: &Names, scratch: &mu
     !read_bracket(s, e, names, scratch).is_none() || raw_exact(s, a, e, names)
 }
 
+/// The escape points of the angle pass (the ends of the openers that need a backslash), in order.
+fn angle_points<'s>(
+    s: &'s str,
+    names: &'s Names,
+    markup: bool,
+    scratch: &'s mut Scratch,
+) -> impl Iterator<Item = usize> + 's {
+    Openers::new(s, Family::Angle)
+        .filter_map(move |(a, e)| opener_needs_escape(s, a, e, names, markup, scratch).then_some(e))
+}
+
+/// The escape points of the bracket pass, in order.
+fn bracket_points<'s>(
+    s: &'s str,
+    names: &'s Names,
+    scratch: &'s mut Scratch,
+) -> impl Iterator<Item = usize> + 's {
+    Openers::new(s, Family::Bracket)
+        .filter_map(move |(a, e)| bracket_needs_escape(s, a, e, names, scratch).then_some(e))
+}
+
 /// The angle pass of the reference defang: a backslash after every opener that needs one.
 pub fn defang_angles<'a>(
     s: &'a str,
@@ -130,20 +151,12 @@ pub fn defang_angles<'a>(
     markup: bool,
     scratch: &mut Scratch,
 ) -> Cow<'a, str> {
-    insert_after(
-        s,
-        Openers::new(s, Family::Angle)
-            .filter_map(|(a, e)| opener_needs_escape(s, a, e, names, markup, scratch).then_some(e)),
-    )
+    insert_after(s, angle_points(s, names, markup, scratch))
 }
 
 /// `defang_brackets`: a backslash after every bracket opener that needs one.
 pub fn defang_brackets<'a>(s: &'a str, names: &Names, scratch: &mut Scratch) -> Cow<'a, str> {
-    insert_after(
-        s,
-        Openers::new(s, Family::Bracket)
-            .filter_map(|(a, e)| bracket_needs_escape(s, a, e, names, scratch).then_some(e)),
-    )
+    insert_after(s, bracket_points(s, names, scratch))
 }
 
 /// The escape points of `defang_exact`: every occurrence of a first character of an exact token
@@ -173,15 +186,18 @@ fn exact_points<'a>(s: &'a str, names: &'a Names) -> impl Iterator<Item = (usize
     })
 }
 
+/// The escape points of the exact pass: after the first character of every exact token that has
+/// no opener, in order.
+fn exact_escape_points<'s>(s: &'s str, names: &'s Names) -> impl Iterator<Item = usize> + 's {
+    exact_points(s, names).filter_map(move |(p, e)| exact_after(s, p, names).is_some().then_some(e))
+}
+
 /// `defang_exact`: a backslash after the first character of every exact token that has no opener.
 pub fn defang_exact<'a>(s: &'a str, names: &Names) -> Cow<'a, str> {
     if names.exact.starts.is_empty() {
         return Cow::Borrowed(s);
     }
-    insert_after(
-        s,
-        exact_points(s, names).filter_map(|(p, e)| exact_after(s, p, names).is_some().then_some(e)),
-    )
+    insert_after(s, exact_escape_points(s, names))
 }
 
 /// The three escape passes of the reference defang, in order (angles, brackets, exact tokens),
@@ -192,13 +208,15 @@ fn passes<'a>(s: &'a str, names: &Names, markup: bool, scratch: &mut Scratch) ->
     then(b, |x| defang_exact(x, names))
 }
 
+/// The bytes `xml_escape_text` writes as references.
+fn xml_escaped(c: u8) -> bool {
+    matches!(c, b'&' | b'<' | b'>' | b'\r')
+}
+
 /// `xml_escape_text`: `&`, `<`, `>` and CR.
 pub fn xml_escape(s: &str) -> Cow<'_, str> {
     let b = s.as_bytes();
-    let Some(first) = b
-        .iter()
-        .position(|&c| matches!(c, b'&' | b'<' | b'>' | b'\r'))
-    else {
+    let Some(first) = b.iter().position(|&c| xml_escaped(c)) else {
         return Cow::Borrowed(s);
     };
     let mut out = String::with_capacity(s.len() + s.len() / 8 + 16);
@@ -307,6 +325,13 @@ fn may_hold_opener(s: &str) -> bool {
         .any(|c| c == '&' || chars::has(c, chars::LT) || chars::has(c, chars::LBRACKET))
 }
 
+/// Can a reading near the end of `s` reach the context that follows a body? An opener in the
+/// window the readings near the end can come from, widened onto the `&` of a character reference
+/// that reaches into it (`reader.reference_run_start`: its digit runs have no bound).
+fn reads_into_context(s: &str) -> bool {
+    may_hold_opener(&s[reference_run_start(s, tail_start(s, MAX_LOOKAHEAD + MAX_OPENER_LEN + 2))..])
+}
+
 /// `defang_body`: `defang` judged in the context a body is rendered in (followed by `\n<`).
 pub fn defang_body<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str> {
     let inner = if level == Level::Xml {
@@ -314,10 +339,7 @@ pub fn defang_body<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str> 
     } else {
         level
     };
-    // The window the readings near the end can come from, widened onto the `&` of a character
-    // reference that reaches into it (`reader.reference_run_start`: its digit runs have no bound).
-    let tail = &s[reference_run_start(s, tail_start(s, MAX_LOOKAHEAD + MAX_OPENER_LEN + 2))..];
-    let out: Cow<'a, str> = if !may_hold_opener(tail) {
+    let out: Cow<'a, str> = if !reads_into_context(s) {
         defang(s, inner, names)
     } else {
         // `defang(text + BODY_CONTEXT)[:-2]`, holding at most two copies of the text at once:
@@ -363,24 +385,20 @@ pub fn defang_body<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str> 
 /// context when a reading near the end could reach it), each stopping at its first escape point;
 /// at `xml`, also any character the text escape writes as a reference.
 pub fn defang_body_changes(s: &str, level: Level, names: &Names) -> bool {
-    if level == Level::Xml && s.bytes().any(|c| matches!(c, b'&' | b'<' | b'>' | b'\r')) {
+    if level == Level::Xml && s.bytes().any(xml_escaped) {
         return true;
     }
-    let markup = level != Level::Reserved;
-    let tail = &s[reference_run_start(s, tail_start(s, MAX_LOOKAHEAD + MAX_OPENER_LEN + 2))..];
-    let with: Cow<'_, str> = if may_hold_opener(tail) {
+    let with: Cow<'_, str> = if reads_into_context(s) {
         Cow::Owned([s, BODY_CONTEXT].concat())
     } else {
         Cow::Borrowed(s)
     };
-    let t: &str = &with;
     let mut scratch = Scratch::default();
-    Openers::new(t, Family::Angle)
-        .any(|(a, e)| opener_needs_escape(t, a, e, names, markup, &mut scratch))
-        || Openers::new(t, Family::Bracket)
-            .any(|(a, e)| bracket_needs_escape(t, a, e, names, &mut scratch))
-        || (!names.exact.starts.is_empty()
-            && exact_points(t, names).any(|(p, _)| exact_after(t, p, names).is_some()))
+    angle_points(&with, names, level != Level::Reserved, &mut scratch)
+        .next()
+        .is_some()
+        || bracket_points(&with, names, &mut scratch).next().is_some()
+        || exact_escape_points(&with, names).next().is_some()
 }
 
 /// `undefang_exact`: drop the backslash after every escape point of `defang_exact` that starts
