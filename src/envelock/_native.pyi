@@ -123,6 +123,9 @@ def sanitize_events(text: str | Utf8, first: bool = False) -> tuple[list[tuple[i
 def xml_unescape_text(text: str) -> str:
     """``levels.xml_unescape_text``; returns ``text`` itself when nothing changes."""
 
+def find_ascii(text: str, needle: str, start: int) -> int | None:
+    """``text.find(needle, start)`` for an ASCII ``text`` (read in place), ``None`` for any other text."""
+
 def classes_present(text: str | Utf8, classes: list[list[tuple[int, int]]]) -> list[bool]:
     """For each class (inclusive code point ranges), whether one of its characters occurs in ``text``."""
 

@@ -29,6 +29,7 @@ CALLS: dict[str, Callable[[str], object]] = {
     "defang": lambda s: _native.defang(s, "xml", R),
     "defang_body": lambda s: _native.defang_body(s, "xml", R),
     "canonical_body": lambda s: _native.canonical_body(s, "xml", R),
+    "find_ascii": lambda s: _native.find_ascii(s, "</", 0),
     "classes_present": lambda s: _native.classes_present(s, [[(0x6F22, 0x6F22)], [(0xE0000, 0xE007F)]]),
     "undefang": lambda s: _native.undefang(s, "xml", R),
     "undefang_body": lambda s: _native.undefang_body(s, "xml", R),

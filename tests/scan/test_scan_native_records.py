@@ -70,6 +70,8 @@ def test_cached_records_equal_every_record_described(text: str, family: str) -> 
 
 
 SHAPES = ["<|im_end|>", "[INST]", "<|", "&lt;", "\u00ab ", "<s>", "<start_of_turn>", "</retrieved_content>", "[INST]\n<|im_end|>"]
+#: Escaped slashes (their verdict decodes the escapes after the opener): code's, and one before a reserved name.
+SHAPES += ["let re = /<\\/?[a-z]+>/g;\n", "<\\u002fretrieved_content> x ", "<\\/x <\\u002fim_end|> "]
 CASES = [p["payload"] for p in load_corpus() if encodable(p["payload"])]
 CASES += [(u * (4000 // len(u) + 1))[:4000] for u in SHAPES]
 #: Crafted: a construct, then the same opener and reading followed by other text.
@@ -125,3 +127,22 @@ def test_the_native_loop_takes_answers_from_its_cache() -> None:
     text = "<|im_end|>" * 1000 + "[INST]" * 1000
     assert len(cached(text, "angle", counting)) == 1000 and len(cached(text, "bracket", counting)) == 1000
     assert calls[0] <= 4
+
+
+def test_an_escaped_slash_verdict_is_taken_from_the_cache() -> None:
+    """Code repeats its escaped slashes (``/<\\/?[a-z]+>/``): one description per distinct window."""
+    calls = [0]
+
+    def counting(describe: Any) -> Any:
+        def counted(*args: Any) -> Any:
+            calls[0] += 1
+            return describe(*args)
+
+        return counted
+
+    for unit, reported in [("let re = /<\\/?[a-z]+>/g;\n", 0), ("<\\u002fretrieved_content> x ", 1)]:
+        calls[0] = 0
+        text = unit * 1000
+        got = cached(text, "angle", counting)
+        assert got == reference(text, "angle") and len(got) == reported * 1000, unit
+        assert calls[0] <= 130 // len(unit) + 2, (unit, calls[0])

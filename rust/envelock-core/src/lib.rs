@@ -35,6 +35,13 @@ pub use prose::{ascii_word_starts, attribute_injections, line_markers};
 pub use reader::{exact_after, read_after, read_bracket, Kind, Reading, Scratch};
 pub use sanitize::{sanitize_events, SanitizeEvents};
 
+/// The first `needle` in `hay` at or after byte `from` (`str.find`'s answer on bytes; `memchr`'s
+/// `memmem`). Verify finds each body's close tag with it: CPython's search is the slower one there.
+pub fn find_from(hay: &str, needle: &str, from: usize) -> Option<usize> {
+    let rest = hay.as_bytes().get(from..)?;
+    memchr::memmem::find(rest, needle.as_bytes()).map(|k| from + k)
+}
+
 /// One opener whose reading is not none, or that is followed by a backslash.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OpenerReading {

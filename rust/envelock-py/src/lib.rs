@@ -958,6 +958,25 @@ fn xml_unescape_text<'py>(
     run(py, text, core::xml_unescape)
 }
 
+/// find_ascii(text, needle, start) -> int | None: `text.find(needle, start)` (-1 when absent) for an
+/// ASCII `text`, read in place (its code points are its bytes), or `None` for any other text (the
+/// caller searches with `str.find`).
+#[pyfunction]
+fn find_ascii(
+    py: Python<'_>,
+    text: &Bound<'_, PyString>,
+    needle: &str,
+    start: usize,
+) -> PyResult<Option<isize>> {
+    if !text.call_method0(intern!(py, "isascii"))?.is_truthy()? {
+        return Ok(None);
+    }
+    let mut keep = None;
+    let s = self::text(text, &mut keep)?;
+    let found = detached(py, s, || core::find_from(s, needle, start));
+    found.map_or(Ok(Some(-1)), |k| to_isize(k).map(Some))
+}
+
 /// classes_present(text, classes) -> [bool]: for each class (inclusive code point ranges),
 /// whether one of its characters occurs in `text` (the scanner skips a pass whose class is absent).
 #[pyfunction]
@@ -1227,6 +1246,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sanitize_events, m)?)?;
     m.add_function(wrap_pyfunction!(xml_unescape_text, m)?)?;
     m.add_function(wrap_pyfunction!(classes_present, m)?)?;
+    m.add_function(wrap_pyfunction!(find_ascii, m)?)?;
     m.add_function(wrap_pyfunction!(blob_runs, m)?)?;
     m.add_function(wrap_pyfunction!(binary_group_starts, m)?)?;
     m.add_function(wrap_pyfunction!(line_markers, m)?)?;

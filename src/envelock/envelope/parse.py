@@ -217,7 +217,7 @@ def _envelope(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple
             scan.problem("structure", f"expected {CLOSE_TAG!r} after nested envelopes: {_snippet(text, after)!r}", after, path)
             return None, -1
         return Envelope(source, origin, fetched_at, None, tuple(children), pos, nonce), after + len(_CLOSE)
-    close = text.find(_CLOSE, inner)
+    close = backend.find(text, _CLOSE, inner)
     if close < 0:
         scan.problem("structure", f"envelope is never closed with {CLOSE_TAG!r}", pos, path)
         return None, -1

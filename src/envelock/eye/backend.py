@@ -211,6 +211,16 @@ def _if_native(call: Callable[[], R]) -> R | None:
         return None
 
 
+def find(text: str, sub: str, start: int) -> int:
+    """``text.find(sub, start)``: natively for an ASCII ``text`` (read in place; CPython's search is
+    the slower one there), else by ``str.find``."""
+    if _native is not None and is_native():
+        found = _native.find_ascii(text, sub, start)
+        if found is not None:
+            return found
+    return text.find(sub, start)
+
+
 def native_canonical_body(
     text: str, level: Level, reserved: tuple[str, ...], tokens: Tokens | None, start: int = 0, end: int | None = None
 ) -> tuple[str, bool] | None:

@@ -431,6 +431,9 @@ def _scan_openers(text: str, ctx: Context, out: list[_Raw]) -> None:
     _records(text, ctx, "angle", _angle_describer(text, ctx), out)
 
 
+#: The reading kinds whose hit (:func:`_hit_of`) is read off the text; any other kind has none.
+_TEXT_HITS = frozenset({"bar", "reserved", "token"})
+
 #: The most escaped-slash verdicts one scan keeps (each key holds up to ~130 characters of the text).
 _SLASHES_MAX = 4096
 
@@ -487,9 +490,13 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
                     found = reading_kind_after(window, len(opener), ctx.reserved, ctx.tokens, names) in ("reserved", "token")
                     if len(slashes) < _SLASHES_MAX:
                         slashes[(opener, raw)] = found
+                # The verdict and its report depend on text[start : k + 128] alone (with the kind, whose
+                # hit is none without reading the text), so the native loop may reuse them where that
+                # much text follows.
+                until = k + 128 if kind not in _TEXT_HITS and k + 128 <= n else None
                 if found:
-                    return None, [(DEFANGED_TAG.id, "warning", "escaped slash before a reserved name", start, min(n, k + 16))]
-                return None, []
+                    return until, [(DEFANGED_TAG.id, "warning", "escaped slash before a reserved name", start, min(n, k + 16))]
+                return until, []
             what = "an envelope tag" if hit.kind == "reserved" else "a control token"
             return None, [(DEFANGED_TAG.id, "warning", f"already-escaped form of {what} ({hit.name!r})", start, hit.end)]
         if kind == "none":
