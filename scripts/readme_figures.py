@@ -13,7 +13,9 @@ over several lines); this script owns it, nobody types it. The sources:
 * ``spotlight``: the README's spotlighting cost table, from ``benchmarks/results/spotlight.json``;
 * ``stdlib-reserved``: what ``reserved`` changes in the standard library, from
   ``benchmarks/results/benign.json``;
-* ``growth``: the output growth per level, from ``benchmarks/results/levels.json``.
+* ``growth``: the output growth per level, from ``benchmarks/results/levels.json``;
+* ``memory``: docs/INTERNALS.md's peak memory of compose and verify on one 100 MB body, from
+  ``benchmarks/results/memory.json``.
 
 ``tests/test_docs.py`` fails when a file differs from what this script writes. Run it after a
 benchmark run or a change to the tables: ``python scripts/readme_figures.py``.
@@ -32,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-FILES = ("README.md", "SECURITY.md")
+FILES = ("README.md", "SECURITY.md", "docs/INTERNALS.md")
 BLOCK_RE = re.compile(r"(<!-- figures:([a-z0-9-]+) -->)(.*?)(<!-- /figures -->)", re.S)
 
 #: The README's speed table: (row label, input class in the results).
@@ -158,6 +160,19 @@ def growth(results: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n\n"
 
 
+def memory(results: Mapping[str, Any]) -> str:
+    """Peak memory above the input of compose and verify, as a multiple of the body, from
+    ``benchmarks/results/memory.json`` (``python benchmarks/memory.py``)."""
+    rows = results["rows"]
+    cell = {(r["text"], r["call"]): r["x_body"] for r in rows}
+    texts = list(dict.fromkeys(r["text"] for r in rows))
+    size = max(r["body_MB"] for r in rows)
+    lines = ["", f"| one {size:.0f} MB body | compose | verify |", "|---|---|---|"]
+    lines += [f"| {t} | {cell[(t, 'compose')]:.2f}x | {cell[(t, 'verify')]:.2f}x |" for t in texts]
+    header = results["header"].lstrip("# ")
+    return "\n".join([*lines, "", f"({header}.)", ""]) + "\n"
+
+
 def _written(reading: str) -> str:
     return reading.replace(" ", "")
 
@@ -215,6 +230,7 @@ def figures(root: Path = ROOT) -> dict[str, Callable[[], str]]:
         "spotlight": lambda: spotlight(results("spotlight.json")),
         "stdlib-reserved": lambda: stdlib_reserved(results("benign.json")),
         "growth": lambda: growth(results("levels.json")),
+        "memory": lambda: memory(results("memory.json")),
     }
 
 

@@ -452,7 +452,7 @@ def _readme_figures() -> types.ModuleType:
     return module
 
 
-@pytest.mark.parametrize("name", ["README.md", "SECURITY.md"])
+@pytest.mark.parametrize("name", ["README.md", "SECURITY.md", "docs/INTERNALS.md"])
 def test_figures_are_what_the_script_writes(name: str) -> None:
     figures = _readme_figures()
     text = (ROOT / name).read_text(encoding="utf-8")

@@ -494,11 +494,128 @@ pub fn undefang_body<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str
 /// backslash only after an escape point that the matching defang pass, reading the same text with
 /// the same predicate, would escape again. So that case costs one defang's reading and no copy
 /// ([`defang_body_changes`], stopping at the first escape point); any other takes both steps.
+///
+/// Any other body is undone one pass at a time, each undo checked against its own defang pass as
+/// it is made ([`canonical_by_passes`]): at most two copies of the text are alive at once, and no
+/// defanged text is built. Where a pass's check fails (a body that is not canonical, or one whose
+/// passes do not invert one by one) the undo and the defang of the whole body decide, as before.
 pub fn canonical_body<'a>(s: &'a str, level: Level, names: &Names) -> (Cow<'a, str>, bool) {
     if !defang_body_changes(s, level, names) {
         return (Cow::Borrowed(s), true);
     }
+    if let Some(plain) = canonical_by_passes(s, level, names) {
+        return (Cow::Owned(plain), true);
+    }
     let plain = undefang_body(s, level, names);
     let same = defang_body(&plain, level, names) == s;
     (plain, same)
+}
+
+/// `Some(text)` when the pass changed its input, `None` when it left it as it was.
+fn changed(c: Cow<'_, str>) -> Option<String> {
+    match c {
+        Cow::Borrowed(_) => None,
+        Cow::Owned(o) => Some(o),
+    }
+}
+
+/// Is `insert_after(s, ends)` (a backslash after every offset `ends` yields) exactly `target`?
+/// Compared as it goes, without building it.
+fn inserted_equals(s: &str, ends: impl Iterator<Item = usize>, target: &str) -> bool {
+    let (a, t) = (s.as_bytes(), target.as_bytes());
+    let (mut last, mut j) = (0, 0);
+    for e in ends {
+        let part = &a[last..e];
+        if t.get(j..j + part.len()) != Some(part) || t.get(j + part.len()) != Some(&b'\\') {
+            return false;
+        }
+        j += part.len() + 1;
+        last = e;
+    }
+    t.get(j..) == Some(&a[last..])
+}
+
+/// Is `xml_escape(s)` exactly `target`? Compared as it goes, without building it.
+fn xml_escaped_equals(s: &str, target: &str) -> bool {
+    let t = target.as_bytes();
+    let mut j = 0;
+    for &c in s.as_bytes() {
+        let rep: &[u8] = match c {
+            b'&' => b"&amp;",
+            b'<' => b"&lt;",
+            b'>' => b"&gt;",
+            b'\r' => b"&#13;",
+            _ => std::slice::from_ref(&c),
+        };
+        if t.get(j..j + rep.len()) != Some(rep) {
+            return false;
+        }
+        j += rep.len();
+    }
+    j == t.len()
+}
+
+/// One undo pass of `t`, checked against the defang pass it inverts: `Some(u)`, `u = undo(t)`,
+/// when `redo_equals(u, t)` (that defang pass of `u` is `t`), else `None`. `t` is dropped as soon
+/// as `u` is checked, so two copies at most are alive.
+fn undo_checked(
+    t: String,
+    scratch: &mut Scratch,
+    undo: impl FnOnce(&str, &mut Scratch) -> Option<String>,
+    redo_equals: impl FnOnce(&str, &str, &mut Scratch) -> bool,
+) -> Option<String> {
+    match undo(&t, scratch) {
+        None => redo_equals(&t, &t, scratch).then_some(t),
+        Some(u) => redo_equals(&u, &t, scratch).then_some(u),
+    }
+}
+
+/// `undefang_body(s)` when each of its passes is inverted by the matching defang pass, which makes
+/// `s` canonical; `None` when one is not (the caller then checks the whole round trip).
+///
+/// Why `Some` means canonical: with `t3` the body (XML-unescaped at `xml`) and its context,
+/// `t2 = U3(t3)`, `t1 = U2(t2)`, `p = U1(t1)` (the undo passes: exact tokens, brackets, angles), the
+/// checks are `D3(t2) == t3`, `D2(t1) == t2`, `D1(p) == t1`, so `D3(D2(D1(p))) == t3`: the defang of
+/// `p` with its context (`defang_body`'s reference form) is the body; at `xml` the text escape of
+/// `t3` is checked to be `s` as well. `p` is what `undefang_body` returns, the same passes in the
+/// same order. The converse is not needed: a failed check only sends the body to the slow form.
+pub(crate) fn canonical_by_passes(s: &str, level: Level, names: &Names) -> Option<String> {
+    let markup = level != Level::Reserved;
+    let unescaped = if level == Level::Xml {
+        let u = xml_unescape(s);
+        if !xml_escaped_equals(&u, s) {
+            return None;
+        }
+        u
+    } else {
+        Cow::Borrowed(s)
+    };
+    let mut t = String::with_capacity(unescaped.len() + BODY_CONTEXT.len());
+    t.push_str(&unescaped);
+    t.push_str(BODY_CONTEXT);
+    drop(unescaped);
+    let mut scratch = Scratch::default();
+    let t = undo_checked(
+        t,
+        &mut scratch,
+        |x, _| changed(undo_exact(x, names)),
+        |u, t, _| inserted_equals(u, exact_escape_points(u, names), t),
+    )?;
+    let t = undo_checked(
+        t,
+        &mut scratch,
+        |x, sc| changed(undo_brackets(x, names, sc)),
+        |u, t, sc| inserted_equals(u, bracket_points(u, names, sc), t),
+    )?;
+    let mut plain = undo_checked(
+        t,
+        &mut scratch,
+        |x, sc| changed(undo_angles(x, names, markup, sc)),
+        |u, t, sc| inserted_equals(u, angle_points(u, names, markup, sc), t),
+    )?;
+    if !plain.ends_with(BODY_CONTEXT) {
+        return None;
+    }
+    plain.truncate(plain.len() - BODY_CONTEXT.len());
+    Some(plain)
 }

@@ -453,3 +453,70 @@ fn the_canonical_check_without_the_undo_agrees_with_both_steps() {
         }
     }
 }
+
+#[test]
+fn the_canonical_check_pass_by_pass_agrees_with_the_round_trip() {
+    // `canonical_body` undoes a body one pass at a time, each checked against its defang pass; it
+    // must give what the undo and the defang of the whole body give, on every text of up to three
+    // fragments and on its defang (canonical: backslashes where a defang puts them) at every level.
+    // Every canonical one must pass the checks pass by pass (the round trip is only the fallback).
+    // Control: a check that trusted the undo (canonical whenever the defang changes the body) is
+    // wrong on many of them, so these texts would catch a check that accepted them all.
+    let n = names();
+    let frags = [
+        "<",
+        "\\",
+        "/retrieved_content>",
+        "retrieved_content",
+        "[INST]",
+        "[",
+        "INST]",
+        ">>TITLE<<",
+        ">",
+        "&lt;",
+        "&",
+        "a",
+        "\n",
+        "<b>",
+        "<|",
+        "im_end|>",
+        "\u{ff1c}",
+    ];
+    let mut texts = vec![String::new()];
+    for _ in 0..3 {
+        let more: Vec<String> = texts
+            .iter()
+            .flat_map(|t| frags.iter().map(move |f| format!("{t}{f}")))
+            .collect();
+        texts.extend(more);
+    }
+    texts.sort();
+    texts.dedup();
+    let (mut by_passes, mut trusting_wrong) = (0, 0);
+    for level in LEVELS {
+        let lvl = Level::parse(level).unwrap();
+        for text in &texts {
+            let canonical = defang_body(text, lvl, &n).into_owned();
+            for s in [text.as_str(), canonical.as_str()] {
+                let plain = undefang_body(s, lvl, &n);
+                let same = defang_body(&plain, lvl, &n) == s;
+                assert_eq!(
+                    canonical_body(s, lvl, &n),
+                    (plain.clone(), same),
+                    "{s:?} at {level}"
+                );
+                if !defang::defang_body_changes(s, lvl, &n) {
+                    continue;
+                }
+                let passes = defang::canonical_by_passes(s, lvl, &n);
+                assert_eq!(passes.is_some(), same, "{s:?} at {level}");
+                by_passes += usize::from(passes.is_some());
+                trusting_wrong += usize::from(!same);
+            }
+        }
+    }
+    assert!(
+        by_passes > 5_000 && trusting_wrong > 1_000,
+        "{by_passes} {trusting_wrong}"
+    );
+}
