@@ -224,3 +224,9 @@ def test_each_window_after_an_escaped_slash_gets_its_own_verdict() -> None:
         assert got == [i for i in range(len(text)) if text.startswith(reserved, i)], text
         with backend.use("fast"):
             assert scan_text(text) == found
+
+
+def test_the_fold_characters_are_what_re_says_character_by_character() -> None:
+    """One search over the BMP finds what a ``fullmatch`` of each character finds (the definition)."""
+    each = tuple(c for c in map(chr, range(0x80, 0x10000)) if re.fullmatch("[a-z]", c, re.IGNORECASE))
+    assert ascii_case_folds() == each and len(each) == 4
