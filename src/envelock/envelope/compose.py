@@ -28,6 +28,8 @@ from .verify import _Expected, check_preface
 
 
 def _attribute(value: str, *, index: int, field: str, invisible: str) -> tuple[str, list[Transformation]]:
+    if render.is_plain_attribute(value):
+        return value, []  # nothing to refuse, strip or defang
     bad = XML_IMPOSSIBLE_RE.search(value)
     if bad:
         raise InvalidEntry(

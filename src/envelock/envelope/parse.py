@@ -33,7 +33,16 @@ from ..types import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, LineIndex, Problem, S
 from . import spotlight
 from .entry import CANONICAL_FETCHED_AT_RE, parse_iso8601
 from .invisible import first_problems
-from .render import ATTR_INVALID_RE, CLOSE_TAG, OPEN_TAG_RE, OPTIONAL_ATTRIBUTES, SEPARATOR, TAG, unescape_attribute
+from .render import (
+    ATTR_INVALID_RE,
+    CLOSE_TAG,
+    OPEN_TAG_RE,
+    OPTIONAL_ATTRIBUTES,
+    SEPARATOR,
+    TAG,
+    is_plain_attribute,
+    unescape_attribute,
+)
 
 _CLOSE = "\n" + CLOSE_TAG
 _NEXT_OPEN = SEPARATOR + f"<{TAG} "
@@ -66,6 +75,8 @@ def _snippet(text: str, start: int, width: int = 40) -> str:
 
 
 def _attribute(scan: _Scan, raw: str, name: str, offset: int, path: tuple[int, ...]) -> str:
+    if is_plain_attribute(raw):
+        return raw  # written as it is: nothing to unescape, no character to refuse, no escape point
     value = unescape_attribute(raw)
     bad, hidden = first_problems(value, invisible=scan.invisible == "strip")
     if bad:

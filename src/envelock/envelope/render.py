@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 
 from ..eye.escape import defang
+from ..eye.reader import names_for
+from ..eye.tokens import RESERVED_NAMES
 from ..eye.unicode_tables import QUOTE_LOOKALIKES
 from ..types import Envelope
 
@@ -51,6 +53,31 @@ ATTR_VALUE_PATTERN = r'[^"<>\n]*'
 ATTR_INVALID_RE = re.compile(
     rf"['\t\r{_QUOTE_CLASS}]|&(?!(?:amp|lt|gt|quot|#39|#9|#10|#13|{'|'.join(ref[1:-1] for _, ref in _QUOTE_ESCAPES)});)"
 )
+#: The values compose writes and verify reads as they are (:func:`is_plain_attribute`): printable
+#: ASCII but an escape point's character (the reader's tables for the default names, which the
+#: attribute defang uses), a character the renderer escapes or refuses, and the backslash.
+_PLAIN_ATTRIBUTE_RE = re.compile(
+    "["
+    + "".join(
+        re.escape(c)
+        for c in map(chr, range(0x20, 0x7F))
+        if c not in names_for(RESERVED_NAMES).escape_starts()
+        and c not in {raw for raw, _ in _ATTR_ESCAPES}
+        and c != "\\"
+        and not ATTR_INVALID_RE.search(c)
+    )
+    + "]*"
+)
+
+
+def is_plain_attribute(value: str) -> bool:
+    """Is ``value`` an attribute compose writes as it is and verify reads as it is (no escape point,
+    so the defang and the undefang leave it alone; nothing to escape, strip or refuse)? A fast path
+    of compose and verify for the common value (``external``, ``temporal``); any other value takes
+    the whole check."""
+    return _PLAIN_ATTRIBUTE_RE.fullmatch(value) is not None
+
+
 #: The optional attributes after ``origin``, in rendered order (group 3 onwards of OPEN_TAG_RE):
 #: ``fetched_at``, then the turn's ``nonce``, then the spotlight ``transform``, ``marker``, ``seed``.
 OPTIONAL_ATTRIBUTES = ("fetched_at", "nonce", "transform", "marker", "seed")

@@ -418,6 +418,8 @@ class Names:
     _hold: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     #: Every whole spelling of a reserved name (the letter stand-in rule's accepting states).
     _spellings: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
+    #: :meth:`exact_finder`'s regexes by ``chars`` (verify asks for one per body).
+    _finders: dict[str | None, re.Pattern[str]] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         reserved_prefixes = _prefixes(self.reserved)
@@ -486,13 +488,22 @@ class Names:
         """The first characters of the exact tokens (the escape points of :func:`exact_after`)."""
         return "".join(sorted(self._exact))
 
+    def escape_starts(self) -> frozenset[str]:
+        """Every character an escape point can be (an angle or bracket opener or look-alike, the ``&``
+        of a reference, the first character of an exact token): a text holding none has no escape
+        point, so :func:`~envelock.eye.escape.defang` and ``undefang`` below ``xml`` leave it as it is."""
+        return escape_starts(self.exact_starts())
+
     def exact_finder(self, chars: str | None = None) -> re.Pattern[str]:
         """A regex whose matches start at every exact token (past backslashes after its first character,
         as :func:`exact_after` reads; each match is the token's first character only, the rest a
         lookahead, so tokens that overlap are all found), restricted to tokens whose first character is
         in ``chars`` (default: all). Matches nothing without any."""
-        starts = self.exact_starts() if chars is None else "".join(c for c in self.exact_starts() if c in chars)
-        return _exact_finder(tuple((c, self._exact[c]) for c in starts))
+        found = self._finders.get(chars)
+        if found is None:
+            starts = self.exact_starts() if chars is None else "".join(c for c in self.exact_starts() if c in chars)
+            found = self._finders[chars] = _exact_finder(tuple((c, self._exact[c]) for c in starts))
+        return found
 
 
 @lru_cache(maxsize=64)
@@ -545,6 +556,13 @@ def quoted_word(text: str, pos: int, close: int) -> bool:
     if pos < 1 or close - 1 <= pos or text[pos - 1] not in QUOTE_OPENERS or text[close - 1] not in QUOTE_CLOSERS:
         return False
     return all((is_alnum(c) and c not in _STRUCTURAL) or c == "\\" or is_space(c) for c in text[pos : close - 1])
+
+
+@lru_cache(maxsize=16)
+def escape_starts(exact_starts: str = "") -> frozenset[str]:
+    """The angle and bracket openers and look-alikes, ``&``, and ``exact_starts`` (the first characters
+    of a set of exact tokens): :meth:`Names.escape_starts` of names whose exact tokens start so."""
+    return frozenset(LT_CHARS) | frozenset(LBRACKET_CHARS) | {"&"} | frozenset(exact_starts)
 
 
 @lru_cache(maxsize=64)

@@ -13,10 +13,9 @@ from html.entities import html5
 from ..eye import backend
 from ..eye.reader import (
     BRACKET_OPENER_RE,
-    LBRACKET_CHARS,
-    LT_CHARS,
     OPENER_RE,
     Names,
+    escape_starts,
     exact_after,
     names_for,
     read_after,
@@ -228,12 +227,7 @@ _ENC_CANDIDATE_RE = _candidates(2)
 def _opener_starts(ctx: Context) -> frozenset[str]:
     """Every character a tag or token can start with: an angle or bracket opener or look-alike, the
     ``&`` of a reference, the first character of an exact token (the reader's own tables)."""
-    return _starts(names_for(ctx.reserved, ctx.tokens).exact_starts())
-
-
-@lru_cache(maxsize=16)
-def _starts(exact_starts: str) -> frozenset[str]:
-    return frozenset(LT_CHARS) | frozenset(LBRACKET_CHARS) | {"&"} | frozenset(exact_starts)
+    return names_for(ctx.reserved, ctx.tokens).escape_starts()
 
 
 def _code_point(v: int) -> str:
@@ -310,7 +304,7 @@ def _verdict(m: re.Match[str], starts: frozenset[str]) -> tuple[tuple[str, ...],
 def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
     n = len(text)
     starts = _opener_starts(ctx)
-    openers = _starts("")
+    openers = escape_starts()
     names = _name_maps(ctx)[0]
     # The encoded characters that can start a tag or token (start, end, what they decode to), in
     # order; a decision is made once per distinct escape (hostile text repeats one).
