@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import cast
 
 import pytest
 from helpers.data import NATIVE_HOW, skip_unless_required
@@ -19,8 +20,10 @@ from envelock import scan_text
 from envelock.eye import backend
 from envelock.eye.reader import exact_after, names_for
 from envelock.eye.tokens import EXACT_TOKENS, PROSE_TURN_MARKERS, RESERVED_NAMES
+from envelock.scan import _base as B
+from envelock.scan import encoded as E
 from envelock.scan import text as T
-from envelock.scan._base import ascii_case_folds, folds_ascii_case
+from envelock.scan._base import Context, ascii_case_folds, ascii_folded, folds_ascii_case
 
 PIECES = st.sampled_from(
     [
@@ -65,13 +68,77 @@ def test_attribute_injections_are_the_regex_matches(text: str) -> None:
     assert T._attribute_injections(text) == _regex_attributes(text)
 
 
-def test_the_fold_characters_send_the_text_to_the_regexes() -> None:
-    """``ſource=`` is ``source=`` to ``re.IGNORECASE``, not to ASCII folding: the regex runs."""
+#: Words the passes look for, spelled with the characters ``re.IGNORECASE`` folds to ASCII.
+FOLDED_WORDS = ["\u017fource", "u\u017fer", "SY\u017fTEM", "or\u0131gin", "OR\u0130GIN", "fetched_at", "A\u017f\u017fi\u017ftant"]
+FOLD_TEXTS = st.lists(st.sampled_from([*FOLDED_WORDS, '"', "'", "%22", " ", "=", ":", "\n", "### ", "x"]), max_size=12).map("".join)
+
+
+@given(FOLD_TEXTS)
+def test_fold_characters_are_read_as_the_regexes_read_them(text: str) -> None:
+    """The native walks read the ASCII-folded text (one character for one) and find what the
+    case-insensitive regexes find in the text itself."""
+    assert T._attribute_injections(text) == _regex_attributes(text)
+    assert T._line_markers(text) == _regex_markers(text)
+
+
+def test_the_fold_characters_are_read_as_their_letters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ſource=`` is ``source=`` to ``re.IGNORECASE``, not to ASCII folding: the walks read the folded
+    text, and no regex runs over the whole text. Controls: the walk on the raw text finds nothing,
+    and a folding that takes U+017F for ``t`` is told apart."""
     text = 'x"\u017fource=1\nu\u017fer: y'
-    assert folds_ascii_case(text)
-    assert T._attribute_injections(text) == _regex_attributes(text) != []
-    assert T._line_markers(text) == _regex_markers(text) != []
+    assert folds_ascii_case(text) and ascii_folded(text) == 'x"source=1\nuser: y'
+    want_attrs, want_markers = _regex_attributes(text), _regex_markers(text)
+    assert want_attrs != [] and want_markers != []
     assert backend.native_attribute_injections(text, T._ATTRIBUTE_NAMES) == []
+
+    class NoRegex:
+        def finditer(self, *_: object) -> object:
+            raise AssertionError("the regex ran")
+
+        def match(self, *_: object) -> object:
+            raise AssertionError("the regex ran")
+
+    with monkeypatch.context() as m:
+        m.setattr(T, "_ATTR_INJECTION_RE", NoRegex())
+        m.setattr(T, "_PROSE_RE", NoRegex())
+        m.setattr(T, "_PROSE_HEAD_RE", NoRegex())
+        assert T._attribute_injections(text) == want_attrs
+        assert T._line_markers(text) == want_markers
+    monkeypatch.setattr(B, "_ascii_folding", lambda: {0x17F: ord("t")})
+    assert T._attribute_injections(text) != want_attrs
+
+
+def test_the_cipher_pass_over_folded_text_is_the_regexs() -> None:
+    """The cipher pass's first words are found in the folded text; the regex decides on the text."""
+    ctx = Context(tuple(RESERVED_NAMES), None)
+    cre = E._cipher_re(ctx.reserved)[0]
+    for text in ["ERGEVRIRQ_PBAGRAG \u212a", "\u212a ergevr\u0131rq_pbagrag x", "ergevr\u0130rq-pbagrag \u017f"]:
+        assert folds_ascii_case(text)
+        got = [m.span() for m in E._cipher_matches(text, cre, ctx)]
+        assert got == [m.span() for m in cre.finditer(text)] != [], text
+
+
+def test_the_cipher_pass_over_folded_text_searches_no_whole_text_and_a_wrong_folding_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    cre = E._cipher_re(tuple(RESERVED_NAMES))[0]
+    text = "\u212a ergevr\u0131rq_pbagrag x"
+
+    class Matching:
+        """``cre`` whose ``finditer`` (a search of the whole text) may not run."""
+
+        def match(self, t: str, i: int) -> re.Match[str] | None:
+            return cre.match(t, i)
+
+        def finditer(self, *_: object) -> object:
+            raise AssertionError("the regex searched the whole text")
+
+    want = [m.span() for m in cre.finditer(text)]
+    got = E._cipher_matches(text, cast(re.Pattern[str], Matching()), Context(tuple(RESERVED_NAMES), None))
+    assert [m.span() for m in got] == want != []
+    monkeypatch.setattr(B, "_ascii_folding", lambda: {0x212A: ord("k"), 0x131: ord("t")})
+    got = E._cipher_matches(text, cre, Context(tuple(RESERVED_NAMES), None))
+    assert [m.span() for m in got] != want
 
 
 @pytest.mark.parametrize(

@@ -5,10 +5,11 @@ from __future__ import annotations
 import codecs
 import html
 import re
+import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from ..eye import reader as modeleye
@@ -51,7 +52,7 @@ class Context:
     reserved: tuple[str, ...]
     tokens: Tokens | None = None
     #: What a pass worked out about this text for the passes after it (one scan's, never shared).
-    memo: dict[str, tuple[str, tuple[bool, ...]]] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    memo: dict[str, tuple[str, tuple[Any, ...]]] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
 
 class _Raw(NamedTuple):
@@ -169,13 +170,40 @@ def ascii_case_folds() -> tuple[str, ...]:
     return tuple(re.compile("[a-z]", re.IGNORECASE).findall("".join(map(chr, range(0x80, 0x10000)))))
 
 
+@lru_cache(maxsize=1)
+def _ascii_folding() -> dict[int, int]:
+    """Each of :func:`ascii_case_folds` mapped to the ASCII letter ``re.IGNORECASE`` takes it for (asked
+    of ``re``: U+212A KELVIN SIGN to ``k``, U+017F to ``s``, U+0130 and U+0131 to ``i``)."""
+    return {ord(c): ord(next(a for a in string.ascii_lowercase if re.fullmatch(a, c, re.IGNORECASE))) for c in ascii_case_folds()}
+
+
+def ascii_folded(text: str, ctx: Context | None = None) -> str:
+    """``text`` with each character ``re.IGNORECASE`` folds to an ASCII letter written as that letter:
+    one character for one, so every offset stays. An ASCII-folding pass (the native walks) reads in it
+    what the case-insensitive regexes read in ``text``: for them each such character and its letter
+    match the same pattern items (letters, classes and escapes alike), which
+    ``tests/scan/test_scan_native_text.py`` checks against the regexes on ``text``. Kept in ``ctx``
+    for this very text."""
+    if not folds_ascii_case(text, ctx):
+        return text
+    seen = ctx.memo.get("ascii-folded") if ctx is not None else None
+    if seen is None or seen[0] is not text:
+        folded = text
+        for c, a in _ascii_folding().items():  # str.replace searches in C; translate maps each character
+            folded = folded.replace(chr(c), chr(a))
+        seen = (text, (folded,))
+        if ctx is not None:
+            ctx.memo["ascii-folded"] = seen
+    return str(seen[1][0])
+
+
 def folds_ascii_case(text: str, ctx: Context | None = None) -> bool:
     """Does ``text`` hold one of :func:`ascii_case_folds`? Where it does, an ASCII-only case-insensitive
     search (``str.lower``'s offsets, the native passes) is no guide to what a case-insensitive regex
-    finds, and the regex runs instead. Asked once per scan (kept in ``ctx``)."""
+    finds: the passes then read :func:`ascii_folded` instead. Asked once per scan (kept in ``ctx``)."""
     seen = ctx.memo.get("ascii-folds") if ctx is not None else None
     if seen is None or seen[0] is not text:  # kept for this very text only
         seen = (text, (not text.isascii() and any(c in text for c in ascii_case_folds()),))
         if ctx is not None:
             ctx.memo["ascii-folds"] = seen
-    return seen[1][0]
+    return bool(seen[1][0])

@@ -23,7 +23,7 @@ from ..eye.reader import (
     visible,
 )
 from . import regex_reach
-from ._base import BLOB_MAX, SNIPPET_MAX, Context, Rule, _decode_escapes, _Raw, folds_ascii_case
+from ._base import BLOB_MAX, SNIPPET_MAX, Context, Rule, _decode_escapes, _Raw, ascii_folded, folds_ascii_case
 from .context import is_text
 from .tags import _first_danger, _hit, _name_maps
 
@@ -456,13 +456,16 @@ def _cipher_firsts(reserved: tuple[str, ...]) -> frozenset[str]:
 def _cipher_matches(text: str, cre: re.Pattern[str], ctx: Context) -> list[re.Match[str]]:
     """The cipher regex's matches, tried only where a first word occurs (``str.find`` on the lowered
     text, whose offsets are the text's), not at every position."""
-    if folds_ascii_case(text, ctx):
-        return list(cre.finditer(text))
+    folds = folds_ascii_case(text, ctx)
     firsts = _cipher_firsts(ctx.reserved)
     found: dict[int, re.Match[str]] = {}
     # One native pass finds the same offsets (every occurrence of a first word, ASCII
     # case-insensitively: what ``find`` on the lowered text finds here); the loop is the reference.
-    starts = backend.native_ascii_word_starts(text, tuple(sorted(firsts)))
+    # Where a character folds to ASCII it reads the folded text (same offsets): a match of the regex
+    # starts at a first word there (``ascii_folded``), and the regex still decides on ``text``.
+    starts = backend.native_ascii_word_starts(ascii_folded(text, ctx), tuple(sorted(firsts)))
+    if starts is None and folds:
+        return list(cre.finditer(text))
     if starts is not None:
         found = {i: m for i in starts if (m := cre.match(text, i))}
     else:

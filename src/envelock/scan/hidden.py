@@ -203,7 +203,7 @@ def _present(text: str, ctx: Context, which: int) -> bool:
     seen = ctx.memo.get("hidden-classes")
     if seen is None or seen[0] is not text:  # kept for this very text only
         seen = ctx.memo["hidden-classes"] = (text, tuple(backend.native_classes_present(text, _CLASSES) or (True,) * 4))
-    return seen[1][which]
+    return bool(seen[1][which])
 
 
 def _is_variation_selector(ch: str) -> bool:

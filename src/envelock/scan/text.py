@@ -6,7 +6,7 @@ import re
 
 from ..eye.backend import native_attribute_injections, native_line_markers
 from ..eye.tokens import PROSE_TURN_MARKERS
-from ._base import Context, Rule, _Raw, folds_ascii_case
+from ._base import Context, Rule, _Raw, ascii_folded
 from .context import markup_attribute, string_literal_start
 
 #: Every alternative of the quote starts with a literal character (``"``, ``'``, ``&``, ``%``): the
@@ -23,8 +23,8 @@ _ATTR_INJECTION_RE = re.compile(
 
 def _attribute_injections(text: str, ctx: Context | None = None) -> list[tuple[int, int, str]]:
     """(start, end, attribute name) of every ``_ATTR_INJECTION_RE`` match: one native walk (ASCII case
-    folding) unless ``text`` holds a character the regex folds to ASCII, else the regex."""
-    found = None if folds_ascii_case(text, ctx) else native_attribute_injections(text, _ATTRIBUTE_NAMES)
+    folding, over :func:`ascii_folded` text where a character folds to ASCII), else the regex."""
+    found = native_attribute_injections(ascii_folded(text, ctx), _ATTRIBUTE_NAMES)
     if found is None:
         return [(m.start(), m.end(), m.group(1)) for m in _ATTR_INJECTION_RE.finditer(text)]
     return [(s, e, text[ns:ne]) for s, e, ns, ne in found]
@@ -90,8 +90,8 @@ RULES: tuple[Rule, ...] = (
 
 def _line_markers(text: str, ctx: Context | None = None) -> list[tuple[int, int]]:
     """The spans of ``_PROSE_HEAD_RE`` and ``_PROSE_RE``'s markers (group 1): one native walk (ASCII case
-    folding) unless ``text`` holds a character the regexes fold to ASCII, else the regexes."""
-    found = None if folds_ascii_case(text, ctx) else native_line_markers(text, PROSE_TURN_MARKERS)
+    folding, over :func:`ascii_folded` text where a character folds to ASCII), else the regexes."""
+    found = native_line_markers(ascii_folded(text, ctx), PROSE_TURN_MARKERS)
     if found is not None:
         return found
     head = _PROSE_HEAD_RE.match(text)
