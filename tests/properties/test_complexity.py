@@ -533,7 +533,7 @@ def test_negative_control_per_finding_line_count_is_caught(monkeypatch: pytest.M
 
 
 def test_negative_control_slicing_words_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    def slicing(text: str) -> list[re.Match[str]]:
+    def slicing(text: str, runs: object = None) -> list[re.Match[str]]:
         out: list[re.Match[str]] = []
         for run in SCAN_HIDDEN._ANY_RUN_RE.finditer(text):
             rest = text[run.start() - 1 :]  # the rest of the text, copied at every run
@@ -607,7 +607,7 @@ def test_negative_control_word_search_restarting_at_every_run_is_caught(monkeypa
     """The word search going on after each invisible run instead of after the word: a word of
     ``a`` + U+200B is matched again from every run of it."""
 
-    def restarting(text: str) -> list[re.Match[str]]:
+    def restarting(text: str, runs: object = None) -> list[re.Match[str]]:
         out: list[re.Match[str]] = []
         pos = 0
         while True:

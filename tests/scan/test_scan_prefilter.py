@@ -13,13 +13,15 @@ differential test fail.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from helpers.data import NATIVE_HOW, optional_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import envelock
-from envelock.eye import backend
+from envelock.eye import backend, charsets
 from envelock.scan import hidden
 
 _native = optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
@@ -143,3 +145,68 @@ def test_control_a_class_without_its_last_range_is_caught() -> None:
 def test_a_range_no_table_holds_is_refused() -> None:
     assert _native.class_runs("abc", [(0x62, 0x61)]) is None
     assert _native.class_runs("abc", [(0x61, 0x110000)]) is None
+
+
+# The hidden pass's runs (``hidden._hidden_runs``: ``_ANY_RUN_RE`` in one native walk), its long runs
+# and the words holding short runs, against the regex loop they replace.
+HIDDEN_MEMBERS = sorted({cp for lo, hi in hidden._HIDDEN_RANGES for cp in range(lo, hi + 1)})
+_hidden_texts = st.lists(
+    st.sampled_from(
+        [_str(cp) for cp in HIDDEN_MEMBERS[:: max(1, len(HIDDEN_MEMBERS) // 40)]]
+        + ["\u200b", "\u200d", "\u2060", "\ufeff", "a", "b", "\u05d0", "\u0627", " ", "\n", "é", "\u6f22", "1"]
+    ),
+    max_size=30,
+).map("".join)
+
+
+def _regex_words(text: str) -> list[tuple[int, int]]:
+    """The word search as it was: the next run by regex from the end of the last word."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    while (run := hidden._ANY_RUN_RE.search(text, pos)) is not None:
+        word = hidden._IN_WORD_RE.match(text, run.start() - 1) if run.start() > 0 else None
+        if word is None:
+            pos = run.end()
+        else:
+            out.append(word.span())
+            pos = word.end()
+    return out
+
+
+@given(_hidden_texts)
+def test_the_hidden_runs_long_runs_and_words_are_the_regexes(text: str) -> None:
+    with backend.use("native"):
+        runs = hidden._hidden_runs(text)
+        words = [m.span() for m in hidden._words_with_invisibles(text, runs)]
+    assert runs == [m.span() for m in hidden._ANY_RUN_RE.finditer(text)]
+    assert [r for r in runs if r[1] - r[0] >= hidden._LONG_RUN] == [m.span() for m in hidden._LONG_RUN_RE.finditer(text)]
+    assert words == _regex_words(text)
+
+
+def test_control_a_word_search_that_does_not_skip_the_runs_inside_a_word_is_caught() -> None:
+    text = "a\u200bb\u200bc d\u200be"
+    runs = hidden._hidden_runs(text)
+
+    def every_run(text: str) -> list[tuple[int, int]]:
+        found = (hidden._IN_WORD_RE.match(text, s - 1) for s, _ in runs if s > 0)
+        return [m.span() for m in found if m is not None]
+
+    assert [m.span() for m in hidden._words_with_invisibles(text, runs)] == _regex_words(text) != every_run(text)
+
+
+@pytest.mark.parametrize(
+    ("ranges", "regex"),
+    [(charsets.TAG_CHARACTERS, hidden._TAG_RUN_RE), (charsets.BIDI_EMBEDDING_CONTROLS, hidden._BIDI_RUN_RE)],
+    ids=["tag", "bidi"],
+)
+def test_the_tag_and_bidi_runs_are_the_regex_runs(ranges: tuple[tuple[int, int], ...], regex: re.Pattern[str]) -> None:
+    members = sorted({cp for lo, hi in ranges for cp in range(lo, hi + 1)})
+    for cp in sorted(set(members) | {c + d for c in members for d in (-1, 1)}):
+        text = f"a{chr(cp)}{chr(cp)}b\u00e9{chr(cp)}\U0001f3f4{chr(cp)}"
+        with backend.use("native"):
+            assert hidden._runs(text, ranges, regex) == [m.span() for m in regex.finditer(text)], hex(cp)
+    # control: the class short of its last code point
+    last = members[-1]
+    text = f"x{chr(last)}y"
+    short = [(lo, min(hi, last - 1)) for lo, hi in ranges if lo < last]
+    assert _native.class_runs(text, short) != [m.span() for m in regex.finditer(text)]
