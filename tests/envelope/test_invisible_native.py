@@ -20,6 +20,7 @@ Skipped when ``envelock._native`` is not built; ``ENVELOCK_REQUIRE_NATIVE=1`` fa
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -214,13 +215,28 @@ def test_sanitize_equals_reference_for_every_policy(text: str) -> None:
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(with_surrogates)
-def test_lone_surrogates_fall_back_to_the_reference(text: str) -> None:
+def test_lone_surrogates_are_read_through_the_surrogate_view(text: str) -> None:
+    """The core cannot take a lone surrogate; the backend hands it the text with each one written as
+    U+FFFD (same offsets) and merges the surrogates' runs into the XML-impossible ones."""
     if any("\ud800" <= c <= "\udfff" for c in text):
         with pytest.raises(_native.SurrogateError):
             _native.sanitize_events(text)
-        with backend.use("native"):
-            assert backend.native_sanitize_events(text) is None
+        view, runs = backend.surrogate_view(text)
+        assert len(view) == len(text) and runs == [m.span() for m in re.finditer("[\ud800-\udfff]+", text)]
+        assert view == re.sub("[\ud800-\udfff]", "\ufffd", text)
+    with backend.use("native"):
+        assert backend.native_sanitize_events(text) == reference_runs(text)
+        first = reference_runs(text)
+        assert backend.native_sanitize_events(text, True) == (first[0][:1], first[1][:1])
     check_sanitize(text)
+
+
+def test_negative_control_runs_that_touch_must_be_joined() -> None:
+    """``\x00`` then a surrogate is one XML-impossible run; a merge that only concatenates is caught."""
+    text = "a\x00\ud800b"
+    with backend.use("native"):
+        assert backend.native_sanitize_events(text) == reference_runs(text) == ([(1, 3)], [])
+    assert backend.merged_runs([(1, 2)], [(2, 3)]) == [(1, 3)] != sorted([(1, 2), (2, 3)])
 
 
 def test_large_input_released_gil_path() -> None:
