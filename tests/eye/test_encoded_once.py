@@ -1,8 +1,9 @@
 """``backend.encoded_once``: the scanner's native calls on one non-ASCII text read one UTF-8 copy.
 
 Every native function that takes the copy gives on it what it gives on the ``str``; within the
-block the scanner's calls are handed the copy (and only for that very object); outside it, for
-ASCII text and for a lone surrogate, they are handed the ``str``. Negative control: a copy of
+block the scanner's calls are handed the copy (and only for that very object); outside it, and for
+ASCII text, they are handed the ``str``; a text with a lone surrogate is handed a copy of its
+surrogate view. Negative control: a copy of
 another text, handed in its place, changes what the scan finds, so the equalities would see a
 backend that mixed texts up.
 """
@@ -72,11 +73,23 @@ def test_the_scan_hands_its_calls_one_copy(text: str, monkeypatch: pytest.Monkey
     assert backend._ENCODED.get() is None  # the copy ends with the scan
 
 
-@pytest.mark.parametrize("text", ["plain ascii <|im_end|> " * 8, "lone \ud800 surrogate <|im_end|>"])
-def test_ascii_and_lone_surrogates_get_no_copy(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ascii_gets_no_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    with backend.use("native"), _handed(monkeypatch) as seen:
+        envelock.scan_text("plain ascii <|im_end|> " * 8)
+    assert seen and all(type(t) is str for t in seen)
+
+
+def test_a_lone_surrogate_gets_a_copy_of_its_view(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A text the core cannot take is handed, to the calls that read it as the eye does, one copy of its
+    surrogate view (tests/scan/test_scan_surrogates.py), and only within the scan; compose's own
+    ``encoded_once`` (no ``view``) makes none."""
+    text = "lone \ud800 surrogate <|im_end|> " * 8
     with backend.use("native"), _handed(monkeypatch) as seen:
         envelock.scan_text(text)
-    assert all(type(t) is str for t in seen)
+        assert backend._VIEWED.get() is None
+        with backend.encoded_once(text):
+            assert backend._readable(text) is text
+    assert len(seen) == 1 and isinstance(seen[0], _native.Utf8)
 
 
 def test_only_that_very_text_gets_the_copy() -> None:

@@ -164,20 +164,35 @@ def native_or(native_name: str, python: Callable[..., str], *args: object) -> st
 _ENCODED: ContextVar[tuple[str, object] | None] = ContextVar("envelock_encoded", default=None)
 
 
+#: The text of the innermost :func:`encoded_once` with ``view=True`` that holds a lone surrogate, the
+#: UTF-8 copy of its :func:`surrogate_view`, and its runs of surrogates.
+_VIEWED: ContextVar[tuple[str, Any, list[Span]] | None] = ContextVar("envelock_viewed", default=None)
+
+
 @contextmanager
-def encoded_once(text: str) -> Iterator[None]:
+def encoded_once(text: str, *, view: bool = False) -> Iterator[None]:
     """Within the block, the native calls on ``text`` (this very object) that several passes make (the
     scanner's passes; compose's sanitize and defang of one body) read one UTF-8 copy of it made here,
     instead of each encoding it again (a non-ASCII text crosses into Rust as a
     temporary UTF-8 copy: docs/INTERNALS.md). ASCII text is read in place and needs none; a text with a
-    lone surrogate gets none (each call then falls back as it would). The copy lives until the block
-    ends."""
+    lone surrogate gets none (each call then falls back as it would), unless ``view``: then the calls
+    that read it as the eye does (:func:`_readable`) read one copy of its :func:`surrogate_view`. The
+    copy lives until the block ends."""
     copy: object | None = None
     if _native is not None and is_native() and not text.isascii():
         try:
             copy = _native.Utf8(text)
         except SurrogateError:
             copy = None
+            if view:
+                seen, runs = surrogate_view(text)
+                viewed = _VIEWED.set((text, _native.Utf8(seen), runs))
+                del seen
+                try:
+                    yield
+                finally:
+                    _VIEWED.reset(viewed)
+                return
     if copy is None:
         yield
         return
@@ -193,6 +208,18 @@ def _encoded(text: str) -> Any:
     its text, else ``text``."""
     current = _ENCODED.get()
     return current[1] if current is not None and current[0] is text else text
+
+
+def _readable(text: str) -> Any:
+    """What a native call that reads ``text`` as the eye reads it is handed: :func:`_encoded`, or for a
+    text with a lone surrogate inside ``encoded_once(text, view=True)`` the copy of its
+    :func:`surrogate_view`. The eye reads a surrogate as it reads :data:`VIEW_CHAR` (every table of
+    the reader and the scanner holds both or neither: ``tests/scan/test_scan_surrogates.py``), and
+    neither starts, ends or belongs to an ASCII construct (a marker, an attribute, a word, an escape,
+    a base64 run, a token), so the offsets and answers of such a call are the text's. Not for a call that answers with the text or
+    looks for the surrogates themselves (sanitize, controls)."""
+    current = _VIEWED.get()
+    return current[1] if current is not None and current[0] is text else _encoded(text)
 
 
 def _copy_of(text: str) -> Any:
@@ -275,7 +302,7 @@ def native_opener_reports(
     if _native is None or not is_native() or tokens is not None:
         return None
     try:
-        return _native.opener_reports(_encoded(text), reserved, family, describe)
+        return _native.opener_reports(_readable(text), reserved, family, describe)
     except SurrogateError:
         return None
 
@@ -317,27 +344,36 @@ def native_classes_present(text: str, classes: list[list[tuple[int, int]]]) -> l
     """For each class (inclusive code point ranges), whether one of its characters occurs in ``text``,
     in one native pass; ``None`` when the native core is not in use or cannot take ``text`` (a lone
     surrogate): the caller then runs its passes as if every class occurred."""
-    return _if_native(lambda: _native.classes_present(_encoded(text), classes))
+    viewed = _VIEWED.get()
+    if viewed is None or viewed[0] is not text:
+        return _if_native(lambda: _native.classes_present(_encoded(text), classes))
+    # A text with a lone surrogate, read through its view: a class that holds surrogates is present.
+    found = _if_native(lambda: _native.classes_present(_readable(text), classes))
+    return None if found is None else [f or _holds_surrogates(c) for f, c in zip(found, classes, strict=True)]
+
+
+def _holds_surrogates(ranges: Sequence[tuple[int, int]]) -> bool:
+    return any(lo <= 0xDFFF and hi >= 0xD800 for lo, hi in ranges)
 
 
 def native_binary_group_starts(text: str) -> list[int] | None:
     """Where the scanner's binary-groups regex may start in ``text`` (``_native.binary_group_starts``),
     or ``None`` when the native core is not in use or cannot take ``text``."""
-    return _if_native(lambda: _native.binary_group_starts(_encoded(text)))
+    return _if_native(lambda: _native.binary_group_starts(_readable(text)))
 
 
 def native_line_markers(text: str, markers: tuple[str, ...]) -> list[Span] | None:
     """The spans of ``markers`` (ASCII) at the start of ``text`` or of a line, after at most eight
     blanks (``_native.line_markers``, ASCII case folding), or ``None`` when the native core is not in
     use or cannot take ``text``."""
-    return _if_native(lambda: _native.line_markers(_encoded(text), list(markers)))
+    return _if_native(lambda: _native.line_markers(_readable(text), list(markers)))
 
 
 def native_attribute_injections(text: str, names: tuple[str, ...]) -> list[tuple[int, int, int, int]] | None:
     """(start, end, name start, name end) of every quote, blanks, one of ``names`` (ASCII), blanks and
     ``=`` in ``text`` (``_native.attribute_injections``, ASCII case folding), or ``None`` when the
     native core is not in use or cannot take ``text``."""
-    return _if_native(lambda: _native.attribute_injections(_encoded(text), list(names)))
+    return _if_native(lambda: _native.attribute_injections(_readable(text), list(names)))
 
 
 def native_ascii_word_starts(text: str, words: tuple[str, ...]) -> list[int] | None:
@@ -346,14 +382,24 @@ def native_ascii_word_starts(text: str, words: tuple[str, ...]) -> list[int] | N
     when the native core is not in use, cannot take ``text``, or a word is empty or not ASCII."""
     if not all(w.isascii() for w in words):
         return None  # the core refuses them too; a lone surrogate could not even be handed over
-    return _if_native(lambda: _native.ascii_word_starts(_encoded(text), list(words)))
+    return _if_native(lambda: _native.ascii_word_starts(_readable(text), list(words)))
 
 
 def native_class_runs(text: str, ranges: Sequence[tuple[int, int]]) -> list[Span] | None:
     """The maximal runs of ``text``'s characters in the inclusive ``ranges`` (``_native.class_runs``),
     or ``None`` when the native core is not in use, cannot take ``text`` or a range is not one a table
     holds: the caller then runs its ``[class]+`` regex."""
-    return _if_native(lambda: _native.class_runs(_encoded(text), list(ranges)))
+    viewed = _VIEWED.get()
+    if viewed is None or viewed[0] is not text:
+        return _if_native(lambda: _native.class_runs(_encoded(text), list(ranges)))
+    # A text with lone surrogates, read through its view: VIEW_CHAR stands for them there, so a class
+    # holding it is left to the regex; a class holding every surrogate gets their runs merged in, one
+    # holding some of them is left to the regex too.
+    every = any(lo <= 0xD800 and hi >= 0xDFFF for lo, hi in ranges)
+    if any(lo <= ord(VIEW_CHAR) <= hi for lo, hi in ranges) or (_holds_surrogates(ranges) and not every):
+        return None
+    found = _if_native(lambda: _native.class_runs(viewed[1], list(ranges)))
+    return None if found is None else merged_runs(found, viewed[2]) if every else found
 
 
 def native_scheme_starts(text: str, schemes: tuple[tuple[str, str, str], ...], limit: int) -> list[list[int] | None] | None:
@@ -361,7 +407,7 @@ def native_scheme_starts(text: str, schemes: tuple[tuple[str, str, str], ...], l
     or ``None`` for a scheme with more than ``limit`` (``_native.scheme_starts``: the introducer found by
     ``memchr``, the next characters looked up), or ``None`` in all when the native core is not in use,
     cannot take ``text``, or a scheme is not ASCII: the caller then runs its regexes over the text."""
-    return _if_native(lambda: _native.scheme_starts(_encoded(text), list(schemes), limit))
+    return _if_native(lambda: _native.scheme_starts(_readable(text), list(schemes), limit))
 
 
 def reading_kind_after(text: str, pos: int, reserved: tuple[str, ...], tokens: Tokens | None, names: reader.Names) -> str:
@@ -382,7 +428,7 @@ def native_exact_tokens(text: str, reserved: tuple[str, ...], tokens: Tokens | N
     hold: the caller then runs ``reader.exact_finder`` and ``exact_after`` (the reference)."""
     if tokens is not None:
         return None
-    return _if_native(lambda: _native.exact_tokens(_encoded(text), reserved))
+    return _if_native(lambda: _native.exact_tokens(_readable(text), reserved))
 
 
 def native_blob_runs(text: str, triggers: tuple[bytes, ...], b64_min: int, hex_min: int) -> list[Span] | None:
@@ -390,7 +436,7 @@ def native_blob_runs(text: str, triggers: tuple[bytes, ...], b64_min: int, hex_m
     a hex run or a decoding holding one of the byte sequences ``triggers``), in one native pass;
     ``None`` when the native core is not in use or cannot take ``text``: the caller then takes every
     run of its regex."""
-    return _if_native(lambda: _native.blob_runs(_encoded(text), list(triggers), b64_min, hex_min))
+    return _if_native(lambda: _native.blob_runs(_readable(text), list(triggers), b64_min, hex_min))
 
 
 def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], list[Span]] | None:
@@ -398,9 +444,10 @@ def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], 
     (:mod:`envelock.envelope.invisible`) in one native pass, only the first of each with ``first``;
     ``None`` when the native core is not in use: the caller then finds them with the Python reference.
 
-    A text with a lone surrogate (which cannot cross as UTF-8) is read with each surrogate written as
-    U+FFFD, one code point for one, so every offset stays: U+FFFD is neither XML-impossible nor
-    invisible, and the surrogates' own runs (XML-impossible) are merged into the first list. (The
+    A text with a lone surrogate (which cannot cross as UTF-8) is read through its
+    :func:`surrogate_view`, one code point for one, so every offset stays: :data:`VIEW_CHAR` is neither
+    XML-impossible nor invisible, and the surrogates' own runs (XML-impossible) are merged into the
+    first list. (The
     Python reference took 7 times compose's time on 2 MB of source with one surrogate.)"""
     found = _if_native(lambda: _native.sanitize_events(_encoded(text), first))
     if found is not None or _native is None or not is_native():
@@ -411,6 +458,12 @@ def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], 
     return (bad[:1], hidden[:1]) if first else (bad, hidden)
 
 
+#: What a lone surrogate is written as for the core: U+FFF9 INTERLINEAR ANNOTATION ANCHOR, held by
+#: the same character tables as a surrogate but for XML_IMPOSSIBLE (whose surrogate runs are merged
+#: back) and spotlight's BLANK_RANGES (not read by the eye or the scanner). U+FFFD would not do: it
+#: is a letter stand-in. ``tests/scan/test_scan_surrogates.py`` compares every table.
+VIEW_CHAR = "\ufff9"
+_VIEW_BYTES = VIEW_CHAR.encode("utf-8")
 _VIEW_HANDLER = "envelock-surrogate-view"
 _view_runs = threading.local()
 
@@ -419,14 +472,14 @@ def _as_replacement(e: UnicodeError) -> tuple[bytes, int]:
     # The encoder hands over one whole run of surrogates at a time.
     assert isinstance(e, UnicodeEncodeError)
     _view_runs.runs.append((e.start, e.end))
-    return b"\xef\xbf\xbd" * (e.end - e.start), e.end
+    return _VIEW_BYTES * (e.end - e.start), e.end
 
 
 codecs.register_error(_VIEW_HANDLER, _as_replacement)
 
 
 def surrogate_view(text: str) -> tuple[str, list[Span]]:
-    """``text`` with each lone surrogate written as U+FFFD (one code point for one: every offset stays),
+    """``text`` with each lone surrogate written as :data:`VIEW_CHAR` (one code point for one: every offset stays),
     and the runs of surrogates, in order. One pass of CPython's UTF-8 encoder and decoder (a ``re``
     search for the surrogate class took ten times as long)."""
     _view_runs.runs = []

@@ -122,7 +122,7 @@ def scan_text(
     off = frozenset(disable)
     raw: list[_Raw] = _Reports()
     # One UTF-8 copy of a non-ASCII text for every native pass below, not one each.
-    with encoded_once(text):
+    with encoded_once(text, view=True):
         for family in FAMILIES:
             if not family.rule_ids <= off:
                 family.run(text, ctx, raw)
