@@ -114,35 +114,31 @@ def test_too_short_dependencies_are_caught(wrap: Callable[[Any], Any]) -> None:
     assert caught
 
 
-def test_the_native_loop_takes_answers_from_its_cache() -> None:
-    calls = [0]
+def _counting(calls: list[int]) -> Callable[[Any], Any]:
+    """A wrap of the describer that counts its calls in ``calls[0]``."""
 
-    def counting(describe: Any) -> Any:
+    def wrap(describe: Any) -> Any:
         def counted(*args: Any) -> Any:
             calls[0] += 1
             return describe(*args)
 
         return counted
 
+    return wrap
+
+
+def test_the_native_loop_takes_answers_from_its_cache() -> None:
+    calls = [0]
     text = "<|im_end|>" * 1000 + "[INST]" * 1000
-    assert len(cached(text, "angle", counting)) == 1000 and len(cached(text, "bracket", counting)) == 1000
+    assert len(cached(text, "angle", _counting(calls))) == 1000 and len(cached(text, "bracket", _counting(calls))) == 1000
     assert calls[0] <= 4
 
 
 def test_an_escaped_slash_verdict_is_taken_from_the_cache() -> None:
     """Code repeats its escaped slashes (``/<\\/?[a-z]+>/``): one description per distinct window."""
-    calls = [0]
-
-    def counting(describe: Any) -> Any:
-        def counted(*args: Any) -> Any:
-            calls[0] += 1
-            return describe(*args)
-
-        return counted
-
     for unit, reported in [("let re = /<\\/?[a-z]+>/g;\n", 0), ("<\\u002fretrieved_content> x ", 1)]:
-        calls[0] = 0
+        calls = [0]
         text = unit * 1000
-        got = cached(text, "angle", counting)
+        got = cached(text, "angle", _counting(calls))
         assert got == reference(text, "angle") and len(got) == reported * 1000, unit
         assert calls[0] <= 130 // len(unit) + 2, (unit, calls[0])
