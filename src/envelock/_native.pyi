@@ -156,9 +156,10 @@ def exact_tokens(text: str | Utf8, reserved: tuple[str, ...]) -> list[tuple[int,
     """``(start, end)`` (code points) of every exact token of ``text``: ``reader.exact_after`` at each
     place one may start (tokens that overlap are all found)."""
 
-def class_runs(text: str | Utf8, ranges: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
+def class_runs(text: str | Utf8, ranges: list[tuple[int, int]], limit: int | None = None) -> list[tuple[int, int]] | None:
     """``(start, end)`` (code points) of each maximal run of characters in the inclusive ``ranges``,
-    in order (what ``[class]+`` finds); ``None`` for a range past U+10FFFF or with its ends reversed."""
+    in order (what ``[class]+`` finds); ``None`` for a range past U+10FFFF or with its ends reversed,
+    or for more than ``limit`` runs."""
 
 def blob_runs(text: str | Utf8, triggers: list[bytes], b64_min: int, hex_min: int, all: bool = False) -> list[tuple[int, int]]:
     """The base64 runs (``b64_min`` or more characters, then up to two ``=``) of ``text`` as

@@ -147,8 +147,9 @@ def test_a_range_no_table_holds_is_refused() -> None:
     assert _native.class_runs("abc", [(0x61, 0x110000)]) is None
 
 
-# The hidden pass's runs (``hidden._hidden_runs``: ``_ANY_RUN_RE`` in one native walk), its long runs
-# and the words holding short runs, against the regex loop they replace.
+# The hidden pass's runs (``hidden._native_runs``: ``_ANY_RUN_RE`` in one native walk), its long runs
+# and the words holding short runs, against the regex loop they replace (which still runs where runs
+# are dense).
 HIDDEN_MEMBERS = sorted({cp for lo, hi in hidden._HIDDEN_RANGES for cp in range(lo, hi + 1)})
 _hidden_texts = st.lists(
     st.sampled_from(
@@ -176,22 +177,40 @@ def _regex_words(text: str) -> list[tuple[int, int]]:
 @given(_hidden_texts)
 def test_the_hidden_runs_long_runs_and_words_are_the_regexes(text: str) -> None:
     with backend.use("native"):
-        runs = hidden._hidden_runs(text)
-        words = [m.span() for m in hidden._words_with_invisibles(text, runs)]
-    assert runs == [m.span() for m in hidden._ANY_RUN_RE.finditer(text)]
-    assert [r for r in runs if r[1] - r[0] >= hidden._LONG_RUN] == [m.span() for m in hidden._LONG_RUN_RE.finditer(text)]
-    assert words == _regex_words(text)
+        runs = _native.class_runs(text, list(hidden._HIDDEN_RANGES))
+        assert runs == [m.span() for m in hidden._ANY_RUN_RE.finditer(text)]
+        assert [r for r in runs if r[1] - r[0] >= hidden._LONG_RUN] == [m.span() for m in hidden._LONG_RUN_RE.finditer(text)]
+        assert [m.span() for m in hidden._words_with_invisibles(text, runs)] == _regex_words(text)
+        assert [m.span() for m in hidden._words_with_invisibles(text)] == _regex_words(text)
+        native, reference = _scan_both(text)
+    assert native == reference
+
+
+def test_dense_runs_are_left_to_the_regexes_and_sparse_ones_are_not() -> None:
+    dense, sparse = "a\u200b" * 5000, ("x" * 200 + "a\u200bb") * 50
+    with backend.use("native"):
+        assert hidden._native_runs(dense, hidden._HIDDEN_RANGES) is None
+        assert hidden._native_runs(sparse, hidden._HIDDEN_RANGES) == [m.span() for m in hidden._ANY_RUN_RE.finditer(sparse)]
+        for text in (dense, sparse):
+            native, reference = _scan_both(text)
+            assert native == reference
 
 
 def test_control_a_word_search_that_does_not_skip_the_runs_inside_a_word_is_caught() -> None:
     text = "a\u200bb\u200bc d\u200be"
-    runs = hidden._hidden_runs(text)
+    runs = _native.class_runs(text, list(hidden._HIDDEN_RANGES))
 
     def every_run(text: str) -> list[tuple[int, int]]:
         found = (hidden._IN_WORD_RE.match(text, s - 1) for s, _ in runs if s > 0)
         return [m.span() for m in found if m is not None]
 
     assert [m.span() for m in hidden._words_with_invisibles(text, runs)] == _regex_words(text) != every_run(text)
+
+
+def test_the_run_limit_is_the_native_walks() -> None:
+    text = "a\u200bb\u200bc"
+    assert _native.class_runs(text, list(hidden._HIDDEN_RANGES), 2) == [(1, 2), (3, 4)]
+    assert _native.class_runs(text, list(hidden._HIDDEN_RANGES), 1) is None
 
 
 @pytest.mark.parametrize(

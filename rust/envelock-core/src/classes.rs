@@ -73,8 +73,9 @@ pub fn classes_present(s: &str, classes: &[Vec<(u32, u32)>]) -> Vec<bool> {
 /// The maximal runs of characters of `ranges` (inclusive code point ranges) in `s`, in order (byte
 /// offsets): what the regex `[class]+` finds (`scan.hidden._CONTROL_RUN_RE`). Bytes that cannot
 /// begin one of its characters end a run at a table lookup; `None` for a range no table should
-/// hold (the caller then runs its regex).
-pub fn class_runs(s: &str, ranges: &[(u32, u32)]) -> Option<Vec<(usize, usize)>> {
+/// hold, or once there are more than `limit` runs (the caller then runs its regex: where runs are
+/// dense, collecting them costs more than the regex's own loop).
+pub fn class_runs(s: &str, ranges: &[(u32, u32)], limit: usize) -> Option<Vec<(usize, usize)>> {
     let mut leads = [false; 256];
     let mut blocks = vec![false; BLOCKS];
     for &(lo, hi) in ranges {
@@ -96,6 +97,9 @@ pub fn class_runs(s: &str, ranges: &[(u32, u32)]) -> Option<Vec<(usize, usize)>>
         if !leads[usize::from(b[i])] {
             if let Some(start) = run.take() {
                 out.push((start, i));
+                if out.len() > limit {
+                    return None;
+                }
             }
             i += 1;
             continue;
@@ -108,13 +112,16 @@ pub fn class_runs(s: &str, ranges: &[(u32, u32)]) -> Option<Vec<(usize, usize)>>
             run.get_or_insert(i);
         } else if let Some(start) = run.take() {
             out.push((start, i));
+            if out.len() > limit {
+                return None;
+            }
         }
         i += ch.len_utf8();
     }
     if let Some(start) = run {
         out.push((start, b.len()));
     }
-    Some(out)
+    (out.len() <= limit).then_some(out)
 }
 
 #[cfg(test)]
@@ -206,10 +213,23 @@ mod tests {
                     s.push(alphabet[k % n]);
                     k /= n;
                 }
-                assert_eq!(class_runs(&s, &ranges), Some(naive(&s)), "{s:?}");
+                let want = naive(&s);
+                assert_eq!(
+                    class_runs(&s, &ranges, usize::MAX),
+                    Some(want.clone()),
+                    "{s:?}"
+                );
+                assert_eq!(
+                    class_runs(&s, &ranges, want.len()),
+                    Some(want.clone()),
+                    "{s:?}"
+                );
+                if let Some(fewer) = want.len().checked_sub(1) {
+                    assert_eq!(class_runs(&s, &ranges, fewer), None, "{s:?}");
+                }
             }
         }
-        assert_eq!(class_runs("x", &[(0x41, 0x40)]), None);
+        assert_eq!(class_runs("x", &[(0x41, 0x40)], usize::MAX), None);
     }
 
     #[test]

@@ -990,18 +990,21 @@ fn classes_present(
     Ok(detached(py, s, || core::classes_present(s, &classes)))
 }
 
-/// class_runs(text, ranges) -> [(start, end)] | None: the maximal runs of characters in the
-/// inclusive code point `ranges` (code points; `core::classes::class_runs`), `None` for a range no
-/// table should hold.
+/// class_runs(text, ranges, limit=None) -> [(start, end)] | None: the maximal runs of characters in
+/// the inclusive code point `ranges` (code points; `core::classes::class_runs`), `None` for a range
+/// no table should hold or past `limit` runs.
 #[pyfunction]
+#[pyo3(signature = (text, ranges, limit = None))]
 fn class_runs(
     py: Python<'_>,
     text: &Bound<'_, PyAny>,
     ranges: Vec<(u32, u32)>,
+    limit: Option<usize>,
 ) -> PyResult<Option<Vec<(usize, usize)>>> {
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
-    let runs = detached(py, s, || core::class_runs(s, &ranges));
+    let limit = limit.unwrap_or(usize::MAX);
+    let runs = detached(py, s, || core::class_runs(s, &ranges, limit));
     Ok(runs.map(|r| spans_in_code_points(s, r)))
 }
 

@@ -216,8 +216,8 @@ def _readable(text: str) -> Any:
     :func:`surrogate_view`. The eye reads a surrogate as it reads :data:`VIEW_CHAR` (every table of
     the reader and the scanner holds both or neither: ``tests/scan/test_scan_surrogates.py``), and
     neither starts, ends or belongs to an ASCII construct (a marker, an attribute, a word, an escape,
-    a base64 run, a token), so the offsets and answers of such a call are the text's. Not for a call that answers with the text or
-    looks for the surrogates themselves (sanitize, controls)."""
+    a base64 run, a token), so the offsets and answers of such a call are the text's. Not for a call
+    that answers with the text or looks for the surrogates themselves (sanitize, controls)."""
     current = _VIEWED.get()
     return current[1] if current is not None and current[0] is text else _encoded(text)
 
@@ -385,20 +385,20 @@ def native_ascii_word_starts(text: str, words: tuple[str, ...]) -> list[int] | N
     return _if_native(lambda: _native.ascii_word_starts(_readable(text), list(words)))
 
 
-def native_class_runs(text: str, ranges: Sequence[tuple[int, int]]) -> list[Span] | None:
+def native_class_runs(text: str, ranges: Sequence[tuple[int, int]], limit: int | None = None) -> list[Span] | None:
     """The maximal runs of ``text``'s characters in the inclusive ``ranges`` (``_native.class_runs``),
-    or ``None`` when the native core is not in use, cannot take ``text`` or a range is not one a table
-    holds: the caller then runs its ``[class]+`` regex."""
+    or ``None`` when the native core is not in use, cannot take ``text``, a range is not one a table
+    holds or there are more than ``limit`` runs: the caller then runs its ``[class]+`` regex."""
     viewed = _VIEWED.get()
     if viewed is None or viewed[0] is not text:
-        return _if_native(lambda: _native.class_runs(_encoded(text), list(ranges)))
+        return _if_native(lambda: _native.class_runs(_encoded(text), list(ranges), limit))
     # A text with lone surrogates, read through its view: VIEW_CHAR stands for them there, so a class
     # holding it is left to the regex; a class holding every surrogate gets their runs merged in, one
     # holding some of them is left to the regex too.
     every = any(lo <= 0xD800 and hi >= 0xDFFF for lo, hi in ranges)
     if any(lo <= ord(VIEW_CHAR) <= hi for lo, hi in ranges) or (_holds_surrogates(ranges) and not every):
         return None
-    found = _if_native(lambda: _native.class_runs(viewed[1], list(ranges)))
+    found = _if_native(lambda: _native.class_runs(viewed[1], list(ranges), limit))
     return None if found is None else merged_runs(found, viewed[2]) if every else found
 
 
@@ -447,8 +447,8 @@ def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], 
     A text with a lone surrogate (which cannot cross as UTF-8) is read through its
     :func:`surrogate_view`, one code point for one, so every offset stays: :data:`VIEW_CHAR` is neither
     XML-impossible nor invisible, and the surrogates' own runs (XML-impossible) are merged into the
-    first list. (The
-    Python reference took 7 times compose's time on 2 MB of source with one surrogate.)"""
+    first list. (The Python reference took 7 times compose's time on 2 MB of source with one
+    surrogate.)"""
     found = _if_native(lambda: _native.sanitize_events(_encoded(text), first))
     if found is not None or _native is None or not is_native():
         return found
@@ -469,7 +469,7 @@ _view_runs = threading.local()
 
 
 def _as_replacement(e: UnicodeError) -> tuple[bytes, int]:
-    # The encoder hands over one whole run of surrogates at a time.
+    # CPython's encoder hands over a whole run of surrogates at a time (merged again all the same).
     assert isinstance(e, UnicodeEncodeError)
     _view_runs.runs.append((e.start, e.end))
     return _VIEW_BYTES * (e.end - e.start), e.end
@@ -479,13 +479,13 @@ codecs.register_error(_VIEW_HANDLER, _as_replacement)
 
 
 def surrogate_view(text: str) -> tuple[str, list[Span]]:
-    """``text`` with each lone surrogate written as :data:`VIEW_CHAR` (one code point for one: every offset stays),
-    and the runs of surrogates, in order. One pass of CPython's UTF-8 encoder and decoder (a ``re``
-    search for the surrogate class took ten times as long)."""
+    """``text`` with each lone surrogate written as :data:`VIEW_CHAR` (one code point for one: every
+    offset stays), and the maximal runs of surrogates, in order. One pass of CPython's UTF-8 encoder
+    and decoder (a ``re`` search for the surrogate class took ten times as long)."""
     _view_runs.runs = []
     try:
         view = text.encode("utf-8", _VIEW_HANDLER).decode("utf-8")
-        return view, _view_runs.runs
+        return view, merged_runs(_view_runs.runs, ())
     finally:
         del _view_runs.runs
 

@@ -271,10 +271,11 @@ def _decode_hidden(run: str) -> str | None:
 def _scan_hidden(text: str, ctx: Context, out: list[_Raw]) -> None:
     if (_NONE_IN_ASCII and text.isascii()) or not _present(text, ctx, _HIDDEN):
         return
-    runs = _hidden_runs(text)
-    for s, e in runs:
-        if e - s < _LONG_RUN:
-            continue
+    runs = _native_runs(text, _HIDDEN_RANGES)
+    long_runs = (
+        (r for r in runs if r[1] - r[0] >= _LONG_RUN) if runs is not None else (m.span() for m in _LONG_RUN_RE.finditer(text))
+    )
+    for s, e in long_runs:
         run = text[s:e]
         decoded = _decode_hidden(run)
         if decoded is not None:
@@ -351,35 +352,54 @@ def _count_runs(word: str, kinds: list[str]) -> int:
     return word.count(one) - word.count(one * 2) - word.count(one * 3)
 
 
+#: The native walk gives the runs where there is at most one in this many characters; denser runs
+#: (a word of letters joined by U+200B: a run every second character) cost more as a list of spans
+#: than the regexes' own loops (2 MB of them: 10 MB/s collected, 35 with the regexes).
+_NATIVE_RUNS_EVERY = 64
+
+
+def _native_runs(text: str, ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]] | None:
+    """The maximal runs of characters in ``ranges`` in one native walk (``_native.class_runs``), or
+    ``None`` where runs are dense or the core is not in use: the caller then runs its regex. (A
+    ``[class]+`` regex over the whole text took 2 to 3.6 times a whole scan's time on source with
+    one U+200B, U+202E or TAG character.)"""
+    return backend.native_class_runs(text, ranges, len(text) // _NATIVE_RUNS_EVERY + 16)
+
+
 def _runs(text: str, ranges: Sequence[tuple[int, int]], regex: re.Pattern[str]) -> list[tuple[int, int]]:
     """The maximal runs of characters in ``ranges`` (``regex``, a ``[class]+`` of the same ranges, finds
-    the same): one native walk (``_native.class_runs``), else the regex."""
-    runs = backend.native_class_runs(text, ranges)
+    the same): :func:`_native_runs`, else the regex."""
+    runs = _native_runs(text, ranges)
     return runs if runs is not None else [m.span() for m in regex.finditer(text)]
-
-
-def _hidden_runs(text: str) -> list[tuple[int, int]]:
-    """The maximal runs of invisible characters, as ``_ANY_RUN_RE.finditer`` finds them: one native
-    walk (``_native.class_runs``), else the regex. (Two regex passes over the whole text, one for the
-    long runs and one for the words, took 3.6 times a whole scan's time on source with one U+200B.)"""
-    return _runs(text, _HIDDEN_RANGES, _ANY_RUN_RE)
 
 
 def _words_with_invisibles(text: str, runs: Iterable[tuple[int, int]] | None = None) -> list[re.Match[str]]:
     """Every word holding short invisible runs, found from the invisible runs (rare) rather than
     from every letter: the next run, then the word around it, then on after that word. ``runs``: the
-    maximal runs (:func:`_hidden_runs`). A word ends with a letter, so the first run at or after its
-    end is a whole one: the runs a search from there would find."""
+    maximal runs (:func:`_native_runs`), else each is searched for from the end of the word before
+    (a word ends with a letter, so the first run at or after its end is a whole one: the runs of
+    ``runs`` a search from there would find)."""
     out: list[re.Match[str]] = []
     pos = 0
-    for start, _ in runs if runs is not None else _hidden_runs(text):
-        if start < pos:
-            continue  # inside the word before
-        word = _IN_WORD_RE.match(text, start - 1) if start > 0 else None
-        if word is not None:
+    if runs is not None:
+        for start, _ in runs:
+            if start < pos:
+                continue  # inside the word before
+            word = _IN_WORD_RE.match(text, start - 1) if start > 0 else None
+            if word is not None:
+                out.append(word)
+                pos = word.end()
+        return out
+    while True:
+        run = _ANY_RUN_RE.search(text, pos)
+        if run is None:
+            return out
+        word = _IN_WORD_RE.match(text, run.start() - 1) if run.start() > 0 else None
+        if word is None:
+            pos = run.end()
+        else:
             out.append(word)
             pos = word.end()
-    return out
 
 
 def _runs_in_word(text: str, start: int, end: int, out: list[_Raw]) -> None:
