@@ -27,6 +27,7 @@ __all__ = [
     "defang_body",
     "defang_many",
     "exact_tokens",
+    "find_ascii",
     "findings",
     "interleave",
     "line_markers",
