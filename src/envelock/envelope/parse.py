@@ -19,9 +19,9 @@ problems stay linear too.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..errors import EnvelopeBreach
 from ..eye import backend
@@ -185,23 +185,27 @@ def _first_difference(scan: _Scan, raw: str, canon: str, start: int, path: tuple
     )
 
 
+#: The open tag's attributes, in the order of its groups.
+_ATTRIBUTE_NAMES = ("provenance", "origin", *OPTIONAL_ATTRIBUTES)
+
+
 def _envelope(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple[Envelope | None, int]:
     text = scan.text
     m = OPEN_TAG_RE.match(text, pos)
     if m is None:
         scan.problem("structure", f"expected an open tag <{TAG} provenance=... origin=...>: {_snippet(text, pos)!r}", pos, path)
         return None, -1
-    for k, name in enumerate(("provenance", "origin", *OPTIONAL_ATTRIBUTES), start=1):
-        raw = m.group(k)
-        bad = ATTR_INVALID_RE.search(raw) if raw else None
+    groups = m.groups()  # one call, not one per attribute: a preface may hold thousands of envelopes
+    for k, (name, raw) in enumerate(zip(_ATTRIBUTE_NAMES, groups, strict=True), start=1):
+        bad = ATTR_INVALID_RE.search(raw) if raw and not is_plain_attribute(raw) else None
         if bad:
             found = _snippet(raw, bad.start(), 8)
             scan.problem("structure", f"{name}: {found!r} is not escaped as the renderer escapes it", m.start(k), path)
-    source = _attribute(scan, m.group(1), "provenance", pos, path)
-    origin = _attribute(scan, m.group(2), "origin", pos, path)
+    source = _attribute(scan, groups[0], "provenance", pos, path)
+    origin = _attribute(scan, groups[1], "origin", pos, path)
     fetched_at: str | None = None
-    if m.group(3) is not None:
-        fetched_at = unescape_attribute(m.group(3))
+    if groups[2] is not None:
+        fetched_at = unescape_attribute(groups[2])
         if not CANONICAL_FETCHED_AT_RE.fullmatch(fetched_at) or fetched_at.endswith(".000000Z"):
             scan.problem("fetched-at", f"fetched_at is not in canonical UTC form: {fetched_at[:40]!r}", pos, path)
         else:
@@ -209,7 +213,7 @@ def _envelope(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple
                 parse_iso8601(fetched_at)
             except ValueError as exc:
                 scan.problem("fetched-at", f"fetched_at is not a valid date-time: {exc}", pos, path)
-    nonce, spot = _turn_attributes(scan, m, pos, path)
+    nonce, spot = _turn_attributes(scan, groups, pos, path)
     depth += 1
     scan.depth_seen = max(scan.depth_seen, depth)
     inner = m.end()
@@ -236,9 +240,10 @@ def _envelope(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple
     return Envelope(source, origin, fetched_at, body, (), pos, nonce, spot), close + len(_CLOSE)
 
 
-def _turn_attributes(scan: _Scan, m: re.Match[str], pos: int, path: tuple[int, ...]) -> tuple[str | None, Spotlight]:
-    """The ``nonce`` and the spotlight (``transform``, ``marker``, ``seed``) attributes, checked."""
-    nonce, mode, marker, seed = (None if m.group(k) is None else unescape_attribute(m.group(k)) for k in (4, 5, 6, 7))
+def _turn_attributes(scan: _Scan, groups: tuple[str | Any, ...], pos: int, path: tuple[int, ...]) -> tuple[str | None, Spotlight]:
+    """The ``nonce`` and the spotlight (``transform``, ``marker``, ``seed``) attributes (the open tag's
+    groups 4 to 7), checked."""
+    nonce, mode, marker, seed = (None if raw is None else unescape_attribute(raw) for raw in groups[3:7])
     if nonce is not None and not spotlight.NONCE_RE.fullmatch(nonce):
         scan.problem("nonce", f"nonce is not 8 to 128 characters of [A-Za-z0-9_-]: {_snippet(nonce, 0)!r}", pos, path)
     if mode is None:
