@@ -19,11 +19,10 @@ import argparse
 import datetime
 import platform
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from _results import write_results
+from _timing import best
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -37,15 +36,6 @@ CHARACTERS = [
     "\ufeff", "\U0001f600", "\ud800", "\uff1c", "\u2028", "\x85", "\u65e5",
 ]  # fmt: skip
 CALLS = ("compose", "verify", "scan_text")
-
-
-def best(f: Callable[[], object], repeat: int) -> float:
-    out = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        f()
-        out = min(out, time.perf_counter() - t)
-    return out
 
 
 def times(text: str, repeat: int) -> dict[str, float]:

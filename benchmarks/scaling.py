@@ -21,12 +21,12 @@ import os
 import platform
 import sys
 import sysconfig
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from _results import write_results
+from _timing import best
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
@@ -53,15 +53,6 @@ def busy(n: int) -> int:
 
 def busy_many(ns: list[int]) -> int:
     return sum(busy(n) for n in ns)
-
-
-def best(fn: Callable[[], object], repeat: int) -> float:
-    out = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        out = min(out, time.perf_counter() - t)
-    return out
 
 
 def modes(
