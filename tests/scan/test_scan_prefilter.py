@@ -17,10 +17,11 @@ import re
 
 import pytest
 from helpers.data import NATIVE_HOW, optional_module
+from helpers.scanning import scanned
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import envelock
+from envelock import Finding
 from envelock.eye import backend, charsets
 from envelock.scan import hidden
 
@@ -72,12 +73,8 @@ _texts = st.lists(
 ).map("".join)
 
 
-def _scan_both(text: str) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
-    with backend.use("native"):
-        native = [vars(f) for f in envelock.scan_text(text)]
-    with backend.use("reference"):
-        reference = [vars(f) for f in envelock.scan_text(text)]
-    return native, reference
+def _scan_both(text: str) -> tuple[list[Finding], ...]:
+    return scanned(text, "native", "reference")
 
 
 @settings(max_examples=300, deadline=None)

@@ -20,11 +20,12 @@ from typing import Any
 
 import pytest
 from helpers.data import NATIVE_HOW, skip_unless_required
+from helpers.scanning import scanned
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import envelock.scan as scan_module
-from envelock import Finding, scan_text
+from envelock import scan_text
 from envelock.eye import backend, charsets, escape, reader, unicode_tables
 from envelock.eye.tokens import EXACT_TOKENS, RESERVED_NAMES
 from envelock.scan import tags
@@ -114,22 +115,16 @@ PIECES = [
 TEXTS = st.lists(st.sampled_from(PIECES), max_size=24).map("".join)
 
 
-def both(text: str) -> tuple[list[Finding], list[Finding]]:
-    native = scan_text(text)
-    with backend.use("fast"):
-        return native, scan_text(text)
-
-
 @settings(max_examples=300, deadline=None)
 @given(TEXTS)
 def test_a_text_with_surrogates_scans_as_the_python_passes_scan_it(text: str) -> None:
-    native, python = both(text)
+    native, python = scanned(text, "native", "fast")
     assert native == python
 
 
 def test_negative_control_a_view_that_writes_a_letter_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "x <\ud800/retrieved_content> y"
-    native, python = both(text)
+    native, python = scanned(text, "native", "fast")
     assert native == python and any(f.rule == "envelope-close-tag" for f in native)
 
     def lettered(t: str) -> tuple[str, list[tuple[int, int]]]:
