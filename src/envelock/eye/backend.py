@@ -178,29 +178,34 @@ def encoded_once(text: str, *, view: bool = False) -> Iterator[None]:
     lone surrogate gets none (each call then falls back as it would), unless ``view``: then the calls
     that read it as the eye does (:func:`_readable`) read one copy of its :func:`surrogate_view`. The
     copy lives until the block ends."""
-    copy: object | None = None
-    if _native is not None and is_native() and not text.isascii():
-        try:
-            copy = _native.Utf8(text)
-        except SurrogateError:
-            copy = None
-            if view:
-                seen, runs = surrogate_view(text)
-                viewed = _VIEWED.set((text, _native.Utf8(seen), runs))
-                del seen
-                try:
-                    yield
-                finally:
-                    _VIEWED.reset(viewed)
-                return
-    if copy is None:
+    if _native is None or not is_native() or text.isascii():
         yield
         return
-    token = _ENCODED.set((text, copy))
+    try:
+        copy: object | None = _native.Utf8(text)
+    except SurrogateError:
+        copy = None
+    if copy is not None:
+        with _bound(_ENCODED, (text, copy)):
+            yield
+    elif view:
+        seen, runs = surrogate_view(text)
+        viewed = (text, _native.Utf8(seen), runs)
+        del seen  # the copy holds its own bytes
+        with _bound(_VIEWED, viewed):
+            yield
+    else:
+        yield
+
+
+@contextmanager
+def _bound(var: ContextVar[T | None], value: T) -> Iterator[None]:
+    """``var`` set to ``value`` within the block."""
+    token = var.set(value)
     try:
         yield
     finally:
-        _ENCODED.reset(token)
+        var.reset(token)
 
 
 def _encoded(text: str) -> Any:
