@@ -404,7 +404,9 @@ def native_class_runs(text: str, ranges: Sequence[tuple[int, int]], limit: int |
     if any(lo <= ord(VIEW_CHAR) <= hi for lo, hi in ranges) or (_holds_surrogates(ranges) and not every):
         return None
     found = _if_native(lambda: _native.class_runs(viewed[1], list(ranges), limit))
-    return None if found is None else merged_runs(found, viewed[2]) if every else found
+    if found is None or not every:
+        return found
+    return merged_runs(found, viewed[2])
 
 
 def native_scheme_starts(text: str, schemes: tuple[tuple[str, str, str], ...], limit: int) -> list[list[int] | None] | None:
