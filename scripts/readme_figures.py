@@ -15,7 +15,9 @@ over several lines); this script owns it, nobody types it. The sources:
   ``benchmarks/results/benign.json``;
 * ``growth``: the output growth per level, from ``benchmarks/results/levels.json``;
 * ``memory``: docs/INTERNALS.md's peak memory of compose and verify on one 100 MB body, from
-  ``benchmarks/results/memory.json``.
+  ``benchmarks/results/memory.json``;
+* ``scaling``: docs/INTERNALS.md's batch scan on two threads and two processes, with the busy-loop
+  control, from ``benchmarks/results/scaling.json``.
 
 ``tests/test_docs.py`` fails when a file differs from what this script writes. Run it after a
 benchmark run or a change to the tables: ``python scripts/readme_figures.py``.
@@ -173,6 +175,18 @@ def memory(results: Mapping[str, Any]) -> str:
     return "\n".join([*lines, "", f"({header}.)", ""]) + "\n"
 
 
+def scaling(results: Mapping[str, Any]) -> str:
+    """The speed-up of two threads and two processes over one, for the scan and the busy-loop
+    control, from ``benchmarks/results/scaling.json`` (``python benchmarks/scaling.py``)."""
+    row = {r["mode"]: r for r in results["rows"]}
+    date = results["header"].split("; ")[-1].split(",")[0]
+    return (
+        f"threads {row['threads']['scan_speedup']:.2f}x (busy loop {row['threads']['busy_speedup']:.2f}x), "
+        f"processes {row['processes']['scan_speedup']:.2f}x (busy loop {row['processes']['busy_speedup']:.2f}x; "
+        f"{date}, `results/scaling.txt`)"
+    )
+
+
 def _written(reading: str) -> str:
     return reading.replace(" ", "")
 
@@ -231,6 +245,7 @@ def figures(root: Path = ROOT) -> dict[str, Callable[[], str]]:
         "stdlib-reserved": lambda: stdlib_reserved(results("benign.json")),
         "growth": lambda: growth(results("levels.json")),
         "memory": lambda: memory(results("memory.json")),
+        "scaling": lambda: scaling(results("scaling.json")),
     }
 
 

@@ -2,8 +2,8 @@
 
 Most of the scanner's passes are native and drop the GIL for long texts, but its reports,
 findings and regex windows are Python objects, so threads still queue on the GIL: on this
-project's 2-core machine, two threads scan the standard library at 0.95-0.99x one thread, two
-processes at 1.30-1.46x (two runs; ``benchmarks/scaling.py``, docs/INTERNALS.md). The
+project's 2-core machine two threads scan the standard library no faster than one, and two
+processes faster (``benchmarks/scaling.py``; its figures in docs/INTERNALS.md). The
 batch path runs one process per core, each scanning whole tasks (a slice of rows). Results come back in input order; at most
 ``window`` tasks are in flight, so memory stays bounded however long the input. Workers
 are started with ``forkserver`` (``spawn`` where there is none), never forked from a

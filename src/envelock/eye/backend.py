@@ -454,8 +454,7 @@ def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], 
     A text with a lone surrogate (which cannot cross as UTF-8) is read through its
     :func:`surrogate_view`, one code point for one, so every offset stays: :data:`VIEW_CHAR` is neither
     XML-impossible nor invisible, and the surrogates' own runs (XML-impossible) are merged into the
-    first list. (The Python reference took 7 times compose's time on 2 MB of source with one
-    surrogate.)"""
+    first list. (The Python reference it replaces multiplied compose's time: ``benchmarks/cliffs.py``.)"""
     found = _if_native(lambda: _native.sanitize_events(_encoded(text), first))
     if found is not None or _native is None or not is_native():
         return found
@@ -488,7 +487,7 @@ codecs.register_error(_VIEW_HANDLER, _as_replacement)
 def surrogate_view(text: str) -> tuple[str, list[Span]]:
     """``text`` with each lone surrogate written as :data:`VIEW_CHAR` (one code point for one: every
     offset stays), and the maximal runs of surrogates, in order. One pass of CPython's UTF-8 encoder
-    and decoder (a ``re`` search for the surrogate class took ten times as long)."""
+    and decoder (a ``re`` search for the surrogate class is several times slower)."""
     _view_runs.runs = []
     try:
         view = text.encode("utf-8", _VIEW_HANDLER).decode("utf-8")
