@@ -113,6 +113,26 @@ def test_native_findings_equal_the_python_builder(case: tuple[str, list[Report]]
     assert same(native(text, list(raw)), S._py_findings(text, list(raw)))
 
 
+@st.composite
+def sparse_reports(draw: st.DrawFn) -> tuple[str, list[Report]]:
+    """Few reports in a long text (at most one per 16 bytes, their spans short in all): the native
+    builder then walks from start to start instead of building a table of every line."""
+    text = draw(st.lists(st.sampled_from(PIECES), min_size=1, max_size=12).map("".join)) * 40
+    n = len(text)
+    cap = len(text.encode("utf-8", "surrogatepass")) // 16
+    raw: list[Report] = []
+    for _ in range(draw(st.integers(1, min(12, max(1, cap))))):
+        start = draw(st.integers(0, n))
+        raw.append(("padded-opener", "note", "m", start, min(n + 2, start + draw(st.integers(0, 300)))))
+    return text, ordered(text, raw)
+
+
+@given(sparse_reports())
+def test_native_findings_of_few_reports_in_a_long_text_equal_the_python_builder(case: tuple[str, list[Report]]) -> None:
+    text, raw = case
+    assert same(native(text, list(raw)), S._py_findings(text, list(raw)))
+
+
 def test_native_findings_equal_the_python_builder_on_the_corpus_and_shapes() -> None:
     assert sum(len(r) for _, r in CASES) > 1000  # the corpus and the shapes do report
     for text, raw in CASES:

@@ -126,6 +126,91 @@ pub fn line_starts(b: &[u8]) -> (Vec<usize>, usize) {
     (starts, n)
 }
 
+/// Line, column (1-based, in code points, as [`line_starts`] gives them) and byte offset of
+/// code-point offsets taken in increasing order, found by walking forward from the previous one:
+/// for a few reports in a long text, instead of a table of every line. The walk skips eight bytes
+/// at a time ([`code_points`]' mask) and counts lines with `memchr`; every byte is read once over
+/// all the calls to [`LineWalker::to`], and a [`LineWalker::peek`] reads from the current offset.
+#[derive(Clone, Copy)]
+pub struct LineWalker<'a> {
+    b: &'a [u8],
+    /// A character's first byte (or the end), and the code points before it.
+    byte: usize,
+    cp: usize,
+    line: usize,
+    /// The code-point offset of the current line's start.
+    line_cp: usize,
+}
+
+/// Where a code-point offset lies: its line and column (1-based) and its byte offset (clamped to
+/// the end of the text, as the column is not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Spot {
+    pub line: usize,
+    pub column: usize,
+    pub byte: usize,
+}
+
+impl<'a> LineWalker<'a> {
+    pub fn new(b: &'a [u8]) -> Self {
+        LineWalker {
+            b,
+            byte: 0,
+            cp: 0,
+            line: 1,
+            line_cp: 0,
+        }
+    }
+
+    /// Moves to code point `target` (an offset before the current one is not moved back to: the
+    /// caller asks in order) and says where it lies.
+    pub fn to(&mut self, target: usize) -> Spot {
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let b = self.b;
+        let from = self.byte;
+        let (mut byte, mut cp) = (self.byte, self.cp);
+        // Whole words while the word's characters all come before `target`.
+        while byte + 8 <= b.len() && cp < target {
+            let mut x = [0u8; 8];
+            x.copy_from_slice(&b[byte..byte + 8]);
+            let x = u64::from_le_bytes(x);
+            let starts = 8 - (x & !(x << 1) & HIGH).count_ones() as usize;
+            if cp + starts > target {
+                break;
+            }
+            cp += starts;
+            byte += 8;
+        }
+        // `cp` counts the characters that start before `byte`, which may be inside one.
+        while byte < b.len() {
+            let first = b[byte] & 0xC0 != 0x80;
+            if first && cp >= target {
+                break;
+            }
+            cp += usize::from(first);
+            byte += 1;
+        }
+        let seg = &b[from..byte];
+        if let Some(k) = memchr::memrchr(b'\n', seg) {
+            self.line += memchr::memchr_iter(b'\n', seg).count();
+            self.line_cp = cp - code_points(&seg[k + 1..]);
+        }
+        self.byte = byte;
+        self.cp = cp;
+        Spot {
+            line: self.line,
+            column: target.max(self.cp) - self.line_cp + 1,
+            byte,
+        }
+    }
+
+    /// Where `target` (at or after the current offset) lies, without moving.
+    pub fn peek(&self, target: usize) -> Spot {
+        let mut w = *self;
+        w.to(target)
+    }
+}
+
 /// The number of code points in `b` (UTF-8, whole characters): its bytes less its continuation
 /// bytes (`10xxxxxx`), counted eight at a time (bit 7 set and bit 6 clear in each byte; the shift
 /// carries a bit across bytes only into bit 0, which the mask drops).

@@ -372,6 +372,57 @@ fn code_points_as_chars_count_them() {
     assert_ne!(high_bit, crate::code_points(text.as_bytes()));
 }
 
+/// Where `off` lies by the table of line starts (`types.LineIndex.locate`), its byte clamped.
+fn spot_by_table(s: &str, starts: &[usize], off: usize) -> crate::Spot {
+    let line = starts.partition_point(|&x| x <= off);
+    let byte = s.char_indices().nth(off).map_or(s.len(), |(i, _)| i);
+    crate::Spot {
+        line,
+        column: off - starts[line - 1] + 1,
+        byte,
+    }
+}
+
+#[test]
+fn the_line_walker_agrees_with_the_table_of_line_starts() {
+    // Every slice of the text below, and in each every pair of offsets (the second past the end
+    // too) taken in order by one walker, with a peek at every later offset from the first.
+    let base = "a\n\u{e9}\n\n\u{1f600}\nxyz\u{20ac}abcdefghij\n\u{7ff}\u{10ffff}\n\u{28a}z";
+    let long: String = (0..2).map(|_| base).collect();
+    let bounds: Vec<usize> = (0..=long.len())
+        .filter(|&i| long.is_char_boundary(i))
+        .collect();
+    let mut checked = 0;
+    for (k, &a) in bounds.iter().enumerate() {
+        let s = &long[a..];
+        let (starts, n) = crate::line_starts(s.as_bytes());
+        let step = if k % 3 == 0 { 1 } else { 5 };
+        for first in (0..=n + 2).step_by(step) {
+            let mut w = crate::LineWalker::new(s.as_bytes());
+            assert_eq!(
+                w.to(first),
+                spot_by_table(s, &starts, first),
+                "{s:?} {first}"
+            );
+            for second in first..=n + 2 {
+                assert_eq!(
+                    w.peek(second),
+                    spot_by_table(s, &starts, second),
+                    "{s:?} {first} peek {second}"
+                );
+                let mut v = w;
+                assert_eq!(
+                    v.to(second),
+                    spot_by_table(s, &starts, second),
+                    "{s:?} {first} {second}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 10_000, "{checked}");
+}
+
 #[test]
 fn line_starts_as_a_byte_loop_finds_them() {
     // Every slice of a text with newlines and multi-byte characters at every position of an

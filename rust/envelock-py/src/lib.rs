@@ -542,16 +542,47 @@ fn findings<'py>(
         .try_into()
         .map_err(|_| PyValueError::new_err("findings needs ten field names"))?;
     let b = s.as_bytes();
-    // Line starts in code points (a line ends at "\n"), and the text's length in code points.
-    // None needed without reports (a clean text, the usual case).
-    let (starts, n) = if raw.is_empty() {
-        (vec![0], 0)
+    // The starts come in order: one walker finds each start's line, column and byte. An end or a
+    // snippet's stop is found by a peek from its start, which reads the span again: with many
+    // reports, or long spans, the ends come from a table of every line instead (each byte is then
+    // read a bounded number of times either way). A clean text, the usual case, needs neither.
+    let mut spans = 0usize;
+    let few = raw.len().saturating_mul(16) <= b.len()
+        && raw.iter().all(|item| {
+            let span = item
+                .cast::<PyTuple>()
+                .ok()
+                .and_then(|r| {
+                    Some((
+                        r.get_item(3).ok()?.extract::<usize>().ok()?,
+                        r.get_item(4).ok()?.extract::<usize>().ok()?,
+                    ))
+                })
+                .map_or(usize::MAX, |(a, z)| z.checked_sub(a).unwrap_or(usize::MAX));
+            spans = spans.saturating_add(span);
+            spans <= b.len()
+        });
+    let table = if raw.is_empty() || few {
+        None
     } else {
-        core::line_starts(b)
+        Some(core::line_starts(b))
     };
-    let locate = |off: usize| -> (usize, usize) {
-        let line = starts.partition_point(|&x| x <= off);
-        (line, off - starts[line - 1] + 1)
+    let n = match &table {
+        Some((_, n)) => *n,
+        None if raw.is_empty() => 0,
+        None => core::code_points(b),
+    };
+    let end_of = |walk: &core::LineWalker<'_>, off: usize| -> (usize, usize) {
+        match &table {
+            None => {
+                let spot = walk.peek(off);
+                (spot.line, spot.column)
+            }
+            Some((starts, _)) => {
+                let line = starts.partition_point(|&x| x <= off);
+                (line, off - starts[line - 1] + 1)
+            }
+        }
     };
     let new = py.get_type::<pyo3::types::PyAny>().getattr("__new__")?;
     let args = PyTuple::new(py, [cls])?;
@@ -559,7 +590,8 @@ fn findings<'py>(
     let mut shown: HashMap<(&str, bool), Bound<'py, PyAny>> = HashMap::new();
     let mut last_shown: Option<((&str, bool), Bound<'py, PyAny>)> = None;
     let mut last_template: Option<((usize, usize, usize, usize), Template<'py>)> = None;
-    let mut at = Cursor { b, cp: 0, byte: 0 };
+    let mut walk = core::LineWalker::new(b);
+    let mut last_start = 0usize;
     let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(raw.len());
     for item in raw.iter() {
         let r = item.cast_into::<PyTuple>()?;
@@ -570,13 +602,18 @@ fn findings<'py>(
         let (start_obj, end_obj) = (r.get_item(3)?, r.get_item(4)?);
         let start: usize = start_obj.extract()?;
         let end: usize = end_obj.extract()?;
-        let (line, column) = locate(start);
-        let (end_line, end_column) = locate(end);
+        if start < last_start {
+            return Err(PyValueError::new_err(
+                "the reports' starts must not decrease",
+            ));
+        }
+        last_start = start;
+        let at = walk.to(start);
+        let (line, column) = (at.line, at.column);
+        let (end_line, end_column) = end_of(&walk, end);
         // text[start : min(end, start + snippet_max)] and whether the span is longer.
         let stop = end.min(start.saturating_add(snippet_max)).max(start);
-        let (p, q) = (at.to(start), at.to(stop));
-        at.to(start);
-        let part = &s[p..q];
+        let part = &s[at.byte..walk.peek(stop).byte];
         let shown_len = stop.min(n).saturating_sub(start);
         let key = (part, end - start.min(end) > shown_len);
         // Hostile text repeats one construct: the previous finding's snippet, if its key is this one,
