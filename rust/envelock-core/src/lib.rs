@@ -126,6 +126,35 @@ pub fn line_starts(b: &[u8]) -> (Vec<usize>, usize) {
     (starts, n)
 }
 
+/// From `byte`, with `cp` the characters that start before it, forward to the first byte of
+/// character `target` (or the end of `b`): that byte and the characters before it. Whole words
+/// of eight bytes are skipped while their characters all come before `target` ([`code_points`]'
+/// mask), then bytes one at a time.
+pub fn cp_advance(b: &[u8], mut byte: usize, mut cp: usize, target: usize) -> (usize, usize) {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    while byte + 8 <= b.len() && cp < target {
+        let mut x = [0u8; 8];
+        x.copy_from_slice(&b[byte..byte + 8]);
+        let x = u64::from_le_bytes(x);
+        let starts = 8 - (x & !(x << 1) & HIGH).count_ones() as usize;
+        if cp + starts > target {
+            break;
+        }
+        cp += starts;
+        byte += 8;
+    }
+    // `cp` counts the characters that start before `byte`, which may be inside one.
+    while byte < b.len() {
+        let first = b[byte] & 0xC0 != 0x80;
+        if first && cp >= target {
+            break;
+        }
+        cp += usize::from(first);
+        byte += 1;
+    }
+    (byte, cp)
+}
+
 /// Line, column (1-based, in code points, as [`line_starts`] gives them) and byte offset of
 /// code-point offsets taken in increasing order, found by walking forward from the previous one:
 /// for a few reports in a long text, instead of a table of every line. The walk skips eight bytes
@@ -165,31 +194,9 @@ impl<'a> LineWalker<'a> {
     /// Moves to code point `target` (an offset before the current one is not moved back to: the
     /// caller asks in order) and says where it lies.
     pub fn to(&mut self, target: usize) -> Spot {
-        const HIGH: u64 = 0x8080_8080_8080_8080;
         let b = self.b;
         let from = self.byte;
-        let (mut byte, mut cp) = (self.byte, self.cp);
-        // Whole words while the word's characters all come before `target`.
-        while byte + 8 <= b.len() && cp < target {
-            let mut x = [0u8; 8];
-            x.copy_from_slice(&b[byte..byte + 8]);
-            let x = u64::from_le_bytes(x);
-            let starts = 8 - (x & !(x << 1) & HIGH).count_ones() as usize;
-            if cp + starts > target {
-                break;
-            }
-            cp += starts;
-            byte += 8;
-        }
-        // `cp` counts the characters that start before `byte`, which may be inside one.
-        while byte < b.len() {
-            let first = b[byte] & 0xC0 != 0x80;
-            if first && cp >= target {
-                break;
-            }
-            cp += usize::from(first);
-            byte += 1;
-        }
+        let (byte, cp) = cp_advance(b, self.byte, self.cp, target);
         let seg = &b[from..byte];
         if let Some(k) = memchr::memrchr(b'\n', seg) {
             self.line += memchr::memchr_iter(b'\n', seg).count();

@@ -489,12 +489,8 @@ impl Cursor<'_> {
     /// The byte offset of code point `cp` (clamped to the end).
     fn to(&mut self, cp: usize) -> usize {
         let b = self.b;
-        while self.cp < cp && self.byte < b.len() {
-            self.byte += 1;
-            while self.byte < b.len() && b[self.byte] & 0xC0 == 0x80 {
-                self.byte += 1;
-            }
-            self.cp += 1;
+        if self.cp < cp {
+            (self.byte, self.cp) = core::cp_advance(b, self.byte, self.cp, cp);
         }
         while self.cp > cp {
             self.byte -= 1;
