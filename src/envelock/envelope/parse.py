@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import EnvelopeBreach
 from ..eye import backend
-from ..eye.escape import BODY_CONTEXT, Level, canonical_body_at, check_level, defang, defang_body, opener_readings, undefang
+from ..eye.escape import BODY_CONTEXT, Level, canonical_body_at, check_level, defang, defang_body, opener_records, undefang
 from ..eye.load_tokens import Tokens
 from ..eye.reader import names_for, readings, visible
 from ..eye.tokens import RESERVED_NAMES
@@ -167,8 +167,8 @@ def _tags_in(scan: _Scan, text: str) -> set[int]:
     found = {
         s
         for family in ("angle", "bracket")
-        for s, e, reading in opener_readings(seen, scan.reserved, family, scan.tokens)
-        if s < n and reading and (e >= n or text[e] != "\\")
+        for s, e, kind, *_ in opener_records(seen, scan.reserved, family, scan.tokens)
+        if s < n and kind != "none" and (e >= n or text[e] != "\\")
     }
     names = names_for(scan.reserved, scan.tokens)
     found.update(m.start() for m in names.exact_finder().finditer(text) if text[m.start() + 1 : m.start() + 2] != "\\")

@@ -1184,4 +1184,6 @@ def reserved_tag_count(text: str, names: Names | None = None) -> int:
 
 def visible(text: str) -> str:
     """``text`` with invisible, control and ignorable characters shown as ``U+XXXX``."""
+    if text.isascii() and text.isprintable():
+        return text  # nothing to show: every ignorable is beyond ASCII (a report's snippet, usually)
     return "".join(c if (c.isprintable() and c not in _IGNORABLE) or c == " " else f"U+{ord(c):04X}" for c in text)
