@@ -146,3 +146,56 @@ def test_compose_reads_one_copy_per_body(monkeypatch: pytest.MonkeyPatch) -> Non
         seen.clear()
         compose_preface([PrefaceEntry("external", "web:x", body)], spotlight="datamark")
         assert seen == [None]
+
+
+#: A text the scanner reads folded (``scan._base.ascii_folded``: KELVIN SIGN read as ``K``), non-ASCII, with
+#: what the three passes over the folded text report (a turn marker, an attribute injection, a ROT13 word).
+FOLDED = '\u212a \u00e9 x\nUSER: hi "origin=" x ergevrirq_pbagrag\n' * 20
+
+
+def test_the_folded_text_is_read_from_one_copy_alongside(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[object] = []
+    real = _native.line_markers
+
+    def spy(text: object, *args: object) -> object:
+        seen.append(text)
+        return real(text, *args)
+
+    with backend.use("native"):
+        monkeypatch.setattr(backend, "encoded_alongside", lambda text: None)
+        monkeypatch.setattr("envelock.scan._base.encoded_alongside", lambda text: None)
+        plain = envelock.scan_text(FOLDED)
+        monkeypatch.undo()
+        monkeypatch.setattr(_native, "line_markers", spy)
+        assert envelock.scan_text(FOLDED) == plain
+    assert {f.rule for f in plain} == {"prose-turn-marker", "forged-attribute", "encoded-tag"}
+    assert len(seen) == 1 and isinstance(seen[0], _native.Utf8)
+    assert backend._ENCODED.get() is None  # the copies end with the scan
+
+
+def test_a_copy_alongside_only_within_a_block_and_not_for_ascii() -> None:
+    other = "\u00e9 other"
+    with backend.use("native"):
+        backend.encoded_alongside(other)
+        assert backend._copy_of(other) is None  # no block: nothing to hold it
+        with backend.encoded_once(TEXTS[0]):
+            backend.encoded_alongside("ascii only")
+            backend.encoded_alongside("lone \ud800")
+            backend.encoded_alongside(other)
+            assert backend._copy_of("ascii only") is None and backend._copy_of("lone \ud800") is None
+            assert isinstance(backend._encoded(other), _native.Utf8)
+        assert backend._copy_of(other) is None
+
+
+def test_negative_control_a_copy_of_another_text_alongside_is_seen(monkeypatch: pytest.MonkeyPatch) -> None:
+    with backend.use("native"):
+        right = envelock.scan_text(FOLDED)
+        wrong_text = "\u00e9 nothing here " * 40
+
+        def wrong(text: str) -> None:
+            current = backend._ENCODED.get()
+            assert current is not None
+            current.append((text, _native.Utf8(wrong_text)))
+
+        monkeypatch.setattr("envelock.scan._base.encoded_alongside", wrong)
+        assert envelock.scan_text(FOLDED) != right

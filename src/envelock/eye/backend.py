@@ -160,8 +160,9 @@ def native_or(native_name: str, python: Callable[..., str], *args: object) -> st
     return python(*args)
 
 
-#: The text of the innermost :func:`encoded_once` and its one UTF-8 copy (``_native.Utf8``).
-_ENCODED: ContextVar[tuple[str, object] | None] = ContextVar("envelock_encoded", default=None)
+#: The text of the innermost :func:`encoded_once` and its one UTF-8 copy (``_native.Utf8``), then those
+#: of :func:`encoded_alongside`.
+_ENCODED: ContextVar[list[tuple[str, object]] | None] = ContextVar("envelock_encoded", default=None)
 
 
 #: The text of the innermost :func:`encoded_once` with ``view=True`` that holds a lone surrogate, the
@@ -186,7 +187,7 @@ def encoded_once(text: str, *, view: bool = False) -> Iterator[None]:
     except SurrogateError:
         copy = None
     if copy is not None:
-        with _bound(_ENCODED, (text, copy)):
+        with _bound(_ENCODED, [(text, copy)]):
             yield
     elif view:
         seen, runs = surrogate_view(text)
@@ -208,11 +209,25 @@ def _bound(var: ContextVar[T | None], value: T) -> Iterator[None]:
         var.reset(token)
 
 
-def _encoded(text: str) -> Any:
-    """What a native call on ``text`` is handed: the UTF-8 copy of :func:`encoded_once` when ``text`` is
-    its text, else ``text``."""
+def encoded_alongside(text: str) -> None:
+    """Within an :func:`encoded_once` block that made a copy, the native calls on ``text`` too (a text
+    derived from the block's, as the scanner's ``ascii_folded``) read one UTF-8 copy of it made here,
+    which lives until the block ends. Elsewhere, and for ASCII text, nothing to do."""
     current = _ENCODED.get()
-    return current[1] if current is not None and current[0] is text else text
+    if current is None or text.isascii() or any(t is text for t, _ in current):
+        return
+    assert _native is not None  # a copy was made
+    try:
+        current.append((text, _native.Utf8(text)))
+    except SurrogateError:
+        pass
+
+
+def _encoded(text: str) -> Any:
+    """What a native call on ``text`` is handed: the UTF-8 copy of :func:`encoded_once` (or of
+    :func:`encoded_alongside`) when ``text`` is its text, else ``text``."""
+    copy = _copy_of(text)
+    return text if copy is None else copy
 
 
 def _readable(text: str) -> Any:
@@ -228,9 +243,12 @@ def _readable(text: str) -> Any:
 
 
 def _copy_of(text: str) -> Any:
-    """The UTF-8 copy of :func:`encoded_once` when ``text`` is its text, else ``None``."""
-    current = _ENCODED.get()
-    return current[1] if current is not None and current[0] is text else None
+    """The UTF-8 copy of :func:`encoded_once` (or of :func:`encoded_alongside`) when ``text`` is its
+    text, else ``None``."""
+    for t, copy in _ENCODED.get() or ():
+        if t is text:
+            return copy
+    return None
 
 
 def _if_native(call: Callable[[], R]) -> R | None:

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from ..eye import reader as modeleye
+from ..eye.backend import encoded_alongside
 from ..eye.load_tokens import Tokens
 from ..eye.reader import (
     GT_CHARS,
@@ -193,6 +194,7 @@ def ascii_folded(text: str, ctx: Context | None = None) -> str:
             folded = folded.replace(chr(c), chr(a))
         seen = (text, (folded,))
         if ctx is not None:
+            encoded_alongside(folded)  # the scan's three native passes over it read one UTF-8 copy
             ctx.memo["ascii-folded"] = seen
     return str(seen[1][0])
 
