@@ -909,6 +909,17 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
             "",
         ]
     python = "\n".join(lines)
+    view = surrogate_view_char(python)
+    python += "\n".join(
+        [
+            "",
+            "#: What a lone surrogate is written as for the native core (``backend.surrogate_view``): the first",
+            "#: code point every character table here and in ``charsets`` holds as it holds U+D800, but",
+            f"#: {', '.join(sorted(VIEW_MAY_DIFFER))} (the generator's ``surrogate_view_char``).",
+            f"SURROGATE_VIEW = 0x{view:04X}",
+            "",
+        ]
+    )
     if write_python_first and (not OUT.exists() or OUT.read_text(encoding="utf-8") != python):
         # The Rust module reads bounds and names from the envelock package, which imports the
         # Python tables: a new table must exist before that import.
@@ -924,6 +935,62 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
     }
     rust = rust_module(t, sets_rs, eye_readings, cats_rs, bang, eye_skip, refs)
     return {OUT: python, RUST_OUT: rust}
+
+
+#: The tables a lone surrogate's stand-in may differ from a surrogate in: the surrogates' own (the
+#: backend merges their runs back) and spotlight's whitespace, which neither the eye nor the scanner reads.
+VIEW_MAY_DIFFER = {"XML_IMPOSSIBLE", "BLANK_RANGES"}
+#: Generated constants that hold names or numbers, not characters.
+_NOT_CHARACTER_TABLES = {"UNICODE_VERSION", "LT_REFERENCES", "LBRACKET_REFERENCES", "AMP_REFERENCES", "SURROGATE_VIEW"}
+
+
+def _reads(name: str, table: object) -> Callable[[int], object]:
+    """What a character table says of a code point: ``False`` when it does not hold it, else ``True``
+    or the value it maps it to. A table of a shape not read here stops the generator (none is passed over)."""
+    if isinstance(table, int) and not isinstance(table, bool):
+        return lambda cp: cp == table  # one code point (charsets.SOFT_HYPHEN)
+    if isinstance(table, str):
+        chars = set(table)
+        return lambda cp: chr(cp) in chars
+    if isinstance(table, dict):
+        return lambda cp: table.get(cp, table.get(chr(cp), False))
+    if isinstance(table, (tuple, list, frozenset, set)):
+        items = list(table)
+        if all(isinstance(x, int) and not isinstance(x, bool) for x in items):
+            held = set(items)
+            return lambda cp: cp in held
+        if all(isinstance(x, str) for x in items):
+            chars = {c for x in items for c in x}  # characters, or sequences of them
+            return lambda cp: chr(cp) in chars
+        if all(isinstance(x, tuple) and len(x) == 2 and all(isinstance(y, int) for y in x) for x in items):
+            spans = sorted(items)
+            return lambda cp: any(lo <= cp <= hi for lo, hi in spans)
+    raise SystemExit(f"{name}: a character table of a shape surrogate_view_char does not read")
+
+
+def surrogate_view_char(python: str) -> int:
+    """The first code point (beyond ASCII) that every character table of the generated module
+    ``python`` and of ``envelock.eye.charsets`` holds as it holds a lone surrogate (U+D800 to U+DFFF
+    alike), but :data:`VIEW_MAY_DIFFER`: what the backend writes a surrogate as, one code point for
+    one, so that the native core reads the text as the eye reads the surrogate
+    (``tests/scan/test_scan_surrogates.py`` compares every table again, and every predicate of the reader)."""
+    from envelock.eye import charsets
+
+    generated: dict[str, object] = {}
+    exec(compile(python, str(OUT), "exec"), generated)  # the tables as they are being written
+    tables = [
+        _reads(name, table)
+        for module in (generated, vars(charsets))
+        for name, table in module.items()
+        if name.isupper() and name not in _NOT_CHARACTER_TABLES | VIEW_MAY_DIFFER
+    ]
+    surrogate = [read(0xD800) for read in tables]
+    if any([read(cp) for read in tables] != surrogate for cp in range(0xD801, 0xE000)):
+        raise SystemExit("the surrogates are not all held alike: no one stand-in reads as each")
+    for cp in range(0x80, 0x110000):
+        if not 0xD800 <= cp <= 0xDFFF and all(read(cp) == said for read, said in zip(tables, surrogate, strict=True)):
+            return cp
+    raise SystemExit("no code point is held as a surrogate is: the backend has nothing to write one as")
 
 
 def _rs_str(s: str) -> str:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from typing import Any
 
+import pytest
 from helpers.data import ROOT, shared_dir
 
 from envelock.eye import unicode_tables as u
@@ -38,3 +40,29 @@ def test_skeletons_of_look_alikes() -> None:
     assert char_skeleton("\U0001d42b") == "r"  # mathematical bold
     assert char_skeleton("0") == "o" and char_skeleton("m") == "rn"
     assert char_skeleton("\u200b") == "" and char_skeleton("_") == "" and char_skeleton("\x08") == ""
+
+
+def _generator() -> object:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import gen_unicode_tables
+    finally:
+        sys.path.pop(0)
+    return gen_unicode_tables
+
+
+def test_the_surrogate_view_is_derived_from_the_tables() -> None:
+    """``SURROGATE_VIEW`` is what the generator derives from the committed tables (the first code point
+    held by every table as a surrogate is), and the backend writes surrogates as it. Controls: a table
+    that held the view character but no surrogate moves the derivation to a later code point; a table
+    of a shape the generator does not read stops it."""
+    gen: Any = _generator()
+    module = (ROOT / "src" / "envelock" / "eye" / "unicode_tables.py").read_text(encoding="utf-8")
+    assert gen.surrogate_view_char(module) == u.SURROGATE_VIEW
+    from envelock.eye import backend
+
+    assert backend.VIEW_CHAR == chr(u.SURROGATE_VIEW)
+    moved = gen.surrogate_view_char(module + f"\nEXTRA_TABLE = ({u.SURROGATE_VIEW:#x},)\n")
+    assert moved > u.SURROGATE_VIEW
+    with pytest.raises(SystemExit, match="EXTRA_TABLE"):
+        gen.surrogate_view_char(module + "\nEXTRA_TABLE = ((1, 'x', 2),)\n")

@@ -28,7 +28,7 @@ from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, Literal, Protocol, TypeVar
 
-from . import fastpath, levels, reader, reference
+from . import fastpath, levels, reader, reference, unicode_tables
 from .levels import Level
 from .load_tokens import Tokens
 
@@ -482,11 +482,11 @@ def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], 
     return (bad[:1], hidden[:1]) if first else (bad, hidden)
 
 
-#: What a lone surrogate is written as for the core: U+FFF9 INTERLINEAR ANNOTATION ANCHOR, held by
-#: the same character tables as a surrogate but for XML_IMPOSSIBLE (whose surrogate runs are merged
-#: back) and spotlight's BLANK_RANGES (not read by the eye or the scanner). U+FFFD would not do: it
-#: is a letter stand-in. ``tests/scan/test_scan_surrogates.py`` compares every table.
-VIEW_CHAR = "\ufff9"
+#: What a lone surrogate is written as for the core: the first code point that every character table
+#: holds as it holds a surrogate but XML_IMPOSSIBLE (whose surrogate runs are merged back) and
+#: spotlight's BLANK_RANGES (not read by the eye or the scanner), found by scripts/gen_unicode_tables.py
+#: (U+FFF9 INTERLINEAR ANNOTATION ANCHOR). ``tests/scan/test_scan_surrogates.py`` compares every table.
+VIEW_CHAR = chr(unicode_tables.SURROGATE_VIEW)
 _VIEW_BYTES = VIEW_CHAR.encode("utf-8")
 _VIEW_HANDLER = "envelock-surrogate-view"
 _view_runs = threading.local()

@@ -22248,3 +22248,8 @@ AMP_REFERENCES: tuple[tuple[str, bool, tuple[str, ...]], ...] = (
 
 #: Numbers whose numeric reference decodes to one (AMP).
 AMP_NUMERIC: tuple[int, ...] = (0x26,)
+
+#: What a lone surrogate is written as for the native core (``backend.surrogate_view``): the first
+#: code point every character table here and in ``charsets`` holds as it holds U+D800, but
+#: BLANK_RANGES, XML_IMPOSSIBLE (the generator's ``surrogate_view_char``).
+SURROGATE_VIEW = 0xFFF9
