@@ -162,11 +162,14 @@ def class_runs(text: str | Utf8, ranges: list[tuple[int, int]], limit: int | Non
     in order (what ``[class]+`` finds); ``None`` for a range past U+10FFFF or with its ends reversed,
     or for more than ``limit`` runs."""
 
-def blob_runs(text: str | Utf8, triggers: list[bytes], b64_min: int, hex_min: int, all: bool = False) -> list[tuple[int, int]]:
+def blob_runs(
+    text: str | Utf8, triggers: Sequence[bytes], b64_min: int, hex_min: int, all: bool = False
+) -> list[tuple[int, int]]:
     """The base64 runs (``b64_min`` or more characters, then up to two ``=``) of ``text`` as
     ``scan.encoded._B64_RE`` finds them (code points), hex runs ``hex_min`` digits or more: every one with
     ``all``, else only those holding a hex run or, not all digits, decoding (leniently, at any of
-    ``_b64_candidates``' shifts) to bytes that hold one of ``triggers`` (``scan.encoded.blob_triggers``)."""
+    ``_b64_candidates``' shifts) to bytes that hold one of ``triggers`` (``scan.encoded.blob_triggers``; the
+    set built from an exact tuple of bytes is kept for the next call with that very tuple)."""
 
 def skeleton(text: str) -> str:
     """``eye.reader.skeleton``."""

@@ -1041,6 +1041,59 @@ fn class_runs(
     Ok(runs.map(|r| spans_in_code_points(s, r)))
 }
 
+/// The trigger set last built from an exact tuple, with that tuple (held, so that its address stays
+/// its own) and the bounds: the scanner hands the same cached tuple of 114 sequences to every call,
+/// and building the set cost more than the sift of a small file.
+struct BuiltTriggers {
+    from: Py<PyTuple>,
+    b64_min: usize,
+    hex_min: usize,
+    built: Arc<core::Triggers>,
+}
+
+static TRIGGERS: Mutex<Option<BuiltTriggers>> = Mutex::new(None);
+
+/// The trigger set of `seqs` (a sequence of bytes): the one last built when `seqs` is that very
+/// exact tuple (immutable, its items too) with the same bounds, else built (and kept, for a tuple).
+fn triggers_of(
+    seqs: &Bound<'_, PyAny>,
+    b64_min: usize,
+    hex_min: usize,
+) -> PyResult<Arc<core::Triggers>> {
+    let tuple = seqs
+        .is_exact_instance_of::<PyTuple>()
+        .then(|| seqs.cast::<PyTuple>().ok())
+        .flatten();
+    if let Some(t) = tuple {
+        let guard = TRIGGERS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(last) = guard.as_ref() {
+            if last.from.is(t) && last.b64_min == b64_min && last.hex_min == hex_min {
+                return Ok(Arc::clone(&last.built));
+            }
+        }
+    }
+    // Not under the lock: extracting runs Python code (a collection), which could scan again.
+    let items: Vec<Vec<u8>> = seqs.extract()?;
+    let built = Arc::new(core::Triggers::new(items, b64_min, hex_min));
+    if let Some(t) = tuple {
+        // Every item an exact bytes: nothing in the tuple can change while it is held.
+        if t.iter().all(|x| x.is_exact_instance_of::<PyBytes>()) {
+            let kept = BuiltTriggers {
+                from: t.clone().unbind(),
+                b64_min,
+                hex_min,
+                built: Arc::clone(&built),
+            };
+            let old = TRIGGERS
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .replace(kept);
+            drop(old); // the tuple it held is released with the lock free
+        }
+    }
+    Ok(built)
+}
+
 /// blob_runs(text, triggers, all=False) -> [(start, end)]: the scanner's base64 runs (code points),
 /// every one with `all`, else only those its blobs pass could report from, a decoding holding one
 /// of the byte sequences `triggers` (`core::blobs`).
@@ -1049,13 +1102,13 @@ fn class_runs(
 fn blob_runs(
     py: Python<'_>,
     text: &Bound<'_, PyAny>,
-    triggers: Vec<Vec<u8>>,
+    triggers: &Bound<'_, PyAny>,
     b64_min: usize,
     hex_min: usize,
     all: bool,
 ) -> PyResult<Vec<(usize, usize)>> {
-    let triggers = core::Triggers::new(triggers, b64_min, hex_min);
-    let triggers = &triggers;
+    let triggers = triggers_of(triggers, b64_min, hex_min)?;
+    let triggers = &*triggers;
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
     let runs = detached(py, s, || core::blob_runs(s, all, triggers));

@@ -403,9 +403,16 @@ def native_ascii_word_starts(text: str, words: tuple[str, ...]) -> list[int] | N
     """Every offset where one of ``words`` (ASCII) occurs in ``text``, ASCII case-insensitively, sorted
     (``_native.ascii_word_starts``: the text lowered once, each word found by ``memmem``), or ``None``
     when the native core is not in use, cannot take ``text``, or a word is empty or not ASCII."""
-    if not all(w.isascii() for w in words):
+    handed = _ascii_words(words)
+    if handed is None:
         return None  # the core refuses them too; a lone surrogate could not even be handed over
-    return _if_native(lambda: _native.ascii_word_starts(_readable(text), list(words)))
+    return _if_native(lambda: _native.ascii_word_starts(_readable(text), handed))
+
+
+@lru_cache(maxsize=16)
+def _ascii_words(words: tuple[str, ...]) -> list[str] | None:
+    # Asked once per set of words (a scan asks for the same cipher words on every text).
+    return list(words) if all(w.isascii() for w in words) else None
 
 
 def native_class_runs(text: str, ranges: Sequence[tuple[int, int]], limit: int | None = None) -> list[Span] | None:
@@ -461,7 +468,7 @@ def native_blob_runs(text: str, triggers: tuple[bytes, ...], b64_min: int, hex_m
     a hex run or a decoding holding one of the byte sequences ``triggers``), in one native pass;
     ``None`` when the native core is not in use or cannot take ``text``: the caller then takes every
     run of its regex."""
-    return _if_native(lambda: _native.blob_runs(_readable(text), list(triggers), b64_min, hex_min))
+    return _if_native(lambda: _native.blob_runs(_readable(text), triggers, b64_min, hex_min))
 
 
 def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], list[Span]] | None:

@@ -42,7 +42,7 @@ HTML, code, Markdown, right-to-left and Indic prose and emoji stay clean:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from itertools import islice
 from operator import eq, itemgetter
 
@@ -64,10 +64,11 @@ class Family:
     name: str
     rules: tuple[Rule, ...]
     run: Callable[[str, Context, list[_Raw]], None]
+    #: The ids of ``rules`` (made once: every scan asks each family).
+    rule_ids: frozenset[str] = field(init=False, repr=False, compare=False)
 
-    @property
-    def rule_ids(self) -> frozenset[str]:
-        return frozenset(r.id for r in self.rules)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "rule_ids", frozenset(r.id for r in self.rules))
 
 
 #: The registry: every pass of the scanner, with the rules it may report. ``disable=`` skips a pass
@@ -124,7 +125,7 @@ def scan_text(
     # One UTF-8 copy of a non-ASCII text for every native pass below, not one each.
     with encoded_once(text, view=True):
         for family in FAMILIES:
-            if not family.rule_ids <= off:
+            if not off or not family.rule_ids <= off:
                 family.run(text, ctx, raw)
         return _findings(text, raw, off)
 
@@ -173,6 +174,8 @@ def _findings(text: str, raw: list[_Raw], off: frozenset[str]) -> list[Finding]:
     column from the line of the previous report, and a snippet made once per distinct text it shows."""
     if off:
         raw = [r for r in raw if r[0] not in off]
+    if not raw:
+        return []  # a clean text, the usual case
     # Reports in order with no two at one start (one pass reporting a repeated construct) need neither
     # the sort nor the dedupe: one native pass tells.
     if not native_starts_increase(raw):

@@ -176,6 +176,8 @@ class _Candidates:
         starts = None
         if self.margins is not None and _SCHEME_STARTS is not None:
             starts = backend.native_scheme_starts(text, _SCHEME_STARTS, limit)
+        if starts is not None and not any(s is None or s for s in starts):
+            return iter(())  # no scheme starts anywhere: every window search would find nothing
         if starts is None or self.margins is None:
             found = [ms for ms in (list(p.finditer(text)) for p in self.passes) if ms]
         else:
@@ -312,7 +314,7 @@ def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
     seen = _SEEN.setdefault(starts, {})
     found: list[tuple[int, int, tuple[str, ...]]] = []
     layered: list[int] = []
-    copies = max(2, *(len(t) - len(t.lstrip(t[0])) for t in names.exact)) if names.exact else 2
+    copies = _exact_copies(names.exact)
     finder = _ENC_CANDIDATE_RE if copies == 2 else _candidates(copies)
     # Dense escapes repeat a few texts (roff's ``\\fB``): each match is looked up by its text in C
     # (``map``), a decision is made per new text, and only the matches that decide something are
@@ -395,6 +397,13 @@ def _scan_layered(text: str, layered: list[int], ctx: Context, names: Names, out
 
 
 @lru_cache(maxsize=16)
+def _exact_copies(exact: tuple[str, ...]) -> int:
+    """How many copies of one character an exact token starts with, at most (at least 2): a run of an
+    escape longer than that starts nothing before its last copies (:class:`_Candidates`)."""
+    return max(2, *(len(t) - len(t.lstrip(t[0])) for t in exact)) if exact else 2
+
+
+@lru_cache(maxsize=16)
 def _exact_prefixes(exact: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]]:
     """The exact tokens and every prefix of one."""
     return frozenset(exact), frozenset(t[:k] for t in exact for k in range(1, len(t) + 1))
@@ -448,9 +457,9 @@ def _encoded_danger(decoded: str, ctx: Context, names: Names) -> str | None:
 
 
 @lru_cache(maxsize=16)
-def _cipher_firsts(reserved: tuple[str, ...]) -> frozenset[str]:
-    """The first word of each cipher name (where ``_cipher_matches`` tries the regex)."""
-    return frozenset(re.split(r"[_\- ]", enc)[0] for enc, _ in _cipher_names(reserved))
+def _cipher_firsts(reserved: tuple[str, ...]) -> tuple[str, ...]:
+    """The first word of each cipher name (where ``_cipher_matches`` tries the regex), sorted."""
+    return tuple(sorted({re.split(r"[_\- ]", enc)[0] for enc, _ in _cipher_names(reserved)}))
 
 
 def _cipher_matches(text: str, cre: re.Pattern[str], ctx: Context) -> list[re.Match[str]]:
@@ -463,7 +472,7 @@ def _cipher_matches(text: str, cre: re.Pattern[str], ctx: Context) -> list[re.Ma
     # case-insensitively: what ``find`` on the lowered text finds here); the loop is the reference.
     # Where a character folds to ASCII it reads the folded text (same offsets): a match of the regex
     # starts at a first word there (``ascii_folded``), and the regex still decides on ``text``.
-    starts = backend.native_ascii_word_starts(ascii_folded(text, ctx), tuple(sorted(firsts)))
+    starts = backend.native_ascii_word_starts(ascii_folded(text, ctx), firsts)
     if starts is None and folds:
         return list(cre.finditer(text))
     if starts is not None:
