@@ -304,22 +304,32 @@ def _verdict(m: re.Match[str], starts: frozenset[str]) -> tuple[tuple[str, ...],
 
 
 def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
+    names = _name_maps(ctx)[0]
+    copies = _exact_copies(names.exact)
+    finder = _ENC_CANDIDATE_RE if copies == 2 else _candidates(copies)
+    ms = list(finder.finditer(text))
+    if ms:  # most texts hold no escape at all
+        _scan_escapes(text, ms, ctx, names, out)
+    cre, labels = _cipher_re(ctx.reserved)
+    for m in _cipher_matches(text, cre, ctx):
+        key = re.sub(r"[ \t_\-]", "", m.group()).lower()
+        out.append(_Raw(ENCODED_TAG.id, "warning", f"{labels.get(key, 'encoded reserved name')}", m.start(), m.end()))
+
+
+def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names, out: list[_Raw]) -> None:
+    """The escapes ``ms`` (the candidates' matches, in order) that decode to the start of a tag or token."""
     n = len(text)
     starts = _opener_starts(ctx)
     openers = escape_starts()
-    names = _name_maps(ctx)[0]
     # The encoded characters that can start a tag or token (start, end, what they decode to), in
     # order; a decision is made once per distinct escape (hostile text repeats one).
     # Kept between scans with the same start characters (a batch repeats the same escapes).
     seen = _SEEN.setdefault(starts, {})
     found: list[tuple[int, int, tuple[str, ...]]] = []
     layered: list[int] = []
-    copies = _exact_copies(names.exact)
-    finder = _ENC_CANDIDATE_RE if copies == 2 else _candidates(copies)
     # Dense escapes repeat a few texts (roff's ``\\fB``): each match is looked up by its text in C
     # (``map``), a decision is made per new text, and only the matches that decide something are
     # visited in Python.
-    ms = list(finder.finditer(text))
     keys = list(map(_GROUP, ms))
     fresh = set(keys).difference(seen)
     if fresh:
@@ -369,10 +379,6 @@ def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
                 e += 1
             out.append(_Raw(ENCODED_TAG.id, "warning", f"encoded form of {danger!r}", s, e))
     _scan_layered(text, layered, ctx, names, out)
-    cre, labels = _cipher_re(ctx.reserved)
-    for m in _cipher_matches(text, cre, ctx):
-        key = re.sub(r"[ \t_\-]", "", m.group()).lower()
-        out.append(_Raw(ENCODED_TAG.id, "warning", f"{labels.get(key, 'encoded reserved name')}", m.start(), m.end()))
 
 
 def _scan_layered(text: str, layered: list[int], ctx: Context, names: Names, out: list[_Raw]) -> None:
