@@ -44,6 +44,7 @@ __all__ = [
     "undefang",
     "undefang_body",
     "uninterleave",
+    "words_with_runs",
     "xml_unescape_text",
 ]
 
@@ -161,6 +162,12 @@ def class_runs(text: str | Utf8, ranges: list[tuple[int, int]], limit: int | Non
     """``(start, end)`` (code points) of each maximal run of characters in the inclusive ``ranges``,
     in order (what ``[class]+`` finds); ``None`` for a range past U+10FFFF or with its ends reversed,
     or for more than ``limit`` runs."""
+
+def words_with_runs(text: str | Utf8, hidden: list[tuple[int, int]], word: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
+    """``(start, end)`` (code points) of each word ``scan.hidden._words_with_invisibles`` finds over every
+    maximal run of the ``hidden`` ranges (``_IN_WORD_RE`` matched at the character before a run not inside
+    the last word: a ``word`` character, then one to three ``hidden`` characters and a ``word`` character,
+    once or more), in order; ``None`` for a range past U+10FFFF or with its ends reversed."""
 
 def blob_runs(
     text: str | Utf8, triggers: Sequence[bytes], b64_min: int, hex_min: int, all: bool = False

@@ -35,6 +35,7 @@ CALLS: dict[str, Callable[[object], object]] = {
     "exact_tokens": lambda s: _native.exact_tokens(s, envelock.RESERVED_NAMES),
     "ascii_word_starts": lambda s: _native.ascii_word_starts(s, ["usER", "ergevrirq", "in"]),
     "line_markers": lambda s: _native.line_markers(s, ["USER:", "assistant:"]),
+    "words_with_runs": lambda s: _native.words_with_runs(s, [(0x200B, 0x200D), (0xE9, 0xE9)], [(0x61, 0x7A), (0x430, 0x44F)]),
     "attribute_injections": lambda s: _native.attribute_injections(s, ["origin", "provenance"]),
     "opener_reports": lambda s: _native.opener_reports(
         s, envelock.RESERVED_NAMES, "angle", lambda *a: (None, [("r", "error", repr(a), a[0], a[1])])

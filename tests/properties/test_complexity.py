@@ -533,13 +533,13 @@ def test_negative_control_per_finding_line_count_is_caught(monkeypatch: pytest.M
 
 
 def test_negative_control_slicing_words_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    def slicing(text: str, runs: object = None) -> list[re.Match[str]]:
-        out: list[re.Match[str]] = []
+    def slicing(text: str, runs: object = None) -> list[tuple[int, int]]:
+        out: list[tuple[int, int]] = []
         for run in SCAN_HIDDEN._ANY_RUN_RE.finditer(text):
             rest = text[run.start() - 1 :]  # the rest of the text, copied at every run
             word = SCAN_HIDDEN._IN_WORD_RE.match(rest)
             if word is not None:
-                out.append(SCAN_HIDDEN._IN_WORD_RE.match(text, run.start() - 1))
+                out.append((run.start() - 1, run.start() - 1 + word.end()))
         return out
 
     monkeypatch.setattr(SCAN_HIDDEN, "_words_with_invisibles", slicing)
@@ -607,16 +607,16 @@ def test_negative_control_word_search_restarting_at_every_run_is_caught(monkeypa
     """The word search going on after each invisible run instead of after the word: a word of
     ``a`` + U+200B is matched again from every run of it."""
 
-    def restarting(text: str, runs: object = None) -> list[re.Match[str]]:
-        out: list[re.Match[str]] = []
+    def restarting(text: str, runs: object = None) -> list[tuple[int, int]]:
+        out: list[tuple[int, int]] = []
         pos = 0
         while True:
             run = SCAN_HIDDEN._ANY_RUN_RE.search(text, pos)
             if run is None:
                 return out
             word = SCAN_HIDDEN._IN_WORD_RE.match(text, run.start() - 1) if run.start() > 0 else None
-            if word is not None and (not out or word.end() != out[-1].end()):
-                out.append(word)
+            if word is not None and (not out or word.end() != out[-1][1]):
+                out.append(word.span())
             pos = run.end()
 
     monkeypatch.setattr(SCAN_HIDDEN, "_words_with_invisibles", restarting)

@@ -177,8 +177,9 @@ def test_the_hidden_runs_long_runs_and_words_are_the_regexes(text: str) -> None:
         runs = _native.class_runs(text, list(hidden._HIDDEN_RANGES))
         assert runs == [m.span() for m in hidden._ANY_RUN_RE.finditer(text)]
         assert [r for r in runs if r[1] - r[0] >= hidden._LONG_RUN] == [m.span() for m in hidden._LONG_RUN_RE.finditer(text)]
-        assert [m.span() for m in hidden._words_with_invisibles(text, runs)] == _regex_words(text)
-        assert [m.span() for m in hidden._words_with_invisibles(text)] == _regex_words(text)
+        assert hidden._words_with_invisibles(text, runs) == _regex_words(text)
+        assert hidden._python_words(text, runs) == _regex_words(text)
+        assert hidden._python_words(text) == _regex_words(text)
         native, reference = _scan_both(text)
     assert native == reference
 
@@ -201,7 +202,8 @@ def test_control_a_word_search_that_does_not_skip_the_runs_inside_a_word_is_caug
         found = (hidden._IN_WORD_RE.match(text, s - 1) for s, _ in runs if s > 0)
         return [m.span() for m in found if m is not None]
 
-    assert [m.span() for m in hidden._words_with_invisibles(text, runs)] == _regex_words(text) != every_run(text)
+    assert hidden._python_words(text, runs) == _regex_words(text) != every_run(text)
+    assert hidden._words_with_invisibles(text, runs) == _regex_words(text)
 
 
 def test_the_run_limit_is_the_native_walks() -> None:
@@ -226,3 +228,47 @@ def test_the_tag_and_bidi_runs_are_the_regex_runs(ranges: tuple[tuple[int, int],
     text = f"x{chr(last)}y"
     short = [(lo, min(hi, last - 1)) for lo, hi in ranges if lo < last]
     assert _native.class_runs(text, short) != [m.span() for m in regex.finditer(text)]
+
+
+#: Characters that are both invisible and word characters (a Hangul filler is a letter, a variation
+#: selector or U+034F a mark): where a repetition of ``_IN_WORD_RE`` must give back a character.
+_BOTH = sorted(
+    {c for lo, hi in hidden._HIDDEN_RANGES for c in map(chr, range(lo, hi + 1))}
+    & {c for lo, hi in hidden._WORD_RANGES for c in map(chr, range(lo, hi + 1))}
+)
+
+_word_texts = st.lists(
+    st.sampled_from(["a", "b", "\u00e9", "<", " ", "/", "\u200b", "\u200d", "\u2060", *_BOTH[:: max(1, len(_BOTH) // 6)]]),
+    max_size=40,
+).map("".join)
+
+
+@settings(max_examples=400)
+@given(_word_texts)
+def test_the_native_word_search_is_the_regexes(text: str) -> None:
+    """``_native.words_with_runs`` against the regex search it replaces, on texts of word characters,
+    invisible ones, characters that are both, and others (the adv-ignorables shape among them)."""
+    assert _native.words_with_runs(text, list(hidden._HIDDEN_RANGES), list(hidden._WORD_RANGES)) == _regex_words(text)
+
+
+def test_the_native_word_search_gives_back_a_character_that_is_both() -> None:
+    """``a`` U+200B U+3164 U+200B U+200B ``<``: three invisible characters then ``<`` fail, so the
+    repetition takes two, the HANGUL FILLER standing as the word character. Control: a search that
+    tries only the longest run of invisible characters finds no word there."""
+    both = "\u3164"
+    assert both in _BOTH
+    text = f"a\u200b{both}\u200b\u200b<"
+    want = _regex_words(text)
+    assert want == [(0, 3)]
+    assert _native.words_with_runs(text, list(hidden._HIDDEN_RANGES), list(hidden._WORD_RANGES)) == want
+    longest_only = re.compile(f"[{hidden._WORD_CLASS}](?:[{hidden._HIDDEN_CLASS}]{{1,3}}+[{hidden._WORD_CLASS}])+")
+    assert longest_only.match(text, 0) is None
+
+
+def test_the_adv_ignorables_shape_is_searched_natively() -> None:
+    """Runs with no word character before them (``<`` then invisible characters) are passed over by
+    the native walk: no word, as the regexes find, and no Python step per run."""
+    text = "<\u200b\u200d\u2060/x " * 2000
+    with backend.use("native"):
+        assert hidden._native_runs(text, hidden._HIDDEN_RANGES) is None  # dense: the old path was the regexes
+        assert hidden._words_with_invisibles(text) == [] == _regex_words(text)

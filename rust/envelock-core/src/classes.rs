@@ -124,6 +124,153 @@ pub fn class_runs(s: &str, ranges: &[(u32, u32)], limit: usize) -> Option<Vec<(u
     (out.len() <= limit).then_some(out)
 }
 
+/// Inclusive code point ranges, sorted and merged, for a membership test by binary search (by a
+/// table for ASCII).
+struct RangeSet {
+    ranges: Vec<(u32, u32)>,
+    ascii: [bool; 128],
+}
+
+impl RangeSet {
+    fn new(ranges: &[(u32, u32)]) -> RangeSet {
+        let mut v = ranges.to_vec();
+        v.sort_unstable();
+        let mut merged: Vec<(u32, u32)> = Vec::with_capacity(v.len());
+        for (lo, hi) in v {
+            match merged.last_mut() {
+                Some(last) if lo <= last.1.saturating_add(1) => last.1 = last.1.max(hi),
+                _ => merged.push((lo, hi)),
+            }
+        }
+        let mut set = RangeSet {
+            ranges: merged,
+            ascii: [false; 128],
+        };
+        for c in 0..128u8 {
+            set.ascii[usize::from(c)] = set.search(u32::from(c));
+        }
+        set
+    }
+
+    fn search(&self, c: u32) -> bool {
+        let k = self.ranges.partition_point(|&(lo, _)| lo <= c);
+        k > 0 && c <= self.ranges[k - 1].1
+    }
+
+    #[inline]
+    fn contains(&self, c: char) -> bool {
+        match usize::try_from(u32::from(c)) {
+            Ok(a) if a < 128 => self.ascii[a],
+            _ => self.search(u32::from(c)),
+        }
+    }
+}
+
+/// `scan.hidden._words_with_invisibles` over the maximal runs of `hidden` (byte spans, in order):
+/// at the character before each run that is not inside the last word found, the regex
+/// `_IN_WORD_RE` matched there, a `word` character then (one to three `hidden` characters, a
+/// `word` character) once or more, each repetition taking the most `hidden` characters that leave
+/// a `word` character after them and the repetition possessive, as the regex engine does. A run
+/// with no `word` character before it starts no word, so a text of runs between other characters
+/// (`<` U+200B U+200D U+2060 `/x`) costs one look each, not a regex search and match each. `None`
+/// for a range no table should hold. Linear: the walk goes forward from the end of each word or
+/// run, and a failed match reads at most four characters past its run's start.
+pub fn words_with_runs(
+    s: &str,
+    hidden: &[(u32, u32)],
+    word: &[(u32, u32)],
+) -> Option<Vec<(usize, usize)>> {
+    if hidden
+        .iter()
+        .chain(word)
+        .any(|&(lo, hi)| lo > hi || hi > 0x10_FFFF)
+    {
+        return None;
+    }
+    let mut leads = [false; 256];
+    for &(lo, hi) in hidden {
+        for b in lead_byte(lo)..=lead_byte(hi) {
+            leads[usize::from(b)] = true;
+        }
+    }
+    leads[0x80..=0xBF].fill(false); // a continuation byte never begins a character
+    let (hid, wrd) = (RangeSet::new(hidden), RangeSet::new(word));
+    let is_hidden = |c: char| hid.contains(c);
+    let b = s.as_bytes();
+    let run_end = |mut k: usize| {
+        while let Some(c) = s[k..].chars().next().filter(|&c| is_hidden(c)) {
+            k += c.len_utf8();
+        }
+        k
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    loop {
+        // The next character of `hidden` at or after `i`: bytes that begin none are passed over.
+        while i < b.len() && !leads[usize::from(b[i])] {
+            i += 1;
+        }
+        let Some(c) = s.get(i..).and_then(|t| t.chars().next()) else {
+            return Some(out);
+        };
+        if !is_hidden(c) {
+            i += c.len_utf8();
+            continue;
+        }
+        // A maximal run starts here unless the character before is of it too (a word may end
+        // inside a run, on a character that is both): such a run was passed over already.
+        let before = s[..i].chars().next_back();
+        if before.is_some_and(&is_hidden) {
+            i = run_end(i);
+            continue;
+        }
+        let start = i;
+        match before.filter(|&p| wrd.contains(p)) {
+            Some(p) => match in_word_end(s, start, &hid, &wrd) {
+                Some(end) => {
+                    out.push((start - p.len_utf8(), end));
+                    i = end;
+                }
+                None => i = run_end(start),
+            },
+            None => i = run_end(start),
+        }
+    }
+}
+
+/// The end of `(?:[hidden]{1,3}[word])++` matched at `i` (after a word character), if it matches
+/// once at least: each repetition tries three, two, then one `hidden` characters followed by a
+/// `word` character (the greedy quantifier's order of backtracking), and the repetitions stop at
+/// the first that fails (possessive: none is undone).
+fn in_word_end(s: &str, i: usize, hidden: &RangeSet, word: &RangeSet) -> Option<usize> {
+    // A window of up to four characters ahead of the match's end: where each ends, and whether it
+    // is hidden, a word character; each character is decoded and looked up once.
+    let mut chars = s[i..].char_indices();
+    let classify =
+        |(off, c): (usize, char)| (i + off + c.len_utf8(), hidden.contains(c), word.contains(c));
+    let mut ahead = [(0usize, false, false); 4];
+    let mut n = 0;
+    for a in chars.by_ref().take(4) {
+        ahead[n] = classify(a);
+        n += 1;
+    }
+    let mut end = None;
+    loop {
+        let lead = ahead[..n].iter().take_while(|a| a.1).count();
+        let Some(k) = (1..=lead.min(3)).rev().find(|&k| k < n && ahead[k].2) else {
+            return end;
+        };
+        end = Some(ahead[k].0);
+        // The repetition took `k + 1` characters: the window moves on past them.
+        ahead.copy_within(k + 1..n, 0);
+        n -= k + 1;
+        for a in chars.by_ref().take(4 - n) {
+            ahead[n] = classify(a);
+            n += 1;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,5 +397,70 @@ mod tests {
             vec![false]
         );
         assert_eq!(classes_present("\u{3163}\u{3164}", &classes), vec![true]);
+    }
+
+    /// `_IN_WORD_RE` run over every maximal run, as the Python search does it, on characters.
+    fn words_by_chars(s: &str, hidden: &[(u32, u32)], word: &[(u32, u32)]) -> Vec<(usize, usize)> {
+        let inr = |r: &[(u32, u32)], c: char| {
+            r.iter()
+                .any(|&(lo, hi)| lo <= u32::from(c) && u32::from(c) <= hi)
+        };
+        let cs: Vec<(usize, char)> = s.char_indices().collect();
+        let byte = |k: usize| cs.get(k).map_or(s.len(), |x| x.0);
+        let (mut out, mut pos, mut k) = (Vec::new(), 0, 0);
+        while k < cs.len() {
+            if !inr(hidden, cs[k].1) || (k > 0 && inr(hidden, cs[k - 1].1)) {
+                k += 1;
+                continue; // not the start of a maximal run
+            }
+            if k > 0 && k >= pos && inr(word, cs[k - 1].1) {
+                let (mut j, mut ok) = (k, false);
+                while let Some(t) = (1..=3).rev().find(|&t| {
+                    (j..j + t).all(|x| x < cs.len() && inr(hidden, cs[x].1))
+                        && j + t < cs.len()
+                        && inr(word, cs[j + t].1)
+                }) {
+                    j += t + 1;
+                    ok = true;
+                }
+                if ok {
+                    out.push((byte(k - 1), byte(j)));
+                    pos = j;
+                }
+            }
+            k += 1;
+        }
+        out
+    }
+
+    #[test]
+    fn words_with_runs_as_the_search_over_characters_finds_them() {
+        // Every string of up to 6 characters over word, invisible, both (U+3164), and other ones.
+        let hidden = [(0x200B, 0x200D), (0x3164, 0x3164)];
+        let word = [(0x61, 0x62), (0xE9, 0xE9), (0x3164, 0x3164)];
+        let alphabet = ['a', '\u{e9}', '<', '\u{200b}', '\u{200d}', '\u{3164}'];
+        let mut strings = vec![String::new()];
+        let mut checked = 0;
+        let mut words = 0;
+        for _ in 0..6 {
+            let mut next = Vec::new();
+            for s in &strings {
+                for &c in &alphabet {
+                    let t = format!("{s}{c}");
+                    let want = words_by_chars(&t, &hidden, &word);
+                    assert_eq!(
+                        words_with_runs(&t, &hidden, &word),
+                        Some(want.clone()),
+                        "{t:?}"
+                    );
+                    words += want.len();
+                    checked += 1;
+                    next.push(t);
+                }
+            }
+            strings = next;
+        }
+        assert!(checked > 50_000 && words > 10_000, "{checked} {words}");
+        assert_eq!(words_with_runs("a", &[(2, 1)], &word), None);
     }
 }

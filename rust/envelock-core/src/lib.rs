@@ -23,7 +23,7 @@ pub mod spotlight;
 pub mod tables;
 
 pub use blobs::{binary_group_starts, blob_runs, Triggers};
-pub use classes::{class_runs, classes_present};
+pub use classes::{class_runs, classes_present, words_with_runs};
 pub use defang::{
     canonical_body, defang, defang_body, undefang, undefang_body, xml_escape, xml_unescape, Level,
 };

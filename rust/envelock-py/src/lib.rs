@@ -1041,6 +1041,22 @@ fn class_runs(
     Ok(runs.map(|r| spans_in_code_points(s, r)))
 }
 
+/// words_with_runs(text, hidden, word) -> [(start, end)] | None: `scan.hidden._words_with_invisibles`
+/// over every maximal run of the `hidden` ranges, the words of `word` characters holding runs of one to
+/// three (code points; `core::classes::words_with_runs`), `None` for a range no table should hold.
+#[pyfunction]
+fn words_with_runs(
+    py: Python<'_>,
+    text: &Bound<'_, PyAny>,
+    hidden: Vec<(u32, u32)>,
+    word: Vec<(u32, u32)>,
+) -> PyResult<Option<Vec<(usize, usize)>>> {
+    let mut keep = None;
+    let s = text_any(text, &mut keep)?;
+    let found = detached(py, s, || core::words_with_runs(s, &hidden, &word));
+    Ok(found.map(|w| spans_in_code_points(s, w)))
+}
+
 /// The trigger set last built from an exact tuple, with that tuple (held, so that its address stays
 /// its own) and the bounds: the scanner hands the same cached tuple of 114 sequences to every call,
 /// and building the set cost more than the sift of a small file.
@@ -1343,6 +1359,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ascii_word_starts, m)?)?;
     m.add_function(wrap_pyfunction!(scheme_starts, m)?)?;
     m.add_function(wrap_pyfunction!(class_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(words_with_runs, m)?)?;
     m.add_function(wrap_pyfunction!(exact_tokens, m)?)?;
     m.add_function(wrap_pyfunction!(skeleton, m)?)?;
     m.add_class::<Utf8>()?;

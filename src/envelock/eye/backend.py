@@ -434,6 +434,17 @@ def native_class_runs(text: str, ranges: Sequence[tuple[int, int]], limit: int |
     return merged_runs(found, viewed[2])
 
 
+def native_words_with_runs(text: str, hidden: Sequence[tuple[int, int]], word: Sequence[tuple[int, int]]) -> list[Span] | None:
+    """The scanner's words holding invisible runs (``_native.words_with_runs``: over every maximal run of
+    ``hidden``, the words of ``word`` characters holding runs of one to three), or ``None`` when the
+    native core is not in use, cannot take ``text``, or reads it through its surrogate view (the
+    caller then searches with its regexes)."""
+    viewed = _VIEWED.get()
+    if viewed is not None and viewed[0] is text:
+        return None
+    return _if_native(lambda: _native.words_with_runs(_encoded(text), list(hidden), list(word)))
+
+
 def native_scheme_starts(text: str, schemes: tuple[tuple[str, str, str], ...], limit: int) -> list[list[int] | None] | None:
     """For each scheme ``(introducer, second, third)``, the sorted offsets of ``text`` where it starts,
     or ``None`` for a scheme with more than ``limit`` (``_native.scheme_starts``: the introducer found by

@@ -149,6 +149,7 @@ _LONG_RUN_RE = re.compile(f"[{_HIDDEN_CLASS}]{{{_LONG_RUN},}}")
 _ANY_RUN_RE = re.compile(f"[{_HIDDEN_CLASS}]+")
 _SHORT_RUN_RE = re.compile(f"[{_HIDDEN_CLASS}]{{1,3}}")
 #: A letter, digit or mark (generated tables): what a word is made of.
+_WORD_RANGES = (*ALNUM_RANGES, *MARK_RANGES)
 _WORD_CLASS = char_class(ALNUM_RANGES, MARK_RANGES)
 #: A word holding invisible runs of at most three characters: a word character, then (run, word
 #: character) once or more. Found in one regex pass, so a long such word is one match. The repetition
@@ -288,13 +289,13 @@ def _scan_hidden(text: str, ctx: Context, out: list[_Raw]) -> None:
                 out.append(_Raw(INVISIBLE_RUN.id, "warning", f"{len(run)} invisible characters hide text: {shown!r}", s, e))
         else:
             out.append(_Raw(INVISIBLE_RUN.id, "warning", f"run of {len(run)} invisible characters", s, e))
-    for m in _words_with_invisibles(text, runs):
-        word = m.group()
+    for start, end in _words_with_invisibles(text, runs):
+        word = text[start:end]
         parts = _invisibles_of(word)
         if parts is None:
             # Many kinds of invisible character: the word is read character by character.
             if _MAY_BE_LEGITIMATE_RE.search(word):
-                _runs_in_word(text, m.start(), m.end(), out)
+                _runs_in_word(text, start, end, out)
                 continue
             count = _SHORT_RUN_RE.subn("", word)[1]
             kinds = sorted(c for c in set(word) if _SHORT_RUN_RE.fullmatch(c))
@@ -302,7 +303,7 @@ def _scan_hidden(text: str, ctx: Context, out: list[_Raw]) -> None:
             kinds, rest = parts
             in_rest = (_LEGITIMATE_IN_ASCII or not rest.isascii()) and _MAY_BE_LEGITIMATE_RE.search(rest) is not None
             if in_rest or any(_MAY_BE_LEGITIMATE_RE.match(c) for c in kinds):
-                _runs_in_word(text, m.start(), m.end(), out)
+                _runs_in_word(text, start, end, out)
                 continue
             count = _count_runs(word, kinds)
         # No script or character that makes an invisible character legitimate: every run of the word
@@ -313,7 +314,7 @@ def _scan_hidden(text: str, ctx: Context, out: list[_Raw]) -> None:
             msg = f"invisible {' '.join(f'U+{ord(c):04X}' for c in found.group())} inside a word"
         else:
             msg = f"{count} invisible runs ({' '.join(f'U+{ord(c):04X}' for c in kinds[:8])}) inside a word"
-        out.append(_Raw(INVISIBLE_IN_WORD.id, "warning", msg, m.start() + 1, m.end() - 1))
+        out.append(_Raw(INVISIBLE_IN_WORD.id, "warning", msg, start + 1, end - 1))
 
 
 #: Most kinds of invisible character :func:`_invisibles_of` takes out of a word one by one (one
@@ -373,13 +374,22 @@ def _runs(text: str, ranges: Sequence[tuple[int, int]], regex: re.Pattern[str]) 
     return runs if runs is not None else [m.span() for m in regex.finditer(text)]
 
 
-def _words_with_invisibles(text: str, runs: Iterable[tuple[int, int]] | None = None) -> list[re.Match[str]]:
-    """Every word holding short invisible runs, found from the invisible runs (rare) rather than
-    from every letter: the next run, then the word around it, then on after that word. ``runs``: the
-    maximal runs (:func:`_native_runs`), else each is searched for from the end of the word before
-    (a word ends with a letter, so the first run at or after its end is a whole one: the runs of
-    ``runs`` a search from there would find)."""
-    out: list[re.Match[str]] = []
+def _words_with_invisibles(text: str, runs: Iterable[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+    """The spans of every word holding short invisible runs (``_IN_WORD_RE`` at the character before
+    a run that is not inside the word before): in one native walk (``_native.words_with_runs``; a run
+    with no word character before it then costs one look, not a regex search and match: the
+    benchmark's ``adv-ignorables``), else :func:`_python_words`."""
+    found = backend.native_words_with_runs(text, _HIDDEN_RANGES, _WORD_RANGES)
+    return found if found is not None else _python_words(text, runs)
+
+
+def _python_words(text: str, runs: Iterable[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+    """:func:`_words_with_invisibles` in Python, its reference: found from the invisible runs (rare)
+    rather than from every letter: the next run, then the word around it, then on after that word.
+    ``runs``: the maximal runs (:func:`_native_runs`), else each is searched for from the end of the
+    word before (a word ends with a letter, so the first run at or after its end is a whole one: the
+    runs of ``runs`` a search from there would find)."""
+    out: list[tuple[int, int]] = []
     pos = 0
     if runs is not None:
         for start, _ in runs:
@@ -387,7 +397,7 @@ def _words_with_invisibles(text: str, runs: Iterable[tuple[int, int]] | None = N
                 continue  # inside the word before
             word = _IN_WORD_RE.match(text, start - 1) if start > 0 else None
             if word is not None:
-                out.append(word)
+                out.append(word.span())
                 pos = word.end()
         return out
     while True:
@@ -398,7 +408,7 @@ def _words_with_invisibles(text: str, runs: Iterable[tuple[int, int]] | None = N
         if word is None:
             pos = run.end()
         else:
-            out.append(word)
+            out.append(word.span())
             pos = word.end()
 
 
