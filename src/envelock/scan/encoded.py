@@ -116,6 +116,25 @@ _INTRODUCERS = frozenset("%\\=+")
 _INTRODUCER_NAMES = tuple(sorted({k.rstrip(";") for k, v in html5.items() if v in _INTRODUCERS}, key=lambda k: (-len(k), k)))
 if not _INTRODUCER_NAMES:
     raise ImportError("the HTML5 table names none of % \\ = +")  # pragma: no cover
+
+
+def _numeric_introducers(base: int, width: int) -> str:
+    """The digits of a numeric reference (at most ``width`` of them, in ``base`` 16 or 10) whose value
+    is an introducer's code point: what the reference pattern's greedy ``{1,width}`` digits read as
+    one. A reference to any other character decodes to no introducer, and a reference counts only
+    as a layer (its opener is the openers pass's), so it is no candidate: ``&#x3c;`` repeated then
+    costs the engine a failed attempt each, not a match object and a look-up each."""
+    hexdigit = "[0-9a-fA-F]" if base == 16 else "[0-9]"
+    alts = []
+    for c in sorted(_INTRODUCERS):
+        value = f"{ord(c):x}" if base == 16 else str(ord(c))
+        value = "".join(f"[{d.lower()}{d.upper()}]" if d.isalpha() else d for d in value)
+        pad = width - len(f"{ord(c):x}" if base == 16 else str(ord(c)))
+        # All ``width`` digits (more may follow: the reference ends there), or fewer and no digit after.
+        alts.append(f"0{{{pad}}}{value}|0{{0,{pad - 1}}}{value}(?!{hexdigit})")
+    return "|".join(alts)
+
+
 #: The schemes, each starting with its own literal character (``%``, ``=``, ``\\``, ``+``).
 _SCHEMES = (
     rf"(?P<pct>{_PCT}(?:[uU](?P<pu>[0-9a-fA-F]{{4}})|{_utf8_run(_PCT, '%')}))",
@@ -125,7 +144,8 @@ _SCHEMES = (
     rf"|U(?P<U>[0-9a-fA-F]{{8}})|(?P<x>x{_utf8_run(_BACKSLASH_X, _BACKSLASH_X_ONE)})|(?P<digits>[0-9a-fA-F]{{1,6}})(?P<sp> ?))",
     r"\+(?P<utf7>[A-Za-z0-9+/]{2,16})-?",
     # An HTML reference for an escape's first character (``&#37;3C``, ``&bsol;u003c``): a second layer.
-    rf"(?P<ref>&(?:#[xX](?P<rx>[0-9a-fA-F]{{1,6}})|#(?P<rd>[0-9]{{1,7}})|(?P<rn>{'|'.join(_INTRODUCER_NAMES)}));?)",
+    rf"(?P<ref>&(?:#[xX](?P<rx>{_numeric_introducers(16, 6)})|#(?P<rd>{_numeric_introducers(10, 7)})"
+    rf"|(?P<rn>{'|'.join(_INTRODUCER_NAMES)}));?)",
 )
 _ENC_OPENER_RE = re.compile("|".join(_SCHEMES))
 
