@@ -11,17 +11,7 @@ use crate::reader::exact_after;
 /// bytes are found by `memchr3`, three at a time (one search per three; a text holds them rarely,
 /// so the searches cost less than a look at every byte), and the tokens put back in order.
 pub fn exact_tokens(s: &str, names: &Names) -> Vec<(usize, usize)> {
-    let mut leads: Vec<u8> = names
-        .exact
-        .firsts()
-        .map(|c| {
-            let mut buf = [0u8; 4];
-            c.encode_utf8(&mut buf).as_bytes()[0]
-        })
-        .collect();
-    leads.sort_unstable();
-    leads.dedup();
-    at_leads(s, names, &leads)
+    at_leads(s, names, &names.exact.first_bytes)
 }
 
 /// `exact_after` at every occurrence of a byte of `leads` that begins a character, in order.
@@ -124,6 +114,7 @@ mod tests {
             .collect();
         leads.sort_unstable();
         leads.dedup();
+        assert_eq!(leads, names.exact.first_bytes);
         let missed = pieces.iter().any(|a| {
             let s = format!("x{a}{a}");
             at_leads(&s, &names, &leads[..leads.len() - 1]) != at_every_boundary(&s, &names)

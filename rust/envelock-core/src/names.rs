@@ -368,6 +368,22 @@ pub struct Exact {
     pub starts: Vec<char>,
     /// The distinct first UTF-8 bytes of `starts` (what a scan looks for).
     pub start_bytes: Vec<u8>,
+    /// The distinct first UTF-8 bytes of every first character (where `exact_tokens` looks).
+    pub first_bytes: Vec<u8>,
+}
+
+/// The distinct first UTF-8 bytes of `chars`, in order.
+fn lead_bytes<'a>(chars: impl IntoIterator<Item = &'a char>) -> Vec<u8> {
+    let mut out: Vec<u8> = chars
+        .into_iter()
+        .map(|c| {
+            let mut buf = [0u8; 4];
+            c.encode_utf8(&mut buf).as_bytes()[0]
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 impl Exact {
@@ -412,15 +428,8 @@ impl Exact {
             .map(|(c, _)| *c)
             .filter(|&c| !chars::has(c, chars::LT) && !chars::has(c, chars::LBRACKET))
             .collect();
-        let mut start_bytes: Vec<u8> = starts
-            .iter()
-            .map(|c| {
-                let mut buf = [0u8; 4];
-                c.encode_utf8(&mut buf).as_bytes()[0]
-            })
-            .collect();
-        start_bytes.sort_unstable();
-        start_bytes.dedup();
+        let start_bytes = lead_bytes(&starts);
+        let first_bytes = lead_bytes(by_first.iter().map(|(c, _)| c));
         let mut ascii = [0u8; 128];
         for (k, (c, _)) in by_first.iter().enumerate() {
             if c.is_ascii() {
@@ -433,6 +442,7 @@ impl Exact {
             seconds,
             starts,
             start_bytes,
+            first_bytes,
         }
     }
 

@@ -372,6 +372,11 @@ fn code_points_as_chars_count_them() {
     assert_ne!(high_bit, crate::code_points(text.as_bytes()));
 }
 
+/// The character boundaries of `s`, its end included.
+fn boundaries(s: &str) -> Vec<usize> {
+    (0..=s.len()).filter(|&i| s.is_char_boundary(i)).collect()
+}
+
 /// Where `off` lies by the table of line starts (`types.LineIndex.locate`), its byte clamped.
 fn spot_by_table(s: &str, starts: &[usize], off: usize) -> crate::Spot {
     let line = starts.partition_point(|&x| x <= off);
@@ -389,11 +394,8 @@ fn the_line_walker_agrees_with_the_table_of_line_starts() {
     // too) taken in order by one walker, with a peek at every later offset from the first.
     let base = "a\n\u{e9}\n\n\u{1f600}\nxyz\u{20ac}abcdefghij\n\u{7ff}\u{10ffff}\n\u{28a}z";
     let long: String = (0..2).map(|_| base).collect();
-    let bounds: Vec<usize> = (0..=long.len())
-        .filter(|&i| long.is_char_boundary(i))
-        .collect();
     let mut checked = 0;
-    for (k, &a) in bounds.iter().enumerate() {
+    for (k, &a) in boundaries(&long).iter().enumerate() {
         let s = &long[a..];
         let (starts, n) = crate::line_starts(s.as_bytes());
         let step = if k % 3 == 0 { 1 } else { 5 };
@@ -429,9 +431,7 @@ fn line_starts_as_a_byte_loop_finds_them() {
     // eight-byte word, and bytes one bit away from `\n` (`\x0b`, `\x08`, `*`, `\x8a` in `\u{28a}`).
     let base = "a\n\u{e9}\n\n\u{1f600}\nx\u{b}y\u{8}*\u{20ac}\n\n\n\nabcdefgh\n\u{7ff}\u{10ffff}\n\u{28a}z";
     let long: String = (0..4).map(|_| base).collect();
-    let bounds: Vec<usize> = (0..=long.len())
-        .filter(|&i| long.is_char_boundary(i))
-        .collect();
+    let bounds = boundaries(&long);
     let mut checked = 0;
     for &a in &bounds {
         for &b in bounds.iter().filter(|&&b| b >= a) {
