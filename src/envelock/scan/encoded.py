@@ -124,15 +124,15 @@ def _numeric_introducers(base: int, width: int) -> str:
     one. A reference to any other character decodes to no introducer, and a reference counts only
     as a layer (its opener is the openers pass's), so it is no candidate: ``&#x3c;`` repeated then
     costs the engine a failed attempt each, not a match object and a look-up each."""
-    hexdigit = "[0-9a-fA-F]" if base == 16 else "[0-9]"
-    alts = []
-    for c in sorted(_INTRODUCERS):
-        value = f"{ord(c):x}" if base == 16 else str(ord(c))
-        value = "".join(f"[{d.lower()}{d.upper()}]" if d.isalpha() else d for d in value)
-        pad = width - len(f"{ord(c):x}" if base == 16 else str(ord(c)))
-        # All ``width`` digits (more may follow: the reference ends there), or fewer and no digit after.
-        alts.append(f"0{{{pad}}}{value}|0{{0,{pad - 1}}}{value}(?!{hexdigit})")
-    return "|".join(alts)
+    digit = "[0-9a-fA-F]" if base == 16 else "[0-9]"
+    shown = [f"{ord(c):x}" if base == 16 else str(ord(c)) for c in sorted(_INTRODUCERS)]
+    values = "|".join("".join(f"[{d.lower()}{d.upper()}]" if d.isalpha() else d for d in v) for v in shown)
+    pad = width - min(map(len, shown))
+    if len(set(map(len, shown))) != 1:
+        raise ImportError("the introducers' code points differ in length")  # pragma: no cover
+    # Zeros, the value, then either all ``width`` digits read (the prefix before them, ``&#x`` or
+    # ``&#``, is no digit) or no digit after (more would be read into the value).
+    return f"0{{0,{pad}}}(?:{values})(?:(?<={digit}{{{width}}})|(?!{digit}))"
 
 
 #: The schemes, each starting with its own literal character (``%``, ``=``, ``\\``, ``+``).
