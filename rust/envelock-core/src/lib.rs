@@ -169,6 +169,8 @@ pub struct LineWalker<'a> {
     line: usize,
     /// The code-point offset of the current line's start.
     line_cp: usize,
+    /// Whether lines are counted ([`LineWalker::positions`]: byte offsets alone).
+    lines: bool,
 }
 
 /// Where a code-point offset lies: its line and column (1-based) and its byte offset (clamped to
@@ -188,6 +190,16 @@ impl<'a> LineWalker<'a> {
             cp: 0,
             line: 1,
             line_cp: 0,
+            lines: true,
+        }
+    }
+
+    /// A walker for byte offsets alone, for a caller that has a table of the lines: the line it
+    /// gives is always 1 and the column the offset plus one.
+    pub fn positions(b: &'a [u8]) -> Self {
+        LineWalker {
+            lines: false,
+            ..LineWalker::new(b)
         }
     }
 
@@ -198,7 +210,7 @@ impl<'a> LineWalker<'a> {
         let from = self.byte;
         let (byte, cp) = cp_advance(b, self.byte, self.cp, target);
         let seg = &b[from..byte];
-        if let Some(k) = memchr::memrchr(b'\n', seg) {
+        if let Some(k) = memchr::memrchr(b'\n', seg).filter(|_| self.lines) {
             self.line += memchr::memchr_iter(b'\n', seg).count();
             self.line_cp = cp - code_points(&seg[k + 1..]);
         }

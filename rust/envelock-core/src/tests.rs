@@ -406,6 +406,10 @@ fn the_line_walker_agrees_with_the_table_of_line_starts() {
                 spot_by_table(s, &starts, first),
                 "{s:?} {first}"
             );
+            // A walker of byte offsets alone finds the same bytes.
+            let mut p = crate::LineWalker::positions(s.as_bytes());
+            assert_eq!(p.to(first).byte, w.peek(first).byte, "{s:?} {first}");
+            assert_eq!(p.to(first).line, 1);
             for second in first..=n + 2 {
                 assert_eq!(
                     w.peek(second),

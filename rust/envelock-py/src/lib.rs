@@ -568,7 +568,7 @@ fn findings<'py>(
         None if raw.is_empty() => 0,
         None => core::code_points(b),
     };
-    let end_of = |walk: &core::LineWalker<'_>, off: usize| -> (usize, usize) {
+    let line_of = |walk: &core::LineWalker<'_>, off: usize| -> (usize, usize) {
         match &table {
             None => {
                 let spot = walk.peek(off);
@@ -586,7 +586,11 @@ fn findings<'py>(
     let mut shown: HashMap<(&str, bool), Bound<'py, PyAny>> = HashMap::new();
     let mut last_shown: Option<((&str, bool), Bound<'py, PyAny>)> = None;
     let mut last_template: Option<((usize, usize, usize, usize), Template<'py>)> = None;
-    let mut walk = core::LineWalker::new(b);
+    // With the table, the walker finds byte offsets alone (the table has the lines).
+    let mut walk = match &table {
+        None => core::LineWalker::new(b),
+        Some(_) => core::LineWalker::positions(b),
+    };
     let mut last_start = 0usize;
     let mut out: Vec<Bound<'py, PyAny>> = Vec::with_capacity(raw.len());
     for item in raw.iter() {
@@ -605,8 +609,11 @@ fn findings<'py>(
         }
         last_start = start;
         let at = walk.to(start);
-        let (line, column) = (at.line, at.column);
-        let (end_line, end_column) = end_of(&walk, end);
+        let (line, column) = match &table {
+            None => (at.line, at.column),
+            Some(_) => line_of(&walk, start),
+        };
+        let (end_line, end_column) = line_of(&walk, end);
         // text[start : min(end, start + snippet_max)] and whether the span is longer.
         let stop = end.min(start.saturating_add(snippet_max)).max(start);
         let part = &s[at.byte..walk.peek(stop).byte];
