@@ -44,13 +44,14 @@ pub fn find_from(hay: &str, needle: &str, from: usize) -> Option<usize> {
 
 /// One opener whose reading is not none, or that is followed by a backslash.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OpenerReading {
+pub struct OpenerReading<'n> {
     pub family: Family,
     /// Byte offsets of the opener.
     pub start: usize,
     pub opener_end: usize,
     pub kind: Kind,
-    pub name: String,
+    /// The name read (the reader's own: no copy per opener).
+    pub name: &'n str,
     pub slash: bool,
     /// Byte offset where the reading stopped.
     pub reading_end: usize,
@@ -270,12 +271,12 @@ pub fn byte_offset(s: &str, cp: usize) -> Option<usize> {
 
 /// Every angle opener and every bracket opener, in text order, whose reading is not none or
 /// which is followed by `\` (what the scanner consumes).
-pub fn openers(s: &str, names: &Names) -> Vec<OpenerReading> {
+pub fn openers<'n>(s: &str, names: &'n Names) -> Vec<OpenerReading<'n>> {
     openers_of(s, names, &[Family::Angle, Family::Bracket])
 }
 
 /// [`openers`] of the given families only.
-pub fn openers_of(s: &str, names: &Names, families: &[Family]) -> Vec<OpenerReading> {
+pub fn openers_of<'n>(s: &str, names: &'n Names, families: &[Family]) -> Vec<OpenerReading<'n>> {
     let b = s.as_bytes();
     let n = b.len();
     let mut scratch = Scratch::default();
@@ -295,7 +296,7 @@ pub fn openers_of(s: &str, names: &Names, families: &[Family]) -> Vec<OpenerRead
                 start: a,
                 opener_end: e,
                 kind: r.kind,
-                name: r.name.to_string(),
+                name: r.name,
                 slash: r.slash,
                 reading_end: r.end,
                 start_cp: 0,

@@ -439,7 +439,7 @@ fn openers<'py>(
 
 fn opener_tuples<'py>(
     py: Python<'py>,
-    found: &[core::OpenerReading],
+    found: &[core::OpenerReading<'_>],
 ) -> PyResult<Bound<'py, PyList>> {
     // One string object per distinct kind, name and family: hostile text repeats one opener
     // hundreds of thousands of times.
@@ -460,7 +460,7 @@ fn opener_tuples<'py>(
                 .or_insert_with_key(|k| PyString::new(py, k))
                 .clone();
             let name = strs
-                .entry(o.name.as_str())
+                .entry(o.name)
                 .or_insert_with_key(|k| PyString::new(py, k))
                 .clone();
             (
@@ -779,7 +779,7 @@ fn opener_reports<'py>(
         let start = o.start_cp;
         let reading: Reading<'_> = (
             o.kind.as_str(),
-            o.name.as_str(),
+            o.name,
             o.slash,
             o.opener_end_cp - start,
             o.reading_end_cp.saturating_sub(start),
@@ -822,7 +822,7 @@ fn opener_reports<'py>(
             start,
             o.opener_end_cp,
             kind,
-            o.name.as_str(),
+            o.name,
             o.slash,
             o.reading_end_cp,
         ))?;
@@ -923,7 +923,7 @@ fn openers_many<'py>(
     let keeps = keeps_of(&texts)?;
     let strs = strs_of(&texts, &keeps)?;
     let total: usize = strs.iter().map(|s| s.len()).sum();
-    let found: Vec<Vec<core::OpenerReading>> = if total >= DETACH_BYTES && strs.len() > 1 {
+    let found: Vec<Vec<core::OpenerReading<'_>>> = if total >= DETACH_BYTES && strs.len() > 1 {
         py.detach(|| strs.par_iter().map(|s| core::openers(s, &names)).collect())
     } else {
         strs.iter().map(|s| core::openers(s, &names)).collect()
