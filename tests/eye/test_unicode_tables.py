@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from typing import Any
@@ -42,13 +43,14 @@ def test_skeletons_of_look_alikes() -> None:
     assert char_skeleton("\u200b") == "" and char_skeleton("_") == "" and char_skeleton("\x08") == ""
 
 
-def _generator() -> object:
+def _generator() -> Any:
+    """``scripts/gen_unicode_tables.py`` as a module (imported by name: the script is no package's and
+    is not type-checked with the tests)."""
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
-        import gen_unicode_tables
+        return importlib.import_module("gen_unicode_tables")
     finally:
         sys.path.pop(0)
-    return gen_unicode_tables
 
 
 def test_the_surrogate_view_is_derived_from_the_tables() -> None:
@@ -56,7 +58,7 @@ def test_the_surrogate_view_is_derived_from_the_tables() -> None:
     held by every table as a surrogate is), and the backend writes surrogates as it. Controls: a table
     that held the view character but no surrogate moves the derivation to a later code point; a table
     of a shape the generator does not read stops it."""
-    gen: Any = _generator()
+    gen = _generator()
     module = (ROOT / "src" / "envelock" / "eye" / "unicode_tables.py").read_text(encoding="utf-8")
     assert gen.surrogate_view_char(module) == u.SURROGATE_VIEW
     from envelock.eye import backend
