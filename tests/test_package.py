@@ -231,3 +231,51 @@ def test_every_skip_is_required_somewhere_in_ci() -> None:
     assert _unrequired(names, ci) == set()
     # Control: a stage that stopped requiring the native core is seen.
     assert _unrequired(names, ci.replace("ENVELOCK_REQUIRE_NATIVE=1", "ENVELOCK_REQUIRE_NATIVE=0")) == {"ENVELOCK_REQUIRE_NATIVE"}
+
+
+#: The helper modules that skip for a part, and the variable that requires it.
+_HELPER_REQUIRES = {"helpers.scale": "ENVELOCK_REQUIRE_SCALE", "helpers.integrations": "ENVELOCK_REQUIRE_INTEGRATIONS"}
+
+
+def _stage_variables(path: Path) -> set[str]:
+    """The ``ENVELOCK_REQUIRE_*`` variables under which a test file's skips become failures: the ones
+    it names, and those of the skip helpers it imports."""
+    text = path.read_text(encoding="utf-8")
+    names = set(re.findall(r"ENVELOCK_REQUIRE_[A-Z][A-Z_]*[A-Z]", text))
+    names |= {v for helper, v in _HELPER_REQUIRES.items() if re.search(rf"\b{re.escape(helper)}\b", text)}
+    return names - {"ENVELOCK_REQUIRE_TEST_PART"}
+
+
+def _unrun(ci_script: str) -> dict[str, set[str]]:
+    """Each test file whose variables no ``pytest`` command of ``ci_script`` sets (exported, or on
+    the command) while naming the file or a folder of it: the file's skips would pass CI there."""
+    exported = set(re.findall(r"^export (ENVELOCK_REQUIRE_\w+)=1", ci_script, re.M))
+    commands = [c for c in ci_script.replace("\\\n", " ").splitlines() if " pytest " in c]
+    out: dict[str, set[str]] = {}
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        if path == Path(__file__).resolve():
+            continue  # this checker names the variables it looks for
+        rel = path.relative_to(ROOT).as_posix()
+        need = _stage_variables(path) - exported
+        if not need:
+            continue
+        places = [rel, *(p.as_posix() for p in Path(rel).parents if p.as_posix() != ".")]
+        # A path argument: the file, or a folder holding it, standing alone (``tests`` is not ``tests/x``).
+        runs = [c for c in commands if any(re.search(rf"(?<![\w/.]){re.escape(p)}/?(?=\s|$)", c) for p in places)]
+        if not any(need <= set(re.findall(r"(ENVELOCK_REQUIRE_\w+)=1", c)) for c in runs):
+            out[rel] = need
+    return out
+
+
+def test_every_file_that_skips_runs_where_its_parts_are_required() -> None:
+    """A file whose tests skip for an optional part runs in some stage of ``.ci/run`` that requires
+    every part it names (the README stage runs everything without the extras: their files must run
+    again where they are installed). Control: the integrations stage without ``ENVELOCK_REQUIRE_SCALE``
+    (as it was) leaves the README blocks that need pyarrow or ray skipping in every stage."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert _unrun(ci) == {}
+    before = ci.replace("ENVELOCK_REQUIRE_SCALE=1 ENVELOCK_REQUIRE_INTEGRATIONS=1", "ENVELOCK_REQUIRE_INTEGRATIONS=1")
+    assert before != ci and _unrun(before) == {"tests/test_docs.py": {"ENVELOCK_REQUIRE_SCALE", "ENVELOCK_REQUIRE_INTEGRATIONS"}}
+    # Control: a scale stage that stopped requiring its part leaves its three files skipping.
+    unscaled = ci.replace('ENVELOCK_REQUIRE_SCALE=1 "$PY" -m pytest --hypothesis', '"$PY" -m pytest --hypothesis')
+    assert set(_unrun(unscaled)) == {"tests/batch/test_columnar.py", "tests/batch/test_ray.py", "tests/cli/test_cli_rows.py"}
