@@ -144,7 +144,7 @@ def attribute_injections(text: str | Utf8, names: list[str]) -> list[tuple[int, 
     """(start, end, name start, name end) in code points of every match of ``scan.text._ATTR_INJECTION_RE``
     with ``names`` (ASCII) as its attribute names, ASCII case-insensitively."""
 
-def ascii_word_starts(text: str | Utf8, words: list[str]) -> list[int] | None:
+def ascii_word_starts(text: str | Utf8, words: Sequence[str]) -> list[int] | None:
     """The offsets (code points) of every occurrence of any of ``words`` in ``text``, ASCII
     case-insensitively, sorted, each once; ``None`` for an empty or non-ASCII word."""
 

@@ -44,7 +44,8 @@ fn with_pass(cp: u32, f: u16) -> u16 {
 /// May the eye read past the character (`reader.can_skip`): [`SKIP`] or [`EITHER`].
 pub const CAN_SKIP: u16 = SKIP | EITHER;
 
-fn in_ranges(ranges: &[(u32, u32)], cp: u32) -> bool {
+/// Is `cp` in the sorted, disjoint inclusive `ranges`?
+pub(crate) fn in_ranges(ranges: &[(u32, u32)], cp: u32) -> bool {
     // The last range whose low end is <= cp.
     let k = ranges.partition_point(|&(lo, _)| lo <= cp);
     k > 0 && cp <= ranges[k - 1].1

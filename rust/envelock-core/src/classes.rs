@@ -3,7 +3,8 @@
 //! regexes, each a full pass over non-ASCII text; a class that does not occur lets its pass be
 //! skipped, and its findings are then exactly the pass's (none).
 
-use crate::sanitize::lead_byte;
+use crate::chars::in_ranges;
+use crate::sanitize::leads_of;
 
 /// Blocks of 64 code points: one flag per block that any class touches.
 const BLOCKS: usize = 0x11_0000 >> 6;
@@ -20,28 +21,22 @@ pub fn classes_present(s: &str, classes: &[Vec<(u32, u32)>]) -> Vec<bool> {
     if left == 0 {
         return found;
     }
-    let mut leads = [false; 256];
+    let valid = |&&(lo, hi): &&(u32, u32)| lo <= hi && hi <= 0x10_FFFF;
     let mut blocks = vec![false; BLOCKS];
     for (k, ranges) in classes.iter().enumerate() {
-        for &(lo, hi) in ranges {
-            if lo > hi || hi > 0x10_FFFF {
-                // A range no table should hold: the class is taken to occur (its pass runs).
-                if !found[k] {
-                    found[k] = true;
-                    left -= 1;
-                }
-                continue;
-            }
-            for b in lead_byte(lo)..=lead_byte(hi) {
-                leads[usize::from(b)] = true;
-            }
+        if !ranges.iter().all(|r| valid(&r)) && !found[k] {
+            // A range no table should hold: the class is taken to occur (its pass runs).
+            found[k] = true;
+            left -= 1;
+        }
+        for &(lo, hi) in ranges.iter().filter(valid) {
             blocks[block(lo)..=block(hi)].fill(true);
         }
     }
     if left == 0 {
         return found;
     }
-    leads[0x80..=0xBF].fill(false); // a continuation byte never begins a character
+    let leads = leads_of(classes.iter().flatten().filter(valid));
     let b = s.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -76,18 +71,14 @@ pub fn classes_present(s: &str, classes: &[Vec<(u32, u32)>]) -> Vec<bool> {
 /// hold, or once there are more than `limit` runs (the caller then runs its regex: where runs are
 /// dense, collecting them costs more than the regex's own loop).
 pub fn class_runs(s: &str, ranges: &[(u32, u32)], limit: usize) -> Option<Vec<(usize, usize)>> {
-    let mut leads = [false; 256];
+    if ranges.iter().any(|&(lo, hi)| lo > hi || hi > 0x10_FFFF) {
+        return None;
+    }
+    let leads = leads_of(ranges);
     let mut blocks = vec![false; BLOCKS];
     for &(lo, hi) in ranges {
-        if lo > hi || hi > 0x10_FFFF {
-            return None;
-        }
-        for b in lead_byte(lo)..=lead_byte(hi) {
-            leads[usize::from(b)] = true;
-        }
         blocks[block(lo)..=block(hi)].fill(true);
     }
-    leads[0x80..=0xBF].fill(false);
     let inside = |c: u32| blocks[block(c)] && ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi);
     let b = s.as_bytes();
     let mut out = Vec::new();
@@ -153,8 +144,7 @@ impl RangeSet {
     }
 
     fn search(&self, c: u32) -> bool {
-        let k = self.ranges.partition_point(|&(lo, _)| lo <= c);
-        k > 0 && c <= self.ranges[k - 1].1
+        in_ranges(&self.ranges, c)
     }
 
     #[inline]
@@ -187,13 +177,7 @@ pub fn words_with_runs(
     {
         return None;
     }
-    let mut leads = [false; 256];
-    for &(lo, hi) in hidden {
-        for b in lead_byte(lo)..=lead_byte(hi) {
-            leads[usize::from(b)] = true;
-        }
-    }
-    leads[0x80..=0xBF].fill(false); // a continuation byte never begins a character
+    let leads = leads_of(hidden);
     let (hid, wrd) = (RangeSet::new(hidden), RangeSet::new(word));
     let is_hidden = |c: char| hid.contains(c);
     let b = s.as_bytes();

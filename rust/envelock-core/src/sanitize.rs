@@ -44,27 +44,34 @@ pub(crate) fn lead_byte(cp: u32) -> u8 {
     u8::try_from(b).unwrap_or(0xFF)
 }
 
-/// The bytes that can begin a character the pass must look at: one of the three sets, or the
-/// first character of an RGI emoji tag sequence. The lead byte grows with the code point, so a
-/// range's characters begin with the bytes between its ends' lead bytes.
-fn interesting_leads() -> [bool; 256] {
+/// The bytes that can begin a character of the inclusive code point `ranges`: the lead byte grows
+/// with the code point, so a range's characters begin with the bytes between its ends' lead bytes,
+/// and a continuation byte begins none.
+pub(crate) fn leads_of<'a>(ranges: impl IntoIterator<Item = &'a (u32, u32)>) -> [bool; 256] {
     let mut t = [false; 256];
-    let sets = TAG_CHARACTER_RANGES
-        .iter()
-        .chain(BIDI_EMBEDDING_RANGES)
-        .chain(XML_IMPOSSIBLE_RANGES);
-    for &(lo, hi) in sets {
+    for &(lo, hi) in ranges {
         for b in lead_byte(lo)..=lead_byte(hi) {
             t[usize::from(b)] = true;
         }
     }
+    t[0x80..=0xBF].fill(false);
+    t
+}
+
+/// The bytes that can begin a character the pass must look at: one of the three sets, or the
+/// first character of an RGI emoji tag sequence.
+fn interesting_leads() -> [bool; 256] {
+    let mut t = leads_of(
+        TAG_CHARACTER_RANGES
+            .iter()
+            .chain(BIDI_EMBEDDING_RANGES)
+            .chain(XML_IMPOSSIBLE_RANGES),
+    );
     for seq in RGI_EMOJI_TAG_SEQUENCES {
         if let Some(&b) = seq.as_bytes().first() {
             t[usize::from(b)] = true;
         }
     }
-    // A continuation byte never begins a character.
-    t[0x80..=0xBF].fill(false);
     t
 }
 

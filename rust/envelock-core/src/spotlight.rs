@@ -7,9 +7,7 @@
 use crate::tables as t;
 
 fn in_ranges(ranges: &[(u32, u32)], c: char) -> bool {
-    let cp = c as u32;
-    let k = ranges.partition_point(|&(lo, _)| lo <= cp);
-    k > 0 && cp <= ranges[k - 1].1
+    crate::chars::in_ranges(ranges, u32::from(c))
 }
 
 fn is_interleave_letter(c: char) -> bool {

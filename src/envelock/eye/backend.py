@@ -403,16 +403,15 @@ def native_ascii_word_starts(text: str, words: tuple[str, ...]) -> list[int] | N
     """Every offset where one of ``words`` (ASCII) occurs in ``text``, ASCII case-insensitively, sorted
     (``_native.ascii_word_starts``: the text lowered once, each word found by ``memmem``), or ``None``
     when the native core is not in use, cannot take ``text``, or a word is empty or not ASCII."""
-    handed = _ascii_words(words)
-    if handed is None:
+    if not _all_ascii(words):
         return None  # the core refuses them too; a lone surrogate could not even be handed over
-    return _if_native(lambda: _native.ascii_word_starts(_readable(text), handed))
+    return _if_native(lambda: _native.ascii_word_starts(_readable(text), words))
 
 
 @lru_cache(maxsize=16)
-def _ascii_words(words: tuple[str, ...]) -> list[str] | None:
+def _all_ascii(words: tuple[str, ...]) -> bool:
     # Asked once per set of words (a scan asks for the same cipher words on every text).
-    return list(words) if all(w.isascii() for w in words) else None
+    return all(w.isascii() for w in words)
 
 
 def native_class_runs(text: str, ranges: Sequence[tuple[int, int]], limit: int | None = None) -> list[Span] | None:

@@ -125,14 +125,14 @@ def _numeric_introducers(base: int, width: int) -> str:
     as a layer (its opener is the openers pass's), so it is no candidate: ``&#x3c;`` repeated then
     costs the engine a failed attempt each, not a match object and a look-up each."""
     digit = "[0-9a-fA-F]" if base == 16 else "[0-9]"
-    shown = [f"{ord(c):x}" if base == 16 else str(ord(c)) for c in sorted(_INTRODUCERS)]
-    values = "|".join("".join(f"[{d.lower()}{d.upper()}]" if d.isalpha() else d for d in v) for v in shown)
-    pad = width - min(map(len, shown))
-    if len(set(map(len, shown))) != 1:
-        raise ImportError("the introducers' code points differ in length")  # pragma: no cover
+    by_length: dict[int, list[str]] = {}
+    for c in sorted(_INTRODUCERS):
+        shown = f"{ord(c):x}" if base == 16 else str(ord(c))
+        by_length.setdefault(len(shown), []).append("".join(f"[{d.lower()}{d.upper()}]" if d.isalpha() else d for d in shown))
     # Zeros, the value, then either all ``width`` digits read (the prefix before them, ``&#x`` or
     # ``&#``, is no digit) or no digit after (more would be read into the value).
-    return f"0{{0,{pad}}}(?:{values})(?:(?<={digit}{{{width}}})|(?!{digit}))"
+    read_whole = f"(?:(?<={digit}{{{width}}})|(?!{digit}))"
+    return "|".join(f"0{{0,{width - n}}}(?:{'|'.join(values)}){read_whole}" for n, values in sorted(by_length.items()))
 
 
 #: The schemes, each starting with its own literal character (``%``, ``=``, ``\\``, ``+``).

@@ -150,7 +150,7 @@ _ANY_RUN_RE = re.compile(f"[{_HIDDEN_CLASS}]+")
 _SHORT_RUN_RE = re.compile(f"[{_HIDDEN_CLASS}]{{1,3}}")
 #: A letter, digit or mark (generated tables): what a word is made of.
 _WORD_RANGES = (*ALNUM_RANGES, *MARK_RANGES)
-_WORD_CLASS = char_class(ALNUM_RANGES, MARK_RANGES)
+_WORD_CLASS = char_class(_WORD_RANGES)
 #: A word holding invisible runs of at most three characters: a word character, then (run, word
 #: character) once or more. Found in one regex pass, so a long such word is one match. The repetition
 #: ends the pattern, so making it possessive (Python 3.11's ``++``) changes no match: a greedy loop
