@@ -23,12 +23,12 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from _results import write_results
+from _trees import in_tree, trees
 
 #: The shapes: the five the availability target names, then three that must not get slower.
 SHAPES: dict[str, str] = {
@@ -72,15 +72,7 @@ print(json.dumps(out))
 
 
 def measure(src: Path, shapes: dict[str, str]) -> dict[str, Any]:
-    env = {**os.environ, "PYTHONPATH": str(src)}
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, json.dumps(shapes), json.dumps([SMALL, BIG])],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    got: dict[str, Any] = json.loads(proc.stdout)
+    got: dict[str, Any] = in_tree(src, CHILD, json.dumps(shapes), json.dumps([SMALL, BIG]))
     return got
 
 
@@ -137,13 +129,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
     args = ap.parse_args(argv)
     shapes = {k: v for k, v in SHAPES.items() if not args.only or k in args.only.split(",")}
-    here = Path(__file__).resolve().parents[1] / "src"
-    trees = (
-        {args.before_label: args.before, "after" if args.before else "this tree": here} if args.before else {"this tree": here}
-    )
-    runs: dict[str, list[dict[str, Any]]] = {t: [] for t in trees}
+    measured = trees(args.before, args.before_label)
+    runs: dict[str, list[dict[str, Any]]] = {t: [] for t in measured}
     for _ in range(args.repeat):
-        for t, src in trees.items():
+        for t, src in measured.items():
             runs[t].append(measure(src, shapes))
     data = {
         "command": " ".join(["python", "benchmarks/scan_shapes.py", *(argv if argv is not None else sys.argv[1:])]),
