@@ -44,9 +44,10 @@ pub fn classes_present(s: &str, classes: &[Vec<(u32, u32)>]) -> Vec<bool> {
             i += 1;
             continue;
         }
-        // A lead byte is never a continuation byte, so `i` is a character boundary.
+        // A lead byte is never a continuation byte, so `i` is a character boundary; were it not,
+        // every class is taken to occur (each pass runs) rather than the rest going unread.
         let Some(ch) = s.get(i..).and_then(|t| t.chars().next()) else {
-            break;
+            return vec![true; classes.len()];
         };
         let c = u32::from(ch);
         if blocks[block(c)] {
@@ -95,10 +96,9 @@ pub fn class_runs(s: &str, ranges: &[(u32, u32)], limit: usize) -> Option<Vec<(u
             i += 1;
             continue;
         }
-        // A lead byte is never a continuation byte, so `i` is a character boundary.
-        let Some(ch) = s.get(i..).and_then(|t| t.chars().next()) else {
-            break;
-        };
+        // A lead byte is never a continuation byte, so `i` is a character boundary; were it not,
+        // the caller's regex finds the runs (`None`) rather than the rest going unread.
+        let ch = s.get(i..).and_then(|t| t.chars().next())?;
         if inside(u32::from(ch)) {
             run.get_or_insert(i);
         } else if let Some(start) = run.take() {
@@ -194,7 +194,10 @@ pub fn words_with_runs(
         while i < b.len() && !leads[usize::from(b[i])] {
             i += 1;
         }
-        let Some(c) = s.get(i..).and_then(|t| t.chars().next()) else {
+        // `i` is a character's first byte (a lead byte begins one); were it not, the walk gives up
+        // (`None`: the caller searches with its regexes) rather than end with what it found so far.
+        let rest = s.get(i..)?;
+        let Some(c) = rest.chars().next() else {
             return Some(out);
         };
         if !is_hidden(c) {
