@@ -189,7 +189,7 @@ class Transformation:
         return f"{where}, field {self.field!r}: {self.kind} at {self.start}..{self.end}: {cps}{more}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One hostile construct found by :func:`scan_text`.
 

@@ -2,7 +2,7 @@
 
 ``scan._findings`` orders and deduplicates the passes' raw reports in Python, then builds the
 Findings in one native call when the native core is in use; ``_py_findings`` is the reference. The
-two are compared field by field (values, types, the order of each ``__dict__``) on hypothesis-drawn
+two are compared field by field (values and their exact types) on hypothesis-drawn
 reports over hostile text (several lines, CRLF, non-ASCII, spans longer than a snippet, past the end)
 and on the raw reports of every project corpus payload and the benchmark's hostile shapes.
 
@@ -43,13 +43,12 @@ def native(text: str, raw: list[Report]) -> list[Finding]:
 
 
 def same(a: list[Finding], b: list[Finding]) -> bool:
-    """Equal field by field: values, their exact types and each ``__dict__``'s order."""
+    """Equal field by field: values and their exact types."""
     if len(a) != len(b):
         return False
     for x, y in zip(a, b, strict=True):
-        if type(x) is not type(y) or list(vars(x).items()) != list(vars(y).items()):
-            return False
-        if [type(v) for v in vars(x).values()] != [type(v) for v in vars(y).values()]:
+        xs, ys = [getattr(x, f) for f in S._FIELDS], [getattr(y, f) for f in S._FIELDS]
+        if type(x) is not type(y) or xs != ys or [type(v) for v in xs] != [type(v) for v in ys]:
             return False
     return True
 

@@ -13,7 +13,7 @@ use envelock_core as core;
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyBytes, PyInt, PyList, PyString, PyTuple, PyType};
 use rayon::prelude::*;
 
 pyo3::create_exception!(
@@ -503,13 +503,11 @@ impl Cursor<'_> {
     }
 }
 
-/// A Finding's dict with its position fields zeroed, and whether its other fields are exact `str`.
-type Template<'py> = (Bound<'py, PyDict>, bool);
-
 /// findings(cls, fields, text, raw, snippet, snippet_max, utf8=None) -> [cls]: `scan._findings`' last step in
 /// one call. `raw` holds `(rule, severity, message, start, end)` reports in order; each becomes an
-/// instance of `cls` (`object.__new__(cls)`, the ten `fields` set in its `__dict__` in order:
-/// rule, severity, message, start, its line and column, end, its line and column, the snippet).
+/// instance of `cls` (`object.__new__(cls)`, then `object.__setattr__` of the ten `fields` in order,
+/// as a frozen dataclass's `__init__` sets them: rule, severity, message, start, its line and
+/// column, end, its line and column, the snippet).
 /// Lines and columns as `types.LineIndex.locate`; the snippet is `snippet(text, start, end)`,
 /// called once per distinct (shown part, cut) it depends on. An instance whose fields are all
 /// exact `str` and `int` is untracked by the garbage collector, as CPython untracks a tuple or
@@ -582,10 +580,8 @@ fn findings<'py>(
     };
     let new = py.get_type::<pyo3::types::PyAny>().getattr("__new__")?;
     let args = PyTuple::new(py, [cls])?;
-    let mut templates: HashMap<(usize, usize, usize, usize), Template<'py>> = HashMap::new();
     let mut shown: HashMap<(&str, bool), Bound<'py, PyAny>> = HashMap::new();
     let mut last_shown: Option<((&str, bool), Bound<'py, PyAny>)> = None;
-    let mut last_template: Option<((usize, usize, usize, usize), Template<'py>)> = None;
     // With the table, the walker finds byte offsets alone (the table has the lines).
     let mut walk = match &table {
         None => core::LineWalker::new(b),
@@ -636,72 +632,46 @@ fn findings<'py>(
                 v
             }
         };
-        // One dict per distinct (rule, severity, message, snippet), its fields in order, copied for
-        // each finding (a copy keeps the order and the collector's untracking of a dict of strings).
-        let tkey = (
-            rule.as_ptr() as usize,
-            severity.as_ptr() as usize,
-            message.as_ptr() as usize,
-            snip.as_ptr() as usize,
-        );
-        if last_template.as_ref().is_some_and(|(k, _)| *k != tkey) {
-            last_template = None;
-        }
-        let (template, plain) = match &last_template {
-            Some((_, t)) => t,
-            None => match templates.get(&tkey) {
-                Some(t) => {
-                    last_template = Some((tkey, t.clone()));
-                    &last_template.as_ref().expect("just set").1
-                }
-                None => {
-                    let d = PyDict::new(py);
-                    let zero = 0usize;
-                    d.set_item(&fields[0], &rule)?;
-                    d.set_item(&fields[1], &severity)?;
-                    d.set_item(&fields[2], &message)?;
-                    for f in &fields[3..9] {
-                        d.set_item(f, zero)?;
-                    }
-                    d.set_item(&fields[9], &snip)?;
-                    let plain = [&rule, &severity, &message, &snip]
-                        .iter()
-                        .all(|v| v.is_exact_instance_of::<PyString>());
-                    // The template holds the four objects, so their addresses stay theirs for the call.
-                    let t = templates.entry(tkey).or_insert((d, plain));
-                    last_template = Some((tkey, t.clone()));
-                    &last_template.as_ref().expect("just set").1
-                }
-            },
-        };
-        let dict = template.copy()?;
+        let plain = [&rule, &severity, &message, &snip]
+            .iter()
+            .all(|v| v.is_exact_instance_of::<PyString>());
         // The report's own int objects where they are exact ints (no new object per finding).
-        if start_obj.is_exact_instance_of::<PyInt>() {
-            dict.set_item(&fields[3], &start_obj)?;
+        let start_v = if start_obj.is_exact_instance_of::<PyInt>() {
+            start_obj
         } else {
-            dict.set_item(&fields[3], start)?;
-        }
-        dict.set_item(&fields[4], line)?;
-        dict.set_item(&fields[5], column)?;
-        if end_obj.is_exact_instance_of::<PyInt>() {
-            dict.set_item(&fields[6], &end_obj)?;
+            start.into_pyobject(py)?.into_any()
+        };
+        let end_v = if end_obj.is_exact_instance_of::<PyInt>() {
+            end_obj
         } else {
-            dict.set_item(&fields[6], end)?;
-        }
-        dict.set_item(&fields[7], end_line)?;
-        dict.set_item(&fields[8], end_column)?;
+            end.into_pyobject(py)?.into_any()
+        };
+        let values: [Bound<'py, PyAny>; 10] = [
+            rule,
+            severity,
+            message,
+            start_v,
+            line.into_pyobject(py)?.into_any(),
+            column.into_pyobject(py)?.into_any(),
+            end_v,
+            end_line.into_pyobject(py)?.into_any(),
+            end_column.into_pyobject(py)?.into_any(),
+            snip,
+        ];
         let found = new.call1(&args)?;
-        // SAFETY: both pointers are live objects we hold references to; PyObject_GenericSetDict takes
-        // its own reference to the dict (object.__setattr__(found, "__dict__", dict), bypassing the
-        // frozen dataclass's __setattr__ as the Python builder does with found.__dict__[...]).
-        // Untracking an object only takes it off the collector's lists: its fields are exact str and
-        // int (checked), which hold no references, so it cannot be part of a cycle.
+        let ptr = found.as_ptr();
+        // SAFETY: every pointer is a live object we hold a reference to. PyObject_GenericSetAttr is
+        // object.__setattr__ (what a frozen dataclass's own __init__ calls, bypassing its __setattr__);
+        // it takes its own reference to the value. Untracking an object only takes it off the
+        // collector's lists: its fields are exact str and int (checked), which hold no references, so
+        // it cannot be part of a cycle.
         unsafe {
-            let ptr = found.as_ptr();
-            if pyo3::ffi::PyObject_GenericSetDict(ptr, dict.as_ptr(), std::ptr::null_mut()) != 0 {
-                return Err(PyErr::fetch(py));
+            for (name, value) in fields.iter().zip(&values) {
+                if pyo3::ffi::PyObject_GenericSetAttr(ptr, name.as_ptr(), value.as_ptr()) != 0 {
+                    return Err(PyErr::fetch(py));
+                }
             }
-            if *plain && pyo3::ffi::PyObject_GC_IsTracked(ptr) == 1 {
+            if plain && pyo3::ffi::PyObject_GC_IsTracked(ptr) == 1 {
                 pyo3::ffi::PyObject_GC_UnTrack(ptr.cast());
             }
         }

@@ -138,7 +138,6 @@ def _order(r: _Raw) -> tuple[int, int, str, int]:
 #: The start of a raw report (``_Raw.start``), as a C-level key: sorting by it is stable, so the reports
 #: of one start keep the passes' order and only groups of equal starts need :func:`_order`.
 _START = itemgetter(3)
-_new = object.__new__
 
 
 def _untied(raw: list[_Raw]) -> list[_Raw]:
@@ -231,20 +230,6 @@ def _py_findings(text: str, raw: list[_Raw]) -> list[Finding]:
             end_line, end_col = line, end - first + 1
         else:
             end_line, end_col = locate(end)
-        # Finding(...) without its generated __init__ (ten object.__setattr__ calls, half the cost of a
-        # finding): the same frozen instance, its fields set in declaration order in its own __dict__
-        # (tests/scan/test_scan_findings.py checks it equals, hashes, prints and pickles as Finding(...)).
-        found = _new(Finding)
-        fields = found.__dict__
-        fields["rule"] = rule
-        fields["severity"] = severity
-        fields["message"] = message
-        fields["offset"] = start
-        fields["line"] = line
-        fields["column"] = start - first + 1
-        fields["end_offset"] = end
-        fields["end_line"] = end_line
-        fields["end_column"] = end_col
-        fields["snippet"] = snippet
+        found = Finding(rule, severity, message, start, line, start - first + 1, end, end_line, end_col, snippet)
         append(found)
     return findings
