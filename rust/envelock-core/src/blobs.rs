@@ -157,21 +157,120 @@ fn is_text(data: &[u8]) -> bool {
     bad * 10 <= n
 }
 
-/// Would `_blob_danger` read `data` further: it holds a trigger and reads as text? (The trigger
-/// first: it fails on most decodings, and costs less.)
+/// The byte classes [`may_be_text`] reads: a character that is never bad, a control it counts,
+/// a byte no sequence holds (`C0`, `C1`, `F5`..`FF`), a continuation, a lead (`C2`..`F4`).
+const OK: u8 = 0;
+const CONTROL: u8 = 1;
+const NEVER: u8 = 2;
+const CONT: u8 = 3;
+const LEAD: u8 = 4;
+const CLASS: [u8; 256] = {
+    let mut t = [OK; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = match c {
+            0x09 | 0x0A | 0x0D => OK,
+            0x00..=0x1F => CONTROL,
+            0x80..=0xBF => CONT,
+            0xC2..=0xF4 => LEAD,
+            0xC0 | 0xC1 | 0xF5..=0xFF => NEVER,
+            _ => OK,
+        };
+        c += 1;
+    }
+    t
+};
+
+/// A necessary condition for [`is_text`], read with one table look-up a byte and given up at the
+/// first byte that settles it: `false` when `data` has certainly more than one bad character in
+/// ten. It counts only bytes that are each a bad character on their own in the lossy reading: a
+/// control; a byte no sequence holds; a continuation after a byte that no sequence continues
+/// (ASCII, or one of those), or at the start; a lead not followed by a continuation (or at the
+/// end), which is an incomplete sequence of one byte. Those sets are disjoint, so no character is
+/// counted twice and the count is at most `is_text`'s; the characters are at most the bytes, so
+/// more than `len / 10` of them fails `is_text` too. Most decodings of words fail here within a
+/// few bytes, where `is_text` and the trigger search would read them whole.
+fn may_be_text(data: &[u8]) -> bool {
+    let mut check = TextCheck::new(data.len());
+    data.iter().all(|&c| check.push(c)) && check.finish()
+}
+
+/// [`may_be_text`]'s count, a byte at a time, for a reading of `len` bytes made as it is read.
+struct TextCheck {
+    limit: usize, // `bad * 10 > len` is `bad > len / 10`
+    bad: usize,
+    prev: u8,
+    after_unsequenced: bool, // at the start, a continuation continues nothing
+}
+
+impl TextCheck {
+    fn new(len: usize) -> TextCheck {
+        TextCheck {
+            limit: len / 10,
+            bad: 0,
+            prev: OK,
+            after_unsequenced: true,
+        }
+    }
+
+    /// The next byte; `false` once the count is over the limit.
+    fn push(&mut self, c: u8) -> bool {
+        let k = CLASS[usize::from(c)];
+        self.bad += usize::from(k == CONTROL || k == NEVER)
+            + usize::from(k == CONT && self.after_unsequenced)
+            + usize::from(self.prev == LEAD && k != CONT);
+        self.after_unsequenced = k != CONT && k != LEAD;
+        self.prev = k;
+        self.bad <= self.limit
+    }
+
+    /// After the last byte: a lead there is an incomplete sequence too.
+    fn finish(&self) -> bool {
+        self.bad + usize::from(self.prev == LEAD) <= self.limit
+    }
+}
+
+/// Would `_blob_danger` read `data` further: it holds a trigger and reads as text? (First the
+/// cheap necessary condition for text, which fails on nearly every decoding of a word, then the
+/// trigger search, then the exact count.)
 fn worth_reading(data: &[u8], triggers: &Triggers) -> bool {
-    triggers.found_in(data) && is_text(data)
+    may_be_text(data) && triggers.found_in(data) && is_text(data)
 }
 
 /// Whether the lenient decoding of `chunk` (base64 characters only) is worth reading
-/// ([`worth_reading`]). `buf` is reused between calls.
+/// ([`worth_reading`]). `buf` is reused between calls. The decoding is checked by [`TextCheck`]
+/// as it is made, and given up where that fails (most decodings of words fail in their first
+/// group); a decoding that passes it is read whole by the trigger search and `is_text`.
 fn decodes_to_trigger(chunk: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> bool {
-    lenient_decode(chunk, buf);
-    worth_reading(buf, triggers)
+    let mut check = TextCheck::new(decoded_len(chunk.len()));
+    buf.clear();
+    let groups = chunk.chunks_exact(4);
+    let tail = groups.remainder();
+    for g in groups {
+        let v = sextet(g[0]) << 18 | sextet(g[1]) << 12 | sextet(g[2]) << 6 | sextet(g[3]);
+        let three = [(v >> 16) as u8, (v >> 8) as u8, v as u8];
+        if !three.iter().all(|&c| check.push(c)) {
+            return false;
+        }
+        buf.extend_from_slice(&three);
+    }
+    let whole = buf.len();
+    decode_tail(tail, buf);
+    buf[whole..].iter().all(|&c| check.push(c))
+        && check.finish()
+        && triggers.found_in(buf)
+        && is_text(buf)
 }
 
-/// Six bits a character, whole bytes kept, into `buf`: four characters at a time (three bytes), then
+/// The bytes [`lenient_decode`] makes of `n` characters.
+fn decoded_len(n: usize) -> usize {
+    n / 4 * 3 + (n % 4).saturating_sub(1)
+}
+
+/// Six bits a character, whole bytes kept, into `buf` (the plain decoding, the reference the tests
+/// hold [`decodes_to_trigger`]'s checked one to): four characters at a time (three bytes), then
 /// the two or three left (one or two bytes; one left alone makes no byte).
+#[cfg(test)]
 fn lenient_decode(chunk: &[u8], buf: &mut Vec<u8>) {
     buf.clear();
     buf.reserve(chunk.len() / 4 * 3 + 2);
@@ -181,6 +280,11 @@ fn lenient_decode(chunk: &[u8], buf: &mut Vec<u8>) {
         let v = sextet(g[0]) << 18 | sextet(g[1]) << 12 | sextet(g[2]) << 6 | sextet(g[3]);
         buf.extend_from_slice(&[(v >> 16) as u8, (v >> 8) as u8, v as u8]);
     }
+    decode_tail(tail, buf);
+}
+
+/// The two or three characters after the last whole group: one or two bytes (one alone makes none).
+fn decode_tail(tail: &[u8], buf: &mut Vec<u8>) {
     match *tail {
         [a, b] => buf.push((sextet(a) << 2 | sextet(b) >> 4) as u8),
         [a, b, c] => {
@@ -192,11 +296,14 @@ fn lenient_decode(chunk: &[u8], buf: &mut Vec<u8>) {
 }
 
 /// Could `_b64_candidates(run)` give a decoding `_blob_danger` reads further? Its chunks, leniently.
-fn may_decode_to_trigger(run: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> bool {
-    let end = run.iter().rposition(|&c| c != b'=').map_or(0, |i| i + 1);
-    let body = &run[..end.min(BLOB_MAX)];
-    let alt = body.iter().any(|&c| c == b'-' || c == b'_');
-    if alt && body.iter().any(|&c| c == b'+' || c == b'/') {
+/// `body` is the run without its `=` and cut at `BLOB_MAX`; `facts` are its [`RunFacts`].
+fn may_decode_to_trigger(
+    body: &[u8],
+    facts: &RunFacts,
+    triggers: &Triggers,
+    buf: &mut Vec<u8>,
+) -> bool {
+    if facts.mixed {
         return false; // `_b64_candidates` gives nothing for a run mixing both alphabets
     }
     (0..4).any(|shift| {
@@ -212,6 +319,63 @@ fn may_decode_to_trigger(run: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> 
     })
 }
 
+/// What one look at a run's body tells the verdict before any decoding: whether it is all digits,
+/// whether it mixes the two alphabets (`-`/`_` and `+`/`/`), and its longest run of hex digits.
+struct RunFacts {
+    all_digits: bool,
+    mixed: bool,
+    longest_hex: usize,
+}
+
+const DIGIT: u8 = 1;
+const HEX: u8 = 2;
+const URL_SAFE: u8 = 4;
+const STANDARD: u8 = 8;
+/// The [`RunFacts`] bits of a byte.
+const FACT: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_digit() { DIGIT | HEX } else { 0 }
+            | if matches!(b, b'a'..=b'f' | b'A'..=b'F') {
+                HEX
+            } else {
+                0
+            }
+            | if matches!(b, b'-' | b'_') {
+                URL_SAFE
+            } else {
+                0
+            }
+            | if matches!(b, b'+' | b'/') {
+                STANDARD
+            } else {
+                0
+            };
+        c += 1;
+    }
+    t
+};
+
+impl RunFacts {
+    fn of(body: &[u8]) -> RunFacts {
+        let (mut all, mut any, mut hex, mut longest) = (DIGIT, 0u8, 0usize, 0usize);
+        for &c in body {
+            let f = FACT[usize::from(c)];
+            all &= f;
+            any |= f;
+            hex = if f & HEX != 0 { hex + 1 } else { 0 };
+            longest = longest.max(hex);
+        }
+        RunFacts {
+            all_digits: all & DIGIT != 0,
+            mixed: any & URL_SAFE != 0 && any & STANDARD != 0,
+            longest_hex: longest,
+        }
+    }
+}
+
 fn hex_value(c: u8) -> u8 {
     match c {
         b'0'..=b'9' => c - b'0',
@@ -222,9 +386,7 @@ fn hex_value(c: u8) -> u8 {
 
 /// Does a hex run inside the run's body (`_HEX_RE`: `HEX_MIN` or more hex digits, its even-length prefix
 /// up to `BLOB_MAX` digits, as the Python pass decodes it) decode to bytes worth reading?
-fn may_hold_hex_trigger(run: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> bool {
-    let end = run.iter().rposition(|&c| c != b'=').map_or(0, |i| i + 1);
-    let body = &run[..end];
+fn may_hold_hex_trigger(body: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> bool {
     body.split(|c| !c.is_ascii_hexdigit()).any(|hex| {
         if hex.len() < triggers.hex_min {
             return false;
@@ -264,11 +426,21 @@ pub fn blob_runs(s: &str, all: bool, triggers: &Triggers) -> Vec<(usize, usize)>
     out
 }
 
-/// Could the Python pass report from `run` (a hex run inside, or a decoding at some shift)?
+/// Could the Python pass report from `run` (a hex run inside, or a decoding at some shift)? One
+/// look at the body first ([`RunFacts`]): most runs are words, too short for a hex run, and their
+/// decodings fail [`TextCheck`] within a group.
 fn may_hold_trigger(run: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> bool {
-    let digits = run.iter().all(u8::is_ascii_digit);
-    may_hold_hex_trigger(run, triggers, buf)
-        || (!digits && may_decode_to_trigger(run, triggers, buf))
+    let end = run.iter().rposition(|&c| c != b'=').map_or(0, |i| i + 1);
+    let body = &run[..end];
+    let head = &body[..end.min(BLOB_MAX)];
+    let facts = RunFacts::of(head);
+    // Past `BLOB_MAX` the facts do not cover the body: its hex runs are searched, and it is not
+    // taken for all digits (each only keeps more runs).
+    let whole = head.len() == body.len();
+    let hex = !whole || facts.longest_hex >= triggers.hex_min;
+    let digits = whole && end == run.len() && facts.all_digits; // `run.isdigit()`, `=` included
+    (hex && may_hold_hex_trigger(body, triggers, buf))
+        || (!digits && may_decode_to_trigger(head, &facts, triggers, buf))
 }
 
 /// The verdicts already given in one call, by run text: a verdict depends on the run's bytes and
@@ -484,6 +656,153 @@ mod tests {
         assert!(hex("73617920efbc9c78206e6f77", &mut buf));
         assert!(!hex("73617920efbc9d78206e6f77", &mut buf));
         assert!(!hex("736179200efbc9c78206e6f7", &mut buf));
+    }
+
+    /// Byte strings for the text check: every string of up to four of these bytes (each class and
+    /// its edges), then strings of 5 to 40 drawn from them, mostly ASCII so that some are text.
+    fn text_samples() -> Vec<Vec<u8>> {
+        let bytes: &[u8] = &[
+            0x00, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF,
+            0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xED, 0xEF, 0xF0, 0xF4, 0xF5, 0xFF,
+        ];
+        let mut out = vec![Vec::new()];
+        let mut layer = vec![Vec::new()];
+        for _ in 0..4 {
+            layer = layer
+                .iter()
+                .flat_map(|p: &Vec<u8>| bytes.iter().map(move |&c| [p.as_slice(), &[c]].concat()))
+                .collect();
+            out.extend(layer.iter().cloned());
+        }
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..200_000 {
+            let len = 5 + (next() % 36) as usize;
+            let s = (0..len)
+                .map(|_| match next() % 8 {
+                    0..=5 => b'a' + (next() % 26) as u8,
+                    _ => bytes[(next() % bytes.len() as u64) as usize],
+                })
+                .collect();
+            out.push(s);
+        }
+        out
+    }
+
+    /// The first sample that `is_text` reads as text and `check` refuses.
+    fn refused_text(check: impl Fn(&[u8]) -> bool) -> Option<Vec<u8>> {
+        text_samples().into_iter().find(|d| is_text(d) && !check(d))
+    }
+
+    #[test]
+    fn the_text_check_never_refuses_text() {
+        assert_eq!(refused_text(may_be_text), None);
+        // It refuses most of what is not text, or it would save nothing.
+        let samples = text_samples();
+        let not_text = samples.iter().filter(|d| !is_text(d)).count();
+        let refused = samples.iter().filter(|d| !may_be_text(d)).count();
+        assert!(refused * 10 >= not_text * 9, "{refused} of {not_text}");
+    }
+
+    #[test]
+    fn control_a_text_check_that_counts_too_much_is_caught() {
+        // Counting a continuation after a lead too (`E0 80`, `F0 80` are bad, but `C3 A9` is not).
+        let counts_every_continuation = |d: &[u8]| {
+            let bad = d.iter().filter(|&&c| CLASS[usize::from(c)] != OK).count();
+            bad * 10 <= d.len()
+        };
+        assert!(refused_text(counts_every_continuation).is_some());
+        // The limit off by one (`bad * 10 >= len` refused).
+        let strict = |d: &[u8]| {
+            let mut check = TextCheck::new(d.len());
+            check.limit = check.limit.saturating_sub(1);
+            d.iter().all(|&c| check.push(c)) && check.finish()
+        };
+        assert!(refused_text(strict).is_some());
+    }
+
+    /// `decodes_to_trigger` as it was: the plain decoding, then the trigger search and the count.
+    fn decodes_to_trigger_plainly(chunk: &[u8], t: &Triggers, buf: &mut Vec<u8>) -> bool {
+        lenient_decode(chunk, buf);
+        t.found_in(buf) && is_text(buf)
+    }
+
+    /// Base64 (standard alphabet, no padding) of `data`.
+    fn b64(data: &[u8]) -> Vec<u8> {
+        const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = Vec::new();
+        for g in data.chunks(3) {
+            let v = g
+                .iter()
+                .enumerate()
+                .fold(0u32, |v, (i, &c)| v | u32::from(c) << (16 - 8 * i));
+            for k in 0..=g.len() {
+                out.push(A[(v >> (18 - 6 * k) & 63) as usize]);
+            }
+        }
+        out
+    }
+
+    /// Chunks whose decodings hold a trigger and read as text, at every shift and cut, and the
+    /// text-check samples encoded (most of which hold none or are no text).
+    fn decoding_samples() -> Vec<Vec<u8>> {
+        let texts: &[&[u8]] = &[
+            b"say <x> now",
+            b"[INST] hello",
+            b"a & b and c",
+            "x\u{ff1c}y z".as_bytes(),
+            b"123456789<\x01",
+            b"12345678<\x01\x02",
+            b"<\xe2\x80 123456789",
+            b"plain words only",
+        ];
+        let mut out = Vec::new();
+        for t in texts {
+            let e = b64(t);
+            for a in 0..4.min(e.len()) {
+                for b in (a..=e.len()).rev().take(5) {
+                    out.push(e[a..b].to_vec());
+                }
+            }
+        }
+        out.extend(text_samples().iter().step_by(7).map(|d| b64(d)));
+        out
+    }
+
+    #[test]
+    fn the_checked_decoding_decides_as_the_plain_one() {
+        let t = triggers();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let samples = decoding_samples();
+        let mut kept = 0;
+        for chunk in &samples {
+            let want = decodes_to_trigger_plainly(chunk, &t, &mut a);
+            assert_eq!(decodes_to_trigger(chunk, &t, &mut b), want, "{chunk:?}");
+            kept += usize::from(want);
+        }
+        assert!(
+            kept >= 20 && kept * 2 < samples.len(),
+            "{kept} of {}",
+            samples.len()
+        );
+    }
+
+    #[test]
+    fn control_a_decoding_checked_without_its_tail_is_caught() {
+        // Giving the verdict from the whole groups only: a `<` in the last one or two bytes is lost.
+        let t = triggers();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let groups_only = |chunk: &[u8], buf: &mut Vec<u8>| {
+            decodes_to_trigger_plainly(&chunk[..chunk.len() / 4 * 4], &t, buf)
+        };
+        assert!(decoding_samples()
+            .iter()
+            .any(|c| groups_only(c, &mut b) != decodes_to_trigger_plainly(c, &t, &mut a)));
     }
 
     #[test]
