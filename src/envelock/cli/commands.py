@@ -34,7 +34,7 @@ from .progress import Progress
 from .read import read_input, reason
 from .report import JSON_SCHEMA_ID, FileResult, emit, relative_uri, srcroot_for
 from .scanning import Checked, ScanOptions, scan_path, scan_paths, verify_path
-from .walk import Target, Walk, expand
+from .walk import Target, Walk, expand, reals
 
 #: Characters of the preface encoded and written at a time (no second copy of the whole output).
 WRITE_CHUNK = 1 << 20
@@ -73,8 +73,11 @@ def _targets(args: argparse.Namespace) -> list[Target]:
     return targets
 
 
-def _srcroot(args: argparse.Namespace, shown: Sequence[str]) -> Path:
-    return srcroot_for([s for s in shown if not s.startswith("<")], Path(args.srcroot) if args.srcroot else None)
+def _srcroot(args: argparse.Namespace, shown: Sequence[str]) -> tuple[Path, dict[str, Path]]:
+    """%SRCROOT% and the real path of every file shown (each resolved once, for both)."""
+    files = [s for s in shown if not s.startswith("<")]
+    resolved = reals(files)
+    return srcroot_for(files, Path(args.srcroot) if args.srcroot else None, resolved), resolved
 
 
 def _result(shown: str, uri: str, c: Checked, baseline: Baseline | None) -> FileResult:
@@ -151,7 +154,7 @@ def _fails_scan(args: argparse.Namespace, results: Sequence[FileResult]) -> bool
 
 
 def _rows(args: argparse.Namespace, command: str, baseline: Baseline | None) -> int:
-    srcroot = _srcroot(args, [p for p in args.paths if p != "-"])
+    srcroot, _ = _srcroot(args, [p for p in args.paths if p != "-"])
     results = rows.results(args, command, baseline, srcroot)
     failed = _fails_scan(args, results) if command == "scan" else any(r.findings for r in results)
     return conclude(args, command, results, srcroot, failed=failed, read=sum(r.rows for r in results) > 0)
@@ -168,10 +171,10 @@ def cmd_scan(args: argparse.Namespace) -> int:
         return _rows(args, "scan", baseline)
     targets = _targets(args)
     shown = [args.stdin_filename if t.path == "-" else t.path for t in targets]
-    srcroot = _srcroot(args, shown)
+    srcroot, resolved = _srcroot(args, shown)
     options = ScanOptions(frozenset(args.disable), not args.no_inline_ignore, args.pipe_timeout, args.tokenizer)
     checked = _scan_all(targets, options, args)
-    results = [_result(s, relative_uri(s, srcroot), c, baseline) for s, c in zip(shown, checked, strict=True)]
+    results = [_result(s, relative_uri(s, srcroot, resolved.get(s)), c, baseline) for s, c in zip(shown, checked, strict=True)]
     return conclude(args, "scan", results, srcroot, failed=_fails_scan(args, results), read=any(r.read for r in results))
 
 
@@ -180,7 +183,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         return _rows(args, "verify", None)
     targets = _targets(args)
     shown = [args.stdin_filename if t.path == "-" else t.path for t in targets]
-    srcroot = _srcroot(args, shown)
+    srcroot, resolved = _srcroot(args, shown)
     results = []
     for s, t in zip(shown, targets, strict=True):
         c = (
@@ -195,7 +198,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             if t.readable
             else _unread(t)
         )
-        results.append(_result(s, relative_uri(s, srcroot), c, None))
+        results.append(_result(s, relative_uri(s, srcroot, resolved.get(s)), c, None))
     failed = any(r.findings or r.skipped for r in results)
     # a file that is not UTF-8 was read, and fails (exit 1): it is not a composed preface
     read = any(t.readable and r.error is None for t, r in zip(targets, results, strict=True))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -203,23 +203,26 @@ def _sarif_rule(rule_id: str, short: str, help_text: str, level: str, security_s
     }
 
 
-def srcroot_for(paths: Iterable[str], base: Path | None = None) -> Path:
+def srcroot_for(paths: Iterable[str], base: Path | None = None, resolved_paths: Mapping[str, Path] | None = None) -> Path:
     """%SRCROOT%: ``base`` (default: the working directory), or the nearest directory that
-    holds it and every path in ``paths`` when some lie outside it (so every URI is relative)."""
+    holds it and every path in ``paths`` when some lie outside it (so every URI is relative).
+    ``resolved_paths``: their real paths where already known (:func:`walk.reals`)."""
     root = real(base or Path.cwd())
-    resolved = [real(p) for p in paths]
-    outside = [str(p) for p in resolved if p != root and root not in p.parents]
+    known = resolved_paths or {}
+    resolved = [known[p] if p in known else real(p) for p in paths]
+    outside = [str(p) for p in resolved if not p.is_relative_to(root)]  # (`root in p.parents` walks them all)
     if outside:
         root = Path(os.path.commonpath([str(root), *outside]))
     return root
 
 
-def relative_uri(path: str, srcroot: Path) -> str:
+def relative_uri(path: str, srcroot: Path, resolved: Path | None = None) -> str:
     """The URI of ``path`` relative to ``srcroot`` (percent-encoded, ``/``-separated); ``stdin`` for
-    a name in angle brackets (``<stdin>``)."""
+    a name in angle brackets (``<stdin>``). ``resolved``: its real path, where already known."""
     if path.startswith("<"):
         return "stdin"
-    resolved = real(path)
+    if resolved is None:
+        resolved = real(path)
     try:
         rel = resolved.relative_to(srcroot)
     except ValueError:
