@@ -62,7 +62,19 @@ fn text<'a, 'py>(
         return s.to_str().map_err(surrogate);
     }
     let bytes = keep.insert(s.encode_utf8().map_err(surrogate)?);
-    std::str::from_utf8(bytes.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))
+    Ok(encoded_str(bytes))
+}
+
+/// The `str` of bytes made by CPython's strict UTF-8 encoder (`PyUnicode_AsUTF8String`, as
+/// `encode_utf8` calls it), without validating them again: a tenth of defang's time on
+/// multilingual text was that second look (`benchmarks/run.py`, `multilingual`).
+fn encoded_str<'a>(bytes: &'a Bound<'_, PyBytes>) -> &'a str {
+    let b = bytes.as_bytes();
+    debug_assert!(std::str::from_utf8(b).is_ok());
+    // SAFETY: the strict encoder raises on the one thing a `str` can hold that has no UTF-8 (a lone
+    // surrogate) and writes every other code point as its UTF-8 sequence, so the bytes are valid
+    // UTF-8; a `bytes` object never changes, and the borrow keeps it alive.
+    unsafe { std::str::from_utf8_unchecked(b) }
 }
 
 /// Utf8(text): one UTF-8 copy of `text`, for a caller that hands the same non-ASCII text to several
@@ -74,7 +86,7 @@ fn text<'a, 'py>(
 struct Utf8 {
     /// The text it is a copy of: a call handed both checks they are one (`copy_of`).
     source: Py<PyString>,
-    /// Its UTF-8, validated once when made.
+    /// Its UTF-8, made by CPython's strict encoder (valid UTF-8: see [`encoded_str`]).
     bytes: Py<PyBytes>,
     /// The last code point offset [`Utf8::byte_at`] found, and its byte offset: verify asks for the
     /// bodies of a preface left to right, so each search walks on from the last (linear in all).
@@ -88,7 +100,8 @@ const WALK_STEP: usize = 64;
 
 impl Utf8 {
     fn as_str<'a>(&'a self, py: Python<'_>) -> &'a str {
-        // SAFETY: `new` validated these bytes as UTF-8, and a `bytes` object never changes.
+        // SAFETY: `new` made these bytes with CPython's strict UTF-8 encoder, whose output is valid
+        // UTF-8 (`encoded_str`), and a `bytes` object never changes.
         unsafe { std::str::from_utf8_unchecked(self.bytes.as_bytes(py)) }
     }
 
@@ -140,7 +153,7 @@ impl Utf8 {
     #[new]
     fn new(text: &Bound<'_, PyString>) -> PyResult<Self> {
         let mut keep = None;
-        self::text(text, &mut keep)?; // a non-ASCII text is encoded and validated here, once
+        self::text(text, &mut keep)?; // a non-ASCII text is encoded here, once
         let bytes = match keep {
             Some(b) => b,
             None => text.encode_utf8()?, // ASCII: valid UTF-8 as it is
@@ -872,9 +885,7 @@ fn strs_of<'a>(
         .zip(keeps)
         .enumerate()
         .map(|(k, (t, keep))| match keep {
-            Some(b) => {
-                std::str::from_utf8(b.as_bytes()).map_err(|e| PyValueError::new_err(e.to_string()))
-            }
+            Some(b) => Ok(encoded_str(b)), // made by `text`'s encoder
             None => t
                 .to_str()
                 .map_err(|_| SurrogateError::new_err(("text holds a lone surrogate", k))),
