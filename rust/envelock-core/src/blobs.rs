@@ -247,8 +247,7 @@ fn decodes_to_trigger(chunk: &[u8], triggers: &Triggers, buf: &mut Vec<u8>) -> b
     let groups = chunk.chunks_exact(4);
     let tail = groups.remainder();
     for g in groups {
-        let v = sextet(g[0]) << 18 | sextet(g[1]) << 12 | sextet(g[2]) << 6 | sextet(g[3]);
-        let three = [(v >> 16) as u8, (v >> 8) as u8, v as u8];
+        let three = decode_group(g);
         if !three.iter().all(|&c| check.push(c)) {
             return false;
         }
@@ -277,10 +276,15 @@ fn lenient_decode(chunk: &[u8], buf: &mut Vec<u8>) {
     let groups = chunk.chunks_exact(4);
     let tail = groups.remainder();
     for g in groups {
-        let v = sextet(g[0]) << 18 | sextet(g[1]) << 12 | sextet(g[2]) << 6 | sextet(g[3]);
-        buf.extend_from_slice(&[(v >> 16) as u8, (v >> 8) as u8, v as u8]);
+        buf.extend_from_slice(&decode_group(g));
     }
     decode_tail(tail, buf);
+}
+
+/// The three bytes of a whole group of four base64 characters.
+fn decode_group(g: &[u8]) -> [u8; 3] {
+    let v = sextet(g[0]) << 18 | sextet(g[1]) << 12 | sextet(g[2]) << 6 | sextet(g[3]);
+    [(v >> 16) as u8, (v >> 8) as u8, v as u8]
 }
 
 /// The two or three characters after the last whole group: one or two bytes (one alone makes none).
