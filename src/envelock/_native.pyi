@@ -72,6 +72,10 @@ class Utf8:
     @property
     def walked(self) -> int:
         """The bytes the code point searches of :func:`canonical_body` have walked so far."""
+    @property
+    def given_up(self) -> bool:
+        """Whether a call gave the copy up (it made a new text from at least half of it, and let go
+        of the copy first: peak memory); the calls after it encode the text again."""
 
 def defang(text: str, level: _Level, reserved: tuple[str, ...]) -> str:
     """``eye.reference.defang(text, level, reserved)``; returns ``text`` itself when nothing changes."""

@@ -334,50 +334,113 @@ fn reads_into_context(s: &str) -> bool {
 
 /// `defang_body`: `defang` judged in the context a body is rendered in (followed by `\n<`).
 pub fn defang_body<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str> {
-    let inner = if level == Level::Xml {
-        Level::Markup
-    } else {
-        level
-    };
-    let out: Cow<'a, str> = if !reads_into_context(s) {
-        defang(s, inner, names)
-    } else {
-        // `defang(text + BODY_CONTEXT)[:-2]`, holding at most two copies of the text at once:
-        // each pass's input is dropped as soon as its output exists, and the context is cut
-        // off in place.
+    match defang_body_start(s, level, names) {
+        Ok(same) => Cow::Borrowed(same),
+        Err(rest) => rest.finish(names).map_or(Cow::Borrowed(s), Cow::Owned),
+    }
+}
+
+/// [`defang_body`] after its first copy of the text: the caller may free the text before
+/// [`BodyRest::finish`] (the glue gives up its UTF-8 copy there, so that the copy, a pass's input
+/// and its output are never alive at once: `benchmarks/memory.py`).
+pub struct BodyRest {
+    /// The text so far: the body with its context, or the output of the pass before `next`.
+    text: String,
+    /// The next defang pass (0 angles, 1 brackets, 2 exact tokens; then the XML text escape).
+    next: u8,
+    /// `text` ends with [`BODY_CONTEXT`] (cut off after the defang passes).
+    context: bool,
+    /// A pass has changed the text.
+    changed: bool,
+    level: Level,
+}
+
+/// One defang pass of [`defang_body`] (`k` as [`BodyRest::next`]).
+fn body_pass<'t>(
+    k: u8,
+    t: &'t str,
+    names: &Names,
+    level: Level,
+    scratch: &mut Scratch,
+) -> Cow<'t, str> {
+    match k {
+        0 => defang_angles(t, names, level != Level::Reserved, scratch),
+        1 => defang_brackets(t, names, scratch),
+        _ => defang_exact(t, names),
+    }
+}
+
+/// [`defang_body`] up to its first copy of `s`: `Ok(s)` when no pass changes it, else the rest.
+pub fn defang_body_start<'a>(s: &'a str, level: Level, names: &Names) -> Result<&'a str, BodyRest> {
+    if reads_into_context(s) {
+        // `defang(text + BODY_CONTEXT)[:-2]`: a reading near the end may reach the context.
         let mut with = String::with_capacity(s.len() + BODY_CONTEXT.len());
         with.push_str(s);
         with.push_str(BODY_CONTEXT);
+        return Err(BodyRest {
+            text: with,
+            next: 0,
+            context: true,
+            changed: false,
+            level,
+        });
+    }
+    let mut scratch = Scratch::default();
+    for k in 0..3 {
+        if let Some(o) = changed(body_pass(k, s, names, level, &mut scratch)) {
+            return Err(BodyRest {
+                text: o,
+                next: k + 1,
+                context: false,
+                changed: true,
+                level,
+            });
+        }
+    }
+    if level == Level::Xml {
+        if let Some(o) = changed(xml_escape(s)) {
+            return Err(BodyRest {
+                text: o,
+                next: 4,
+                context: false,
+                changed: true,
+                level,
+            });
+        }
+    }
+    Ok(s)
+}
+
+impl BodyRest {
+    /// The passes left: `Some(body)` when one changed the text, `None` when it is the text as it
+    /// was. Each pass's input is dropped as soon as its output exists (two copies at most), and the
+    /// context is cut off in place.
+    pub fn finish(self, names: &Names) -> Option<String> {
+        let BodyRest {
+            mut text,
+            next,
+            context,
+            mut changed,
+            level,
+        } = self;
         let mut scratch = Scratch::default();
-        let mut changed = false;
-        let markup = inner != Level::Reserved;
-        for pass in 0..3 {
-            let next = match pass {
-                0 => defang_angles(&with, names, markup, &mut scratch),
-                1 => defang_brackets(&with, names, &mut scratch),
-                _ => defang_exact(&with, names),
-            };
-            let owned = match next {
-                Cow::Borrowed(_) => None,
-                Cow::Owned(o) => Some(o),
-            };
-            if let Some(o) = owned {
-                with = o;
+        for k in next..3 {
+            if let Some(o) = self::changed(body_pass(k, &text, names, level, &mut scratch)) {
+                text = o;
                 changed = true;
             }
         }
-        debug_assert!(with.ends_with(BODY_CONTEXT));
-        if changed {
-            with.truncate(with.len() - BODY_CONTEXT.len());
-            Cow::Owned(with)
-        } else {
-            Cow::Borrowed(s)
+        if context {
+            debug_assert!(text.ends_with(BODY_CONTEXT));
+            text.truncate(text.len() - BODY_CONTEXT.len());
         }
-    };
-    if level == Level::Xml {
-        then(out, xml_escape)
-    } else {
-        out
+        if level == Level::Xml && next <= 3 {
+            if let Some(o) = self::changed(xml_escape(&text)) {
+                text = o;
+                changed = true;
+            }
+        }
+        changed.then_some(text)
     }
 }
 
@@ -500,12 +563,30 @@ pub fn undefang_body<'a>(s: &'a str, level: Level, names: &Names) -> Cow<'a, str
 /// defanged text is built. Where a pass's check fails (a body that is not canonical, or one whose
 /// passes do not invert one by one) the undo and the defang of the whole body decide, as before.
 pub fn canonical_body<'a>(s: &'a str, level: Level, names: &Names) -> (Cow<'a, str>, bool) {
-    if !defang_body_changes(s, level, names) {
-        return (Cow::Borrowed(s), true);
+    match canonical_body_start(s, level, names) {
+        Ok(()) => (Cow::Borrowed(s), true),
+        Err(rest) => match rest.and_then(|r| r.finish(names)) {
+            Some(plain) => (Cow::Owned(plain), true),
+            None => canonical_round_trip(s, level, names),
+        },
     }
-    if let Some(plain) = canonical_by_passes(s, level, names) {
-        return (Cow::Owned(plain), true);
+}
+
+/// [`canonical_body`] up to its first copy of `s`: `Ok(())` when `s` is its own plain text (no
+/// defang pass changes it), else the undo passes left to run on the copy, or `None` when they cannot
+/// decide (the caller then checks [`canonical_round_trip`] of `s`). The caller may free `s` before
+/// [`UndoRest::finish`], as for [`defang_body_start`].
+pub fn canonical_body_start(s: &str, level: Level, names: &Names) -> Result<(), Option<UndoRest>> {
+    if defang_body_changes(s, level, names) {
+        Err(undo_start(s, level))
+    } else {
+        Ok(())
     }
+}
+
+/// `(undefang_body(s), defang_body of that == s)`: the whole round trip, for a body the checked
+/// undo passes cannot decide.
+pub fn canonical_round_trip<'a>(s: &'a str, level: Level, names: &Names) -> (Cow<'a, str>, bool) {
     let plain = undefang_body(s, level, names);
     let same = defang_body(&plain, level, names) == s;
     (plain, same)
@@ -579,8 +660,21 @@ fn undo_checked(
 /// `p` with its context (`defang_body`'s reference form) is the body; at `xml` the text escape of
 /// `t3` is checked to be `s` as well. `p` is what `undefang_body` returns, the same passes in the
 /// same order. The converse is not needed: a failed check only sends the body to the slow form.
+#[cfg(test)]
 pub(crate) fn canonical_by_passes(s: &str, level: Level, names: &Names) -> Option<String> {
-    let markup = level != Level::Reserved;
+    undo_start(s, level).and_then(|r| r.finish(names))
+}
+
+/// The undo passes of [`canonical_by_passes`] still to run, on the body (XML-unescaped at `xml`)
+/// and its context.
+pub struct UndoRest {
+    text: String,
+    level: Level,
+}
+
+/// [`canonical_by_passes`] up to its copy of `s`; `None` when `s` is not the text escape of its
+/// unescaping (at `xml`).
+fn undo_start(s: &str, level: Level) -> Option<UndoRest> {
     let unescaped = if level == Level::Xml {
         let u = xml_unescape(s);
         if !xml_escaped_equals(&u, s) {
@@ -590,32 +684,50 @@ pub(crate) fn canonical_by_passes(s: &str, level: Level, names: &Names) -> Optio
     } else {
         Cow::Borrowed(s)
     };
-    let mut t = String::with_capacity(unescaped.len() + BODY_CONTEXT.len());
-    t.push_str(&unescaped);
-    t.push_str(BODY_CONTEXT);
-    drop(unescaped);
-    let mut scratch = Scratch::default();
-    let t = undo_checked(
-        t,
-        &mut scratch,
-        |x, _| changed(undo_exact(x, names)),
-        |u, t, _| inserted_equals(u, exact_escape_points(u, names), t),
-    )?;
-    let t = undo_checked(
-        t,
-        &mut scratch,
-        |x, sc| changed(undo_brackets(x, names, sc)),
-        |u, t, sc| inserted_equals(u, bracket_points(u, names, sc), t),
-    )?;
-    let mut plain = undo_checked(
-        t,
-        &mut scratch,
-        |x, sc| changed(undo_angles(x, names, markup, sc)),
-        |u, t, sc| inserted_equals(u, angle_points(u, names, markup, sc), t),
-    )?;
-    if !plain.ends_with(BODY_CONTEXT) {
-        return None;
+    let text = match unescaped {
+        // Extended in place: no second copy.
+        Cow::Owned(mut o) => {
+            o.push_str(BODY_CONTEXT);
+            o
+        }
+        Cow::Borrowed(b) => {
+            let mut t = String::with_capacity(b.len() + BODY_CONTEXT.len());
+            t.push_str(b);
+            t.push_str(BODY_CONTEXT);
+            t
+        }
+    };
+    Some(UndoRest { text, level })
+}
+
+impl UndoRest {
+    /// The checked undo passes: `Some(plain)` when each is inverted by its defang pass, else `None`.
+    pub fn finish(self, names: &Names) -> Option<String> {
+        let UndoRest { text: t, level } = self;
+        let markup = level != Level::Reserved;
+        let mut scratch = Scratch::default();
+        let t = undo_checked(
+            t,
+            &mut scratch,
+            |x, _| changed(undo_exact(x, names)),
+            |u, t, _| inserted_equals(u, exact_escape_points(u, names), t),
+        )?;
+        let t = undo_checked(
+            t,
+            &mut scratch,
+            |x, sc| changed(undo_brackets(x, names, sc)),
+            |u, t, sc| inserted_equals(u, bracket_points(u, names, sc), t),
+        )?;
+        let mut plain = undo_checked(
+            t,
+            &mut scratch,
+            |x, sc| changed(undo_angles(x, names, markup, sc)),
+            |u, t, sc| inserted_equals(u, angle_points(u, names, markup, sc), t),
+        )?;
+        if !plain.ends_with(BODY_CONTEXT) {
+            return None;
+        }
+        plain.truncate(plain.len() - BODY_CONTEXT.len());
+        Some(plain)
     }
-    plain.truncate(plain.len() - BODY_CONTEXT.len());
-    Some(plain)
 }

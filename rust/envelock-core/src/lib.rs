@@ -25,7 +25,9 @@ pub mod tables;
 pub use blobs::{binary_group_starts, blob_runs, Triggers};
 pub use classes::{class_runs, classes_present, words_with_runs};
 pub use defang::{
-    canonical_body, defang, defang_body, undefang, undefang_body, xml_escape, xml_unescape, Level,
+    canonical_body, canonical_body_start, canonical_round_trip, defang, defang_body,
+    defang_body_start, undefang, undefang_body, xml_escape, xml_unescape, BodyRest, Level,
+    UndoRest,
 };
 pub use escapes::{scheme_starts, SchemeStart};
 pub use exact::exact_tokens;

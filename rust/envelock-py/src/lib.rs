@@ -86,8 +86,9 @@ fn encoded_str<'a>(bytes: &'a Bound<'_, PyBytes>) -> &'a str {
 struct Utf8 {
     /// The text it is a copy of: a call handed both checks they are one (`copy_of`).
     source: Py<PyString>,
-    /// Its UTF-8, made by CPython's strict encoder (valid UTF-8: see [`encoded_str`]).
-    bytes: Py<PyBytes>,
+    /// Its UTF-8, made by CPython's strict encoder (valid UTF-8: see [`encoded_str`]); `None` once
+    /// a call has given it up ([`Utf8::give_up`]), after which each call encodes what it reads.
+    bytes: Mutex<Option<Py<PyBytes>>>,
     /// The last code point offset [`Utf8::byte_at`] found, and its byte offset: verify asks for the
     /// bodies of a preface left to right, so each search walks on from the last (linear in all).
     cursor: Mutex<(usize, usize)>,
@@ -99,16 +100,25 @@ struct Utf8 {
 const WALK_STEP: usize = 64;
 
 impl Utf8 {
-    fn as_str<'a>(&'a self, py: Python<'_>) -> &'a str {
-        // SAFETY: `new` made these bytes with CPython's strict UTF-8 encoder, whose output is valid
-        // UTF-8 (`encoded_str`), and a `bytes` object never changes.
-        unsafe { std::str::from_utf8_unchecked(self.bytes.as_bytes(py)) }
+    /// The copy's bytes (a new reference: they stay alive while the caller holds them), or `None`
+    /// once given up.
+    fn bytes<'py>(&self, py: Python<'py>) -> Option<Bound<'py, PyBytes>> {
+        let guard = self.bytes.lock().unwrap_or_else(|e| e.into_inner());
+        guard.as_ref().map(|b| b.bind(py).clone())
     }
 
-    /// The byte offset of code point `cp` (the end of the text past its last), walked from the
-    /// cursor forwards or backwards, whichever way `cp` lies.
-    fn byte_at(&self, py: Python<'_>, cp: usize) -> usize {
-        let b = self.as_str(py).as_bytes();
+    /// Drop the copy's own reference to its bytes: they are freed when the calling function drops
+    /// its own. A call about to make a new `str` from most of the copy gives it up first
+    /// ([`let_go`]): the copy, the core's output and the new `str` would otherwise be alive at
+    /// once, three times the text (`benchmarks/memory.py`).
+    fn give_up(&self) {
+        let taken = self.bytes.lock().unwrap_or_else(|e| e.into_inner()).take();
+        drop(taken);
+    }
+
+    /// The byte offset of code point `cp` in `b` (this copy's bytes; the end of the text past its
+    /// last), walked from the cursor forwards or backwards, whichever way `cp` lies.
+    fn byte_at(&self, b: &[u8], cp: usize) -> usize {
         let mut cur = self.cursor.lock().unwrap_or_else(|e| e.into_inner());
         let (mut at_cp, mut at) = *cur;
         let from = at;
@@ -160,14 +170,24 @@ impl Utf8 {
         };
         Ok(Utf8 {
             source: text.clone().unbind(),
-            bytes: bytes.unbind(),
+            bytes: Mutex::new(Some(bytes.unbind())),
             cursor: Mutex::new((0, 0)),
             walked: AtomicUsize::new(0),
         })
     }
 
-    fn __len__(&self, py: Python<'_>) -> usize {
-        self.as_str(py).len()
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        let mut keep = None;
+        Ok(text_of(self, py, &mut keep)?.len())
+    }
+
+    /// Whether a call has given the copy up ([`Utf8::give_up`]).
+    #[getter]
+    fn given_up(&self) -> bool {
+        self.bytes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_none()
     }
 
     /// The bytes the code point searches of `canonical_body` have walked so far.
@@ -179,12 +199,32 @@ impl Utf8 {
 
 /// The copy's text, when `u` is a copy of this very `text` (a copy of another text is refused: its
 /// offsets and its answer would be another text's).
-fn copy_of<'a>(u: &'a Bound<'_, Utf8>, text: &Bound<'_, PyString>) -> PyResult<&'a str> {
-    let u = u.get();
-    if !u.source.bind(text.py()).is(text) {
+/// `None` when the copy was given up: the caller then reads `text` as it would without one.
+fn copy_of<'a, 'py>(
+    u: &Bound<'py, Utf8>,
+    text: &Bound<'py, PyString>,
+    keep: &'a mut Option<Bound<'py, PyBytes>>,
+) -> PyResult<Option<&'a str>> {
+    if !u.get().source.bind(text.py()).is(text) {
         return Err(PyValueError::new_err("utf8 is not a copy of this text"));
     }
-    Ok(u.as_str(text.py()))
+    Ok(match u.get().bytes(text.py()) {
+        Some(b) => Some(encoded_str(keep.insert(b))),
+        None => None,
+    })
+}
+
+/// The text of a copy: its bytes, or its text encoded again once it was given up.
+fn text_of<'a, 'py>(
+    u: &Utf8,
+    py: Python<'py>,
+    keep: &'a mut Option<Bound<'py, PyBytes>>,
+) -> PyResult<&'a str> {
+    match u.bytes(py) {
+        Some(b) => Ok(encoded_str(keep.insert(b))),
+        // The copy's text had a UTF-8 (`new`), so the strict encoder takes it again.
+        None => Ok(encoded_str(keep.insert(u.source.bind(py).encode_utf8()?))),
+    }
 }
 
 /// The text of a `str` (as `text`) or of a `Utf8` copy of one.
@@ -193,14 +233,38 @@ fn text_any<'a, 'py>(
     keep: &'a mut Option<Bound<'py, PyBytes>>,
 ) -> PyResult<&'a str> {
     if let Ok(u) = obj.cast::<Utf8>() {
-        return Ok(u.get().as_str(obj.py()));
+        return text_of(u.get(), obj.py(), keep);
     }
     text(obj.cast::<PyString>()?, keep)
 }
 
-/// `f()`, without the GIL for a text long enough to be worth the switch.
-fn detached<T: Send>(py: Python<'_>, s: &str, f: impl FnOnce() -> T + Send) -> T {
-    if s.len() >= DETACH_BYTES {
+/// Let go of the UTF-8 a call has read (`keep`: a temporary encoding, or a reference to `copy`'s
+/// bytes) once the core holds its own copy of what it read (`read` bytes), before the output is
+/// made: the UTF-8, the core's text and its output are then never alive at once (a peak of three
+/// times a non-ASCII body, two for ASCII, read in place: `benchmarks/memory.py`). `copy` is given up
+/// too ([`Utf8::give_up`]) when the call read at least half of it; the calls after this one then
+/// encode what they read again, which costs less than the text (compose's defang of a body is its
+/// last reading of the copy; verify checks the bodies of a preface in order).
+fn let_go(copy: Option<&Utf8>, read: usize, keep: Option<Bound<'_, PyBytes>>) {
+    if let (Some(u), Some(bytes)) = (copy, keep.as_ref()) {
+        if read.saturating_mul(2) >= bytes.as_bytes().len() {
+            u.give_up();
+        }
+    }
+    drop(keep);
+}
+
+/// The core's output when it is a new text (`None`: the input unchanged), free of the input's borrow.
+fn changed(out: Cow<'_, str>) -> Option<String> {
+    match out {
+        Cow::Borrowed(_) => None,
+        Cow::Owned(o) => Some(o),
+    }
+}
+
+/// `f()`, without the GIL for a text (of `len` bytes) long enough to be worth the switch.
+fn detached<T: Send>(py: Python<'_>, len: usize, f: impl FnOnce() -> T + Send) -> T {
+    if len >= DETACH_BYTES {
         py.detach(f)
     } else {
         f()
@@ -224,18 +288,6 @@ fn level(s: &str) -> PyResult<core::Level> {
     })
 }
 
-/// The input object itself when nothing changed, else a new string.
-fn result<'py>(
-    py: Python<'py>,
-    input: &Bound<'py, PyString>,
-    out: Cow<'_, str>,
-) -> Bound<'py, PyString> {
-    match out {
-        Cow::Borrowed(_) => input.clone(),
-        Cow::Owned(s) => PyString::new(py, &s),
-    }
-}
-
 fn run<'py, F>(
     py: Python<'py>,
     input: &Bound<'py, PyString>,
@@ -246,8 +298,12 @@ where
 {
     let mut keep = None;
     let s = text(input, &mut keep)?;
-    let out = detached(py, s, || f(s));
-    Ok(result(py, input, out))
+    let out = changed(detached(py, s.len(), || f(s)));
+    let_go(None, 0, keep);
+    Ok(match out {
+        Some(o) => PyString::new(py, &o),
+        None => input.clone(),
+    })
 }
 
 /// defang(text, level, reserved) -> str: `reference.defang(text, level, reserved)`.
@@ -265,6 +321,7 @@ fn defang<'py>(
 
 /// defang_body(text, level, reserved, utf8=None) -> str: `defang_body` (judged followed by "\n<");
 /// `utf8`: a `Utf8` copy of `text` the caller already made (compose's sanitize pass read it too).
+/// The UTF-8 read is let go ([`let_go`]) once the core has its own copy of the text.
 #[pyfunction]
 #[pyo3(signature = (text, level, reserved, utf8 = None))]
 fn defang_body<'py>(
@@ -276,12 +333,20 @@ fn defang_body<'py>(
 ) -> PyResult<Bound<'py, PyString>> {
     let lvl = self::level(level)?;
     let names = names_for(reserved, true, true)?;
-    let Some(u) = utf8 else {
-        return run(py, text, |s| core::defang_body(s, lvl, &names));
+    let mut keep = None;
+    let s = match utf8.map(|u| copy_of(u, text, &mut keep)).transpose()? {
+        Some(Some(s)) => s,
+        _ => self::text(text, &mut keep)?,
     };
-    let s = copy_of(u, text)?;
-    let out = detached(py, s, || core::defang_body(s, lvl, &names));
-    Ok(result(py, text, out))
+    let read = s.len();
+    let Err(rest) = detached(py, read, || core::defang_body_start(s, lvl, &names)) else {
+        return Ok(text.clone());
+    };
+    let_go(utf8.map(|u| u.get()), read, keep);
+    Ok(match detached(py, read, || rest.finish(&names)) {
+        Some(o) => PyString::new(py, &o),
+        None => text.clone(),
+    })
 }
 
 fn to_isize(i: usize) -> PyResult<isize> {
@@ -294,7 +359,7 @@ fn to_isize(i: usize) -> PyResult<isize> {
 /// body is checked where it lies in its preface without a copy of its own (the copy a slice would
 /// be is the one made only when the result is the slice itself). Another text is read in `utf8`,
 /// the caller's one copy of the whole text (verify's), when given; else it is sliced first and the
-/// slice encoded.
+/// slice encoded. The UTF-8 read is let go ([`let_go`]) once the core has its own copy of the body.
 #[pyfunction]
 #[pyo3(signature = (text, level, reserved, start = 0, end = None, utf8 = None))]
 fn canonical_body<'py>(
@@ -311,44 +376,57 @@ fn canonical_body<'py>(
     let start = start.min(end);
     let whole = start == 0 && end == n;
     let lvl = self::level(level)?;
-    let slice = |py: Python<'py>| -> PyResult<Bound<'py, PyString>> {
+    let names = names_for(reserved.clone(), true, true)?;
+    // The body as a `str` of its own: the text itself, or its slice.
+    let part = |py: Python<'py>| -> PyResult<Bound<'py, PyString>> {
+        if whole {
+            return Ok(text.clone());
+        }
         let range = pyo3::types::PySlice::new(py, to_isize(start)?, to_isize(end)?, 1);
         Ok(text.get_item(range)?.cast_into::<PyString>()?)
     };
-    if let Some(u) = utf8 {
-        // The caller's one UTF-8 copy of the whole text: the body is found in it, not encoded again.
-        let all = copy_of(u, text)?;
-        let copy = u.get();
-        let (a, b) = if whole {
-            (0, all.len())
-        } else {
-            (copy.byte_at(py, start), copy.byte_at(py, end))
-        };
-        let s = &all[a..b];
-        let names = names_for(reserved, true, true)?;
-        let (plain, same) = detached(py, s, || core::canonical_body(s, lvl, &names));
-        let plain = match plain {
-            Cow::Borrowed(_) if whole => text.clone(),
-            Cow::Borrowed(_) => slice(py)?,
-            Cow::Owned(o) => PyString::new(py, &o),
-        };
-        return Ok((plain, same));
-    }
-    // `str.isascii` reads a flag of the string: no pass over it.
-    if !whole && !text.call_method0(intern!(py, "isascii"))?.is_truthy()? {
-        let part = slice(py)?;
-        return canonical_body(py, &part, level, reserved, 0, None, None);
-    }
-    let names = names_for(reserved, true, true)?;
     let mut keep = None;
-    let all = self::text(text, &mut keep)?;
-    // The whole text, or an ASCII one (its code points are its bytes).
-    let s = if whole { all } else { &all[start..end] };
-    let (plain, same) = detached(py, s, || core::canonical_body(s, lvl, &names));
-    let plain = match plain {
-        Cow::Borrowed(_) if whole => text.clone(),
-        Cow::Borrowed(b) => PyString::new(py, b),
-        Cow::Owned(o) => PyString::new(py, &o),
+    let copy = utf8.map(|u| u.get());
+    let s = match utf8.map(|u| copy_of(u, text, &mut keep)).transpose()? {
+        // The caller's one UTF-8 copy of the whole text: the body is found in it, not encoded again.
+        Some(Some(all)) => match copy {
+            Some(c) if !whole => {
+                &all[c.byte_at(all.as_bytes(), start)..c.byte_at(all.as_bytes(), end)]
+            }
+            _ => all,
+        },
+        // `str.isascii` reads a flag of the string: no pass over it.
+        _ if !whole && !text.call_method0(intern!(py, "isascii"))?.is_truthy()? => {
+            return canonical_body(py, &part(py)?, level, reserved, 0, None, None);
+        }
+        // The whole text, or an ASCII one (its code points are its bytes).
+        _ => {
+            let all = self::text(text, &mut keep)?;
+            if whole {
+                all
+            } else {
+                &all[start..end]
+            }
+        }
+    };
+    let read = s.len();
+    let rest = match detached(py, read, || core::canonical_body_start(s, lvl, &names)) {
+        Ok(()) => return Ok((part(py)?, true)),
+        Err(rest) => rest,
+    };
+    let_go(copy, read, keep);
+    if let Some(plain) = rest.and_then(|r| detached(py, read, || r.finish(&names))) {
+        return Ok((PyString::new(py, &plain), true));
+    }
+    // Not decided by the checked undo passes (a body that is not canonical): the whole round
+    // trip, on the body read again.
+    let body = part(py)?;
+    let mut again = None;
+    let s = self::text(&body, &mut again)?;
+    let (plain, same) = detached(py, s.len(), || core::canonical_round_trip(s, lvl, &names));
+    let plain = match changed(plain) {
+        None => body.clone(),
+        Some(o) => PyString::new(py, &o),
     };
     Ok((plain, same))
 }
@@ -446,7 +524,7 @@ fn openers<'py>(
     let mut keep = None;
     let s = self::text(text, &mut keep)?;
     let names = names_for(reserved, true, true)?;
-    let found = detached(py, s, || core::openers(s, &names));
+    let found = detached(py, s.len(), || core::openers(s, &names));
     opener_tuples(py, &found)
 }
 
@@ -541,9 +619,9 @@ fn findings<'py>(
 ) -> PyResult<Bound<'py, PyList>> {
     let mut keep = None;
     // `utf8`: a `Utf8` copy of `text` the caller already made.
-    let s = match utf8 {
-        Some(u) => copy_of(u, text)?,
-        None => self::text(text, &mut keep)?,
+    let s = match utf8.map(|u| copy_of(u, text, &mut keep)).transpose()? {
+        Some(Some(s)) => s,
+        _ => self::text(text, &mut keep)?,
     };
     let fields: [Bound<'py, PyString>; 10] = fields
         .try_into()
@@ -749,7 +827,7 @@ fn opener_reports<'py>(
         _ => return Err(PyValueError::new_err("family must be angle or bracket")),
     };
     let names = names_for(reserved, true, true)?;
-    let found = detached(py, s, || core::openers_of(s, &names, &[fam]));
+    let found = detached(py, s.len(), || core::openers_of(s, &names, &[fam]));
     let b = s.as_bytes();
     let n = s.chars().count();
     type Reading<'a> = (&'a str, &'a str, bool, usize, usize);
@@ -965,7 +1043,7 @@ fn sanitize_events(
 ) -> PyResult<(Vec<Span>, Vec<Span>)> {
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
-    let ev = detached(py, s, || core::sanitize_events(s, first));
+    let ev = detached(py, s.len(), || core::sanitize_events(s, first));
     Ok((ev.impossible, ev.invisible))
 }
 
@@ -994,7 +1072,7 @@ fn find_ascii(
     }
     let mut keep = None;
     let s = self::text(text, &mut keep)?;
-    let found = detached(py, s, || core::find_from(s, needle, start));
+    let found = detached(py, s.len(), || core::find_from(s, needle, start));
     found.map_or(Ok(Some(-1)), |k| to_isize(k).map(Some))
 }
 
@@ -1008,7 +1086,7 @@ fn classes_present(
 ) -> PyResult<Vec<bool>> {
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
-    Ok(detached(py, s, || core::classes_present(s, &classes)))
+    Ok(detached(py, s.len(), || core::classes_present(s, &classes)))
 }
 
 /// class_runs(text, ranges, limit=None) -> [(start, end)] | None: the maximal runs of characters in
@@ -1025,7 +1103,7 @@ fn class_runs(
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
     let limit = limit.unwrap_or(usize::MAX);
-    let runs = detached(py, s, || core::class_runs(s, &ranges, limit));
+    let runs = detached(py, s.len(), || core::class_runs(s, &ranges, limit));
     Ok(runs.map(|r| spans_in_code_points(s, r)))
 }
 
@@ -1041,7 +1119,7 @@ fn words_with_runs(
 ) -> PyResult<Option<Vec<(usize, usize)>>> {
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
-    let found = detached(py, s, || core::words_with_runs(s, &hidden, &word));
+    let found = detached(py, s.len(), || core::words_with_runs(s, &hidden, &word));
     Ok(found.map(|w| spans_in_code_points(s, w)))
 }
 
@@ -1115,7 +1193,7 @@ fn blob_runs(
     let triggers = &*triggers;
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
-    let runs = detached(py, s, || core::blob_runs(s, all, triggers));
+    let runs = detached(py, s.len(), || core::blob_runs(s, all, triggers));
     Ok(spans_in_code_points(s, runs))
 }
 
@@ -1130,7 +1208,7 @@ fn line_markers(
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
     let m: Vec<&str> = markers.iter().map(String::as_str).collect();
-    let spans = detached(py, s, || core::line_markers(s, &m));
+    let spans = detached(py, s.len(), || core::line_markers(s, &m));
     Ok(spans_in_code_points(s, spans))
 }
 
@@ -1145,7 +1223,7 @@ fn attribute_injections(
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
     let n: Vec<&str> = names.iter().map(String::as_str).collect();
-    let found = detached(py, s, || core::attribute_injections(s, &n));
+    let found = detached(py, s.len(), || core::attribute_injections(s, &n));
     let mut cc = core::CpCounter::new(s);
     Ok(found
         .into_iter()
@@ -1170,7 +1248,7 @@ fn ascii_word_starts(
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
     let w: Vec<&str> = words.iter().map(String::as_str).collect();
-    let found = detached(py, s, || core::ascii_word_starts(s, &w));
+    let found = detached(py, s.len(), || core::ascii_word_starts(s, &w));
     Ok(found.map(|starts| {
         let mut cc = core::CpCounter::new(s);
         starts.into_iter().map(|a| cc.at(a)).collect()
@@ -1197,7 +1275,7 @@ fn scheme_starts(
     };
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
-    let mut found = detached(py, s, || core::scheme_starts(s, &schemes, limit));
+    let mut found = detached(py, s.len(), || core::scheme_starts(s, &schemes, limit));
     if !s.is_ascii() {
         // One count of the text for every list: the starts of all schemes, in order.
         let mut all: Vec<(usize, usize, usize)> = found
@@ -1233,7 +1311,7 @@ fn exact_tokens(
     let names = names_for(reserved, true, true)?;
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
-    let found = detached(py, s, || core::exact_tokens(s, &names));
+    let found = detached(py, s.len(), || core::exact_tokens(s, &names));
     Ok(spans_in_code_points(s, found))
 }
 

@@ -293,9 +293,11 @@ def scan_preface(
         return [], [], 0
     # One UTF-8 copy of a non-ASCII text for the native passes over it (each body's canonical-form
     # check finds its body in it, the character check reads it), instead of one encoding per pass.
+    # The character check first: a body's check gives the copy up when the body is most of the text
+    # (peak memory: the glue's ``let_go``), and a later reading would encode the text again.
     with backend.encoded_once(text):
-        envelopes, end = _sequence(scan, 0, 0, ())
         bad, hidden = first_problems(text, invisible=invisible == "strip")
+        envelopes, end = _sequence(scan, 0, 0, ())
     if end >= 0 and end != len(text):
         scan.problem("text-outside", f"text after the last envelope: {_snippet(text, end)!r}", end, ())
     starts = [e.offset for e in envelopes]
