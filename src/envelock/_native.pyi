@@ -162,7 +162,9 @@ def exact_tokens(text: str | Utf8, reserved: tuple[str, ...]) -> list[tuple[int,
     """``(start, end)`` (code points) of every exact token of ``text``: ``reader.exact_after`` at each
     place one may start (tokens that overlap are all found)."""
 
-def class_runs(text: str | Utf8, ranges: list[tuple[int, int]], limit: int | None = None) -> list[tuple[int, int]] | None:
+def class_runs(
+    text: str | Utf8, ranges: list[tuple[int, int]], limit: int | None = None, shortest: int = 1
+) -> list[tuple[int, int]] | None:
     """``(start, end)`` (code points) of each maximal run of characters in the inclusive ``ranges``,
     in order (what ``[class]+`` finds); ``None`` for a range past U+10FFFF or with its ends reversed,
     or for more than ``limit`` runs."""

@@ -176,7 +176,10 @@ def test_the_hidden_runs_long_runs_and_words_are_the_regexes(text: str) -> None:
     with backend.use("native"):
         runs = _native.class_runs(text, list(hidden._HIDDEN_RANGES))
         assert runs == [m.span() for m in hidden._ANY_RUN_RE.finditer(text)]
-        assert [r for r in runs if r[1] - r[0] >= hidden._LONG_RUN] == [m.span() for m in hidden._LONG_RUN_RE.finditer(text)]
+        long = [m.span() for m in hidden._LONG_RUN_RE.finditer(text)]
+        assert [r for r in runs if r[1] - r[0] >= hidden._LONG_RUN] == long
+        assert _native.class_runs(text, list(hidden._HIDDEN_RANGES), None, hidden._LONG_RUN) == long
+        assert hidden._long_runs(text) == long
         assert hidden._words_with_invisibles(text, runs) == _regex_words(text)
         assert hidden._python_words(text, runs) == _regex_words(text)
         assert hidden._python_words(text) == _regex_words(text)
@@ -204,6 +207,23 @@ def test_control_a_word_search_that_does_not_skip_the_runs_inside_a_word_is_caug
 
     assert hidden._python_words(text, runs) == _regex_words(text) != every_run(text)
     assert hidden._words_with_invisibles(text, runs) == _regex_words(text)
+
+
+def test_long_runs_are_counted_in_characters() -> None:
+    # Dense short runs (no list of every run) and long ones of characters of one to four bytes:
+    # the native walk for long runs is the regex's. Control: a walk that counted bytes would take
+    # the three-character, nine-byte run of U+2064 for a long one.
+    text = "a\u200b" * 3000 + "b\u2064\u2064\u2064c" + "\U000e0041" * 4 + "d" + "\u200b" * 5
+    long = [m.span() for m in hidden._LONG_RUN_RE.finditer(text)]
+    with backend.use("native"):
+        assert hidden._native_runs(text, hidden._HIDDEN_RANGES) is None  # dense: the long walk's case
+        assert hidden._long_runs(text) == long == _native.class_runs(text, list(hidden._HIDDEN_RANGES), None, 4)
+        by_bytes = [
+            (a, e) for a, e in _native.class_runs(text, list(hidden._HIDDEN_RANGES)) or [] if len(text[a:e].encode()) >= 4
+        ]
+        assert by_bytes != long
+        native, reference = _scan_both(text)
+    assert native == reference
 
 
 def test_the_run_limit_is_the_native_walks() -> None:

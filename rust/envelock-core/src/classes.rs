@@ -67,11 +67,17 @@ pub fn classes_present(s: &str, classes: &[Vec<(u32, u32)>]) -> Vec<bool> {
 }
 
 /// The maximal runs of characters of `ranges` (inclusive code point ranges) in `s`, in order (byte
-/// offsets): what the regex `[class]+` finds (`scan.hidden._CONTROL_RUN_RE`). Bytes that cannot
-/// begin one of its characters end a run at a table lookup; `None` for a range no table should
-/// hold, or once there are more than `limit` runs (the caller then runs its regex: where runs are
-/// dense, collecting them costs more than the regex's own loop).
-pub fn class_runs(s: &str, ranges: &[(u32, u32)], limit: usize) -> Option<Vec<(usize, usize)>> {
+/// offsets), of at least `shortest` characters: what the regex `[class]{shortest,}` finds
+/// (`scan.hidden._CONTROL_RUN_RE`, `_LONG_RUN_RE`). Bytes that cannot begin one of its characters
+/// end a run at a table lookup; `None` for a range no table should hold, or once there are more than
+/// `limit` runs (the caller then runs its regex: where runs are dense, collecting them costs more
+/// than the regex's own loop).
+pub fn class_runs(
+    s: &str,
+    ranges: &[(u32, u32)],
+    limit: usize,
+    shortest: usize,
+) -> Option<Vec<(usize, usize)>> {
     if ranges.iter().any(|&(lo, hi)| lo > hi || hi > 0x10_FFFF) {
         return None;
     }
@@ -83,15 +89,23 @@ pub fn class_runs(s: &str, ranges: &[(u32, u32)], limit: usize) -> Option<Vec<(u
     let inside = |c: u32| blocks[block(c)] && ranges.iter().any(|&(lo, hi)| lo <= c && c <= hi);
     let b = s.as_bytes();
     let mut out = Vec::new();
-    let mut run: Option<usize> = None;
+    // The run being read: its start and its length in characters.
+    let mut run: Option<(usize, usize)> = None;
+    let end_run =
+        |run: &mut Option<(usize, usize)>, at: usize, out: &mut Vec<(usize, usize)>| match run
+            .take()
+        {
+            Some((start, len)) if len >= shortest => {
+                out.push((start, at));
+                out.len() <= limit
+            }
+            _ => true,
+        };
     let mut i = 0;
     while i < b.len() {
         if !leads[usize::from(b[i])] {
-            if let Some(start) = run.take() {
-                out.push((start, i));
-                if out.len() > limit {
-                    return None;
-                }
+            if !end_run(&mut run, i, &mut out) {
+                return None;
             }
             i += 1;
             continue;
@@ -100,19 +114,16 @@ pub fn class_runs(s: &str, ranges: &[(u32, u32)], limit: usize) -> Option<Vec<(u
         // the caller's regex finds the runs (`None`) rather than the rest going unread.
         let ch = s.get(i..).and_then(|t| t.chars().next())?;
         if inside(u32::from(ch)) {
-            run.get_or_insert(i);
-        } else if let Some(start) = run.take() {
-            out.push((start, i));
-            if out.len() > limit {
-                return None;
-            }
+            run.get_or_insert((i, 0)).1 += 1;
+        } else if !end_run(&mut run, i, &mut out) {
+            return None;
         }
         i += ch.len_utf8();
     }
-    if let Some(start) = run {
-        out.push((start, b.len()));
+    if !end_run(&mut run, b.len(), &mut out) {
+        return None;
     }
-    (out.len() <= limit).then_some(out)
+    Some(out)
 }
 
 /// Inclusive code point ranges, sorted and merged, for a membership test by binary search (by a
@@ -340,6 +351,7 @@ mod tests {
             out
         };
         let n = alphabet.len();
+        let mut bytes_differ = false;
         for len in 0..=5u32 {
             for mut k in 0..n.pow(len) {
                 let mut s = String::new();
@@ -349,21 +361,40 @@ mod tests {
                 }
                 let want = naive(&s);
                 assert_eq!(
-                    class_runs(&s, &ranges, usize::MAX),
+                    class_runs(&s, &ranges, usize::MAX, 1),
                     Some(want.clone()),
                     "{s:?}"
                 );
                 assert_eq!(
-                    class_runs(&s, &ranges, want.len()),
+                    class_runs(&s, &ranges, want.len(), 1),
                     Some(want.clone()),
                     "{s:?}"
                 );
                 if let Some(fewer) = want.len().checked_sub(1) {
-                    assert_eq!(class_runs(&s, &ranges, fewer), None, "{s:?}");
+                    assert_eq!(class_runs(&s, &ranges, fewer, 1), None, "{s:?}");
+                }
+                // At least `shortest` characters: the runs of that many or more, counted in
+                // characters (not bytes: the alphabet mixes one- to four-byte characters).
+                for shortest in 2..=4 {
+                    let long: Vec<_> = want
+                        .iter()
+                        .copied()
+                        .filter(|&(a, e)| s[a..e].chars().count() >= shortest)
+                        .collect();
+                    assert_eq!(
+                        class_runs(&s, &ranges, long.len(), shortest),
+                        Some(long.clone()),
+                        "{s:?} {shortest}"
+                    );
+                    // Control: a length in bytes is told apart somewhere in the sample.
+                    bytes_differ |= want.iter().any(|&(a, e)| {
+                        (e - a >= shortest) != (s[a..e].chars().count() >= shortest)
+                    });
                 }
             }
         }
-        assert_eq!(class_runs("x", &[(0x41, 0x40)], usize::MAX), None);
+        assert!(bytes_differ);
+        assert_eq!(class_runs("x", &[(0x41, 0x40)], usize::MAX, 1), None);
     }
 
     #[test]

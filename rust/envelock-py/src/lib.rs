@@ -1089,21 +1089,24 @@ fn classes_present(
     Ok(detached(py, s.len(), || core::classes_present(s, &classes)))
 }
 
-/// class_runs(text, ranges, limit=None) -> [(start, end)] | None: the maximal runs of characters in
-/// the inclusive code point `ranges` (code points; `core::classes::class_runs`), `None` for a range
-/// no table should hold or past `limit` runs.
+/// class_runs(text, ranges, limit=None, shortest=1) -> [(start, end)] | None: the maximal runs of
+/// at least `shortest` characters in the inclusive code point `ranges` (code points;
+/// `core::classes::class_runs`), `None` for a range no table should hold or past `limit` runs.
 #[pyfunction]
-#[pyo3(signature = (text, ranges, limit = None))]
+#[pyo3(signature = (text, ranges, limit = None, shortest = 1))]
 fn class_runs(
     py: Python<'_>,
     text: &Bound<'_, PyAny>,
     ranges: Vec<(u32, u32)>,
     limit: Option<usize>,
+    shortest: usize,
 ) -> PyResult<Option<Vec<(usize, usize)>>> {
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
     let limit = limit.unwrap_or(usize::MAX);
-    let runs = detached(py, s.len(), || core::class_runs(s, &ranges, limit));
+    let runs = detached(py, s.len(), || {
+        core::class_runs(s, &ranges, limit, shortest)
+    });
     Ok(runs.map(|r| spans_in_code_points(s, r)))
 }
 

@@ -414,20 +414,26 @@ def _all_ascii(words: tuple[str, ...]) -> bool:
     return all(w.isascii() for w in words)
 
 
-def native_class_runs(text: str, ranges: Sequence[tuple[int, int]], limit: int | None = None) -> list[Span] | None:
-    """The maximal runs of ``text``'s characters in the inclusive ``ranges`` (``_native.class_runs``),
-    or ``None`` when the native core is not in use, cannot take ``text``, a range is not one a table
-    holds or there are more than ``limit`` runs: the caller then runs its ``[class]+`` regex."""
+def native_class_runs(
+    text: str, ranges: Sequence[tuple[int, int]], limit: int | None = None, shortest: int = 1
+) -> list[Span] | None:
+    """The maximal runs of at least ``shortest`` of ``text``'s characters in the inclusive ``ranges``
+    (``_native.class_runs``), or ``None`` when the native core is not in use, cannot take ``text``, a
+    range is not one a table holds or there are more than ``limit`` runs: the caller then runs its
+    ``[class]{shortest,}`` regex."""
     viewed = _VIEWED.get()
     if viewed is None or viewed[0] is not text:
-        return _if_native(lambda: _native.class_runs(_encoded(text), list(ranges), limit))
+        return _if_native(lambda: _native.class_runs(_encoded(text), list(ranges), limit, shortest))
     # A text with lone surrogates, read through its view: VIEW_CHAR stands for them there, so a class
     # holding it is left to the regex; a class holding every surrogate gets their runs merged in, one
-    # holding some of them is left to the regex too.
+    # holding some of them is left to the regex too, and so is a search for long runs (a merge could
+    # join short ones into a long one).
     every = any(lo <= 0xD800 and hi >= 0xDFFF for lo, hi in ranges)
+    if shortest > 1 and _holds_surrogates(ranges):
+        return None
     if any(lo <= ord(VIEW_CHAR) <= hi for lo, hi in ranges) or (_holds_surrogates(ranges) and not every):
         return None
-    found = _if_native(lambda: _native.class_runs(viewed[1], list(ranges), limit))
+    found = _if_native(lambda: _native.class_runs(viewed[1], list(ranges), limit, shortest))
     if found is None or not every:
         return found
     return merged_runs(found, viewed[2])

@@ -273,9 +273,7 @@ def _scan_hidden(text: str, ctx: Context, out: list[_Raw]) -> None:
     if (_NONE_IN_ASCII and text.isascii()) or not _present(text, ctx, _HIDDEN):
         return
     runs = _native_runs(text, _HIDDEN_RANGES)
-    long_runs = (
-        (r for r in runs if r[1] - r[0] >= _LONG_RUN) if runs is not None else (m.span() for m in _LONG_RUN_RE.finditer(text))
-    )
+    long_runs = [r for r in runs if r[1] - r[0] >= _LONG_RUN] if runs is not None else _long_runs(text)
     for s, e in long_runs:
         run = text[s:e]
         decoded = _decode_hidden(run)
@@ -365,6 +363,14 @@ def _native_runs(text: str, ranges: Sequence[tuple[int, int]]) -> list[tuple[int
     ``[class]+`` regex over the whole text took 2 to 3.6 times a whole scan's time on source with
     one U+200B, U+202E or TAG character.)"""
     return backend.native_class_runs(text, ranges, len(text) // _NATIVE_RUNS_EVERY + 16)
+
+
+def _long_runs(text: str) -> list[tuple[int, int]]:
+    """The runs of :data:`_LONG_RUN` or more invisible characters where the runs of any length are too
+    dense for a list of them (a word of letters joined by U+200B): in one native walk (at most one in
+    ``_LONG_RUN`` characters, so no limit), else ``_LONG_RUN_RE``, whose search tries every short run."""
+    runs = backend.native_class_runs(text, _HIDDEN_RANGES, None, _LONG_RUN)
+    return runs if runs is not None else [m.span() for m in _LONG_RUN_RE.finditer(text)]
 
 
 def _runs(text: str, ranges: Sequence[tuple[int, int]], regex: re.Pattern[str]) -> list[tuple[int, int]]:
