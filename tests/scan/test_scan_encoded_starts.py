@@ -22,7 +22,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from envelock.eye import backend
+from envelock.eye.tokens import RESERVED_NAMES
 from envelock.scan import encoded, regex_reach, scan_text
+from envelock.scan._base import Context
 
 assert encoded._SCHEME_STARTS is not None, "every scheme's starts are read off its regex (test_regex_reach.py)"
 SCHEME_STARTS = encoded._SCHEME_STARTS
@@ -197,3 +199,103 @@ def test_a_scheme_without_a_width_searches_the_whole_text(native: None, monkeypa
     text = "x %3C/retrieved_content> y"
     assert [m.span() for m in unbounded.finditer(text)] == [m.span() for m in encoded._ENC_CANDIDATE_RE.passes[0].finditer(text)]
     assert called == []
+
+
+# The quiet escapes (``core::escapes::quiet_at``): with ``loud`` (``encoded._loud``), the native
+# starts leave out escapes of a fixed shape whose every reading is a character outside it. Sound
+# when every start left out is one whose match (if any) has the verdict ``_NOTHING``: then no report
+# changes. Held on hypothesis texts and on every value of each shape, with a control (a loud set
+# without ``<``, under which ``\x3c`` would be left out and is caught).
+
+CTX_STARTS = encoded._opener_starts(Context(RESERVED_NAMES, None))
+LOUD = encoded._loud(CTX_STARTS)
+SCHEME_RES = tuple(re.compile(p) for p in encoded._SCHEMES)
+
+QUIET_TEXTS = st.lists(
+    st.one_of(
+        TEXTS,
+        st.sampled_from(["\\x", "\\\\x", "\\\\\\\\\\x", "=", "%", "\\u", "\\U", "\\", "\\\\", "%25", "=C3", "\\xe2", "\\x80"]),
+        st.text(alphabet="0123456789abcdefABCDEF", min_size=1, max_size=8),
+        st.sampled_from(["3c", "3C", "ab", "AB", "ff", "c3", "e2", "80", "b9", "0000", "2039", "003c", "00ab", "d83d", "de00"]),
+    ),
+    max_size=12,
+).map("".join)  # fmt: skip
+
+
+def left_out(text: str, loud: str) -> list[tuple[int, int]]:
+    """(scheme, offset) of every start the native search leaves out as quiet."""
+    every = backend.native_scheme_starts(text, SCHEME_STARTS, len(text) + 1)
+    kept = backend.native_scheme_starts(text, SCHEME_STARTS, len(text) + 1, loud)
+    assert every is not None and kept is not None
+    out = []
+    for k, (a, b) in enumerate(zip(every, kept, strict=True)):
+        assert a is not None and b is not None and set(b) <= set(a)
+        out += [(k, i) for i in sorted(set(a) - set(b))]
+    return out
+
+
+def unsound(text: str, loud: str, starts: frozenset[str] = CTX_STARTS) -> list[str]:
+    """The escapes left out as quiet whose verdict is not nothing (the claim: none)."""
+    bad = []
+    for k, i in left_out(text, loud):
+        m = SCHEME_RES[k].match(text, i)
+        if m is not None and encoded._verdict(m, starts) != encoded._NOTHING:
+            bad.append(m.group())
+    return bad
+
+
+@given(QUIET_TEXTS)
+def test_every_start_left_out_as_quiet_decodes_to_nothing(text: str) -> None:
+    with on_native():
+        assert unsound(text, LOUD) == []
+
+
+@given(QUIET_TEXTS)
+def test_the_candidates_without_the_quiet_ones_act_as_all_of_them(text: str) -> None:
+    def acting(ms: Iterator[re.Match[str]]) -> list[tuple[int, int]]:
+        return [m.span() for m in ms if encoded._verdict(m, CTX_STARTS) != encoded._NOTHING]
+
+    merged = sorted(
+        (m for k in range(len(encoded._SCHEMES)) for m in encoded._ENC_CANDIDATE_RE.passes[k].finditer(text)), key=re.Match.start
+    )
+    with on_native(), pytest.MonkeyPatch.context() as mp:
+        mp.setattr(encoded, "_WINDOWED_EVERY", 0)  # windows however dense
+        assert acting(encoded._ENC_CANDIDATE_RE.finditer(text, LOUD)) == acting(iter(merged))
+
+
+def _every_shape() -> Iterator[str]:
+    """Every value of each quiet shape, alone and followed by what could extend it."""
+    tails = ("", "x", "=", "%", "\\", "=80", "%80", "\\x80", "\\\\x80", " ", "0", "7")
+    for v in range(256):
+        for head in ("=", "%", "\\x", "\\\\x", "\\\\\\\\x", "\\\\\\\\\\x"):
+            for tail in tails:
+                yield f"{head}{v:02x}{tail}"
+                yield f"{head}{v:02X}{tail}"
+    for v in range(0x10000):
+        yield f"\\u{v:04x}"
+    for v in (*range(0, 0x110000, 0x101), 0x10FFFF, 0x110000, 0xFFFFFFFF, 0x3C, 0xAB, 0x2039, 0xFF1C):
+        yield f"\\U{v:08x}"
+    for v in range(0x1000):
+        for width in (1, 2, 3, 4):
+            digits = f"{v:0{width}x}"[-width:]
+            yield f"\\{digits}"
+            yield f"\\{digits} x"
+    for v in (0x3C, 0xAB, 0x2039, 0xFF1C, 0x10FFFF, 0xFFFFFF):
+        yield f"\\{v:06x}"
+        yield f"\\{v:x}"
+
+
+def test_every_value_of_each_shape_left_out_decodes_to_nothing(native: None) -> None:
+    texts = list(_every_shape())
+    found = [bad for text in texts for bad in unsound(text, LOUD)]
+    assert found == []
+    # Most of them are left out (the search is worth it), and only quiet ones.
+    dropped = sum(bool(left_out(text, LOUD)) for text in texts)
+    assert dropped > len(texts) // 2, (dropped, len(texts))
+
+
+def test_control_a_loud_set_without_the_angle_is_caught(native: None) -> None:
+    deaf = LOUD.replace("<", "")
+    assert unsound("a \\x3c/retrieved_content> b", LOUD) == []
+    assert unsound("a \\x3c/retrieved_content> b", deaf) == ["\\x3c"]
+    assert unsound("=3C and %3c and \\u003c and \\74 and \\U0000003c", deaf) != []

@@ -42,20 +42,144 @@ impl SchemeStart {
     }
 }
 
+/// The characters an escape must decode to for the encoded pass to act on it: the first
+/// characters of tags and tokens, and the escapes' own introducers (`encoded._loud`, from the
+/// reader's tables). An escape of a fixed shape that decodes to none of them is quiet
+/// ([`quiet_at`]).
+pub struct Loud {
+    ascii: [bool; 128],
+    other: Vec<u32>,
+}
+
+impl Loud {
+    pub fn new(chars: &str) -> Loud {
+        let mut ascii = [false; 128];
+        let mut other = Vec::new();
+        for c in chars.chars() {
+            match usize::try_from(u32::from(c)) {
+                Ok(k) if k < 128 => ascii[k] = true,
+                _ => other.push(u32::from(c)),
+            }
+        }
+        other.sort_unstable();
+        other.dedup();
+        Loud { ascii, other }
+    }
+
+    /// Is code point `v` one of the characters?
+    fn has(&self, v: u32) -> bool {
+        match usize::try_from(v) {
+            Ok(k) if k < 128 => self.ascii[k],
+            _ => self.other.binary_search(&v).is_ok(),
+        }
+    }
+
+    /// `encoded._code_point(v)` (no character for 0, a surrogate or past U+10FFFF) is one of them.
+    fn has_code_point(&self, v: u64) -> bool {
+        match u32::try_from(v) {
+            Ok(v) => v != 0 && v <= 0x10_FFFF && !(0xD800..=0xDFFF).contains(&v) && self.has(v),
+            Err(_) => false,
+        }
+    }
+}
+
+fn hex_at(b: &[u8], k: usize) -> Option<u32> {
+    b.get(k).and_then(|&c| char::from(c).to_digit(16))
+}
+
+/// The value of the `count` hex digits at `k`, when they all are.
+fn hex_value(b: &[u8], k: usize, count: usize) -> Option<u64> {
+    (k..k + count).try_fold(0u64, |v, j| Some(v << 4 | u64::from(hex_at(b, j)?)))
+}
+
+/// Is the escaped byte whose two hex digits are at `k` quiet, its escape (`_utf8_run` of
+/// `encoded.py`) read as that one byte? An ASCII byte is read as its character; another as U+FFFD
+/// and as its Latin-1 character (`_bytes_read`), when it is surely read alone: a byte that cannot
+/// lead a sequence (`80`-`BF`, `F8`-`FF`), or a lead not followed by another escape (`intro`, the
+/// form's introducer: a continuation byte there would make it a sequence, left to the regex).
+fn byte_quiet(b: &[u8], k: usize, intro: u8, loud: &Loud) -> bool {
+    let (Some(hi), Some(lo)) = (hex_at(b, k), hex_at(b, k + 1)) else {
+        return false;
+    };
+    let v = hi << 4 | lo;
+    if v < 0x80 {
+        return !loud.has(v);
+    }
+    let alone = !(0xC0..0xF8).contains(&v) || b.get(k + 2) != Some(&intro);
+    alone && !loud.has(0xFFFD) && !loud.has(v)
+}
+
+/// Is the escape that starts at `i` quiet: of one of the fixed shapes below, whose match of the
+/// encoded pass's regex (`encoded._SCHEMES`) at `i` is determined by the next bytes, and whose every
+/// reading (`encoded._decodings`) is a character outside `loud`? Its verdict is then nothing
+/// (`encoded._verdict`: it starts no tag or token and is no layer of another escape), so dropping it
+/// from the starts changes no report; and a quiet match holds no start of its own scheme but quiet
+/// ones (the backslashes before its own), so the windows around the other starts find what they
+/// found. Any other shape is not quiet (`false`: its regex decides, as before). The shapes, after
+/// the introducer:
+/// - `=` or `%` and a byte read alone ([`byte_quiet`]; not `%25`, which may be a double encoding);
+/// - one to four backslashes, then `x` and a byte read alone; `u` and four hex digits, not
+///   a surrogate (a pair is read as one character): that code point; `U` and eight hex digits:
+///   that code point; or hex digits (the regex takes up to six, then an optional space): their
+///   value in hex, and in octal each of their first one to three digits that are all octal.
+///
+/// `tests/scan/test_scan_encoded_starts.py` holds the verdict of every dropped start nothing over
+/// hypothesis texts and every value of each shape, with a control.
+pub fn quiet_at(b: &[u8], i: usize, loud: &Loud) -> bool {
+    match b.get(i) {
+        Some(b'=') => byte_quiet(b, i + 1, b'=', loud),
+        Some(b'%') => b.get(i + 1..i + 3) != Some(b"25") && byte_quiet(b, i + 1, b'%', loud),
+        Some(b'\\') => {
+            let j = i + b[i..].iter().take(5).take_while(|&&c| c == b'\\').count();
+            if j - i > 4 {
+                return false;
+            }
+            match b.get(j) {
+                Some(b'x') => byte_quiet(b, j + 1, b'\\', loud),
+                Some(b'u') => hex_value(b, j + 1, 4)
+                    .is_some_and(|v| !(0xD800..=0xDFFF).contains(&v) && !loud.has_code_point(v)),
+                Some(b'U') => hex_value(b, j + 1, 8).is_some_and(|v| !loud.has_code_point(v)),
+                Some(_) if hex_at(b, j).is_some() => {
+                    let digits = (j..j + 6).take_while(|&k| hex_at(b, k).is_some()).count();
+                    let whole = hex_value(b, j, digits).is_some_and(|v| loud.has_code_point(v));
+                    let octal = (1..=3.min(digits)).any(|k| {
+                        b[j..j + k].iter().all(|c| (b'0'..=b'7').contains(c))
+                            && loud.has_code_point(
+                                b[j..j + k]
+                                    .iter()
+                                    .fold(0u64, |v, &c| v << 3 | u64::from(c - b'0')),
+                            )
+                    });
+                    !whole && !octal
+                }
+                _ => false,
+            }
+        }
+        _ => false,
+    }
+}
+
 /// The byte offsets where each scheme can start, a sorted list per scheme, or `None` for a scheme
 /// with more than `limit` starts (the caller then searches the whole text: where escapes are dense
 /// its regex's own pass costs less than windows, and the search stops there, so a hostile run of
 /// one escape is not collected). `memchr` finds each introducer (the bytes are sparse in most
-/// text) and the next two bytes are looked up. Linear: one search of the text per scheme, a
-/// bounded check per hit.
-pub fn scheme_starts(s: &str, schemes: &[SchemeStart], limit: usize) -> Vec<Option<Vec<usize>>> {
+/// text) and the next two bytes are looked up. With `loud`, a quiet start ([`quiet_at`]) is left
+/// out (and not counted against `limit`): most escapes in source code (`\x00`, `\d`, `=Fa`) decode
+/// to characters that start nothing. Linear: one search of the text per scheme, a bounded check
+/// per hit.
+pub fn scheme_starts(
+    s: &str,
+    schemes: &[SchemeStart],
+    limit: usize,
+    loud: Option<&Loud>,
+) -> Vec<Option<Vec<usize>>> {
     let b = s.as_bytes();
     schemes
         .iter()
         .map(|k| {
             let mut out = Vec::new();
             for i in memchr::memchr_iter(k.introducer, b) {
-                if k.starts_at(b, i) {
+                if k.starts_at(b, i) && !loud.is_some_and(|l| quiet_at(b, i, l)) {
                     if out.len() == limit {
                         return None;
                     }
@@ -109,10 +233,74 @@ mod tests {
                         .iter()
                         .map(|w| (w.len() <= limit).then(|| w.clone()))
                         .collect();
-                    assert_eq!(scheme_starts(&s, &schemes, limit), capped, "{s:?} {limit}");
+                    assert_eq!(
+                        scheme_starts(&s, &schemes, limit, None),
+                        capped,
+                        "{s:?} {limit}"
+                    );
                 }
             }
         }
+    }
+
+    #[test]
+    fn quiet_escapes_and_their_edges() {
+        // The loud characters of the test: `<`, `%`, `\\`, `=`, `+`, `«` (U+00AB), `‹` (U+2039).
+        let loud = Loud::new("<%\\=+\u{ab}\u{2039}");
+        let quiet = |s: &str| quiet_at(s.as_bytes(), 0, &loud);
+        for s in [
+            "=41",
+            "%41",
+            "\\x41",
+            "\\\\x41",
+            "\\x00",
+            "=FA",
+            "\\xff\\xfe",
+            "\\xc3z",
+            "\\u00e9",
+            "\\U0001F600",
+            "\\d",
+            "\\0",
+            "\\U00110000",
+        ] {
+            assert!(quiet(s), "{s}");
+        }
+        for s in [
+            "=3C",
+            "%3c",
+            "\\x3c",
+            "\\u003c",
+            "\\U0000003C",
+            "\\3c",
+            "\\74", // `<`, hex and octal
+            "\\xab",
+            "=AB",
+            "\\u2039",
+            "\\253", // `«` (Latin-1 of one byte; octal 253), `‹`
+            "=25",
+            "%25",
+            "\\x5c",
+            "=2B",   // introducers: a layer of another escape
+            "%2541", // `%25` may be a double encoding
+            "\\xc3\\xa9",
+            "=E2=80=B9",
+            "%e2%80", // a lead followed by another escape
+            "\\ud83d\\ude00",
+            "\\udc00",       // surrogates
+            "\\\\\\\\\\x41", // five backslashes
+            "\\u12",
+            "\\x{3c}",
+            "\\u{3c}",
+            "+ADw-",
+            "&lt;",
+            "x",
+            "", // other shapes
+        ] {
+            assert!(!quiet(s), "{s}");
+        }
+        // Control: without `<` among the loud characters, its escapes would be quiet.
+        let deaf = Loud::new("%\\=+");
+        assert!(quiet_at(b"\\x3c", 0, &deaf) && quiet_at(b"=3C", 0, &deaf));
     }
 
     #[test]

@@ -1258,16 +1258,35 @@ fn ascii_word_starts(
     }))
 }
 
-/// scheme_starts(text, schemes, limit) -> [[int] | None] | None: for each `(introducer, second,
-/// third)`, the code-point offsets where it starts, or `None` past `limit` of them
+/// The last `Loud` set built, and the characters it was built from (one scan after another asks
+/// for the same one).
+static LOUD: Mutex<Option<(String, Arc<core::Loud>)>> = Mutex::new(None);
+
+fn loud_of(chars: &str) -> Arc<core::Loud> {
+    let mut guard = LOUD.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((from, built)) = guard.as_ref() {
+        if from == chars {
+            return Arc::clone(built);
+        }
+    }
+    let built = Arc::new(core::Loud::new(chars));
+    *guard = Some((chars.to_owned(), Arc::clone(&built)));
+    built
+}
+
+/// scheme_starts(text, schemes, limit, loud=None) -> [[int] | None] | None: for each `(introducer,
+/// second, third)`, the code-point offsets where it starts, or `None` past `limit` of them
 /// (`core::escapes::scheme_starts`); `None` in all when a scheme is not ASCII bytes (the caller then
-/// runs its regexes over the whole text).
+/// runs its regexes over the whole text). `loud`: the characters an escape must decode to to
+/// matter; a start of a quiet escape (`core::escapes::quiet_at`) is then left out.
 #[pyfunction]
+#[pyo3(signature = (text, schemes, limit, loud = None))]
 fn scheme_starts(
     py: Python<'_>,
     text: &Bound<'_, PyAny>,
     schemes: Vec<(String, String, String)>,
     limit: usize,
+    loud: Option<&str>,
 ) -> PyResult<Option<Vec<Option<Vec<usize>>>>> {
     let Some(schemes) = schemes
         .iter()
@@ -1276,9 +1295,12 @@ fn scheme_starts(
     else {
         return Ok(None);
     };
+    let loud = loud.map(loud_of);
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
-    let mut found = detached(py, s.len(), || core::scheme_starts(s, &schemes, limit));
+    let mut found = detached(py, s.len(), || {
+        core::scheme_starts(s, &schemes, limit, loud.as_deref())
+    });
     if !s.is_ascii() {
         // One count of the text for every list: the starts of all schemes, in order.
         let mut all: Vec<(usize, usize, usize)> = found

@@ -191,11 +191,14 @@ class _Candidates:
         widths = [regex_reach.max_width(p) for p in schemes]
         self.margins = tuple((w + 1) * (copies + 1) for w in widths if w is not None) if None not in widths else None
 
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+    def finditer(self, text: str, loud: str | None = None) -> Iterator[re.Match[str]]:
+        """The matches; with ``loud`` (:func:`_loud`), on the native core, without the quiet escapes
+        (``core::escapes::quiet_at``: a fixed shape that decodes to none of ``loud``, whose verdict is
+        :data:`_NOTHING`), which most escapes in source code are (``\\x00``, ``\\d``, ``=Fa``)."""
         limit = len(text) // _WINDOWED_EVERY if _WINDOWED_EVERY else len(text)  # 0: windows however dense
         starts = None
         if self.margins is not None and _SCHEME_STARTS is not None:
-            starts = backend.native_scheme_starts(text, _SCHEME_STARTS, limit)
+            starts = backend.native_scheme_starts(text, _SCHEME_STARTS, limit, loud)
         if starts is not None and not any(s is None or s for s in starts):
             return iter(())  # no scheme starts anywhere: every window search would find nothing
         if starts is None or self.margins is None:
@@ -250,6 +253,14 @@ def _opener_starts(ctx: Context) -> frozenset[str]:
     """Every character a tag or token can start with: an angle or bracket opener or look-alike, the
     ``&`` of a reference, the first character of an exact token (the reader's own tables)."""
     return names_for(ctx.reserved, ctx.tokens).escape_starts()
+
+
+@lru_cache(maxsize=16)
+def _loud(starts: frozenset[str]) -> str:
+    """The characters an escape must decode to for this pass to act on it (``starts``, from
+    :func:`_opener_starts`, and the introducers: :func:`_verdict`), for the native starts search to
+    leave the quiet escapes out."""
+    return "".join(sorted(starts | _INTRODUCERS))
 
 
 def _code_point(v: int) -> str:
@@ -327,7 +338,7 @@ def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
     names = _name_maps(ctx)[0]
     copies = _exact_copies(names.exact)
     finder = _ENC_CANDIDATE_RE if copies == 2 else _candidates(copies)
-    ms = list(finder.finditer(text))
+    ms = list(finder.finditer(text, _loud(_opener_starts(ctx))))
     if ms:  # most texts hold no escape at all
         _scan_escapes(text, ms, ctx, names, out)
     cre, labels = _cipher_re(ctx.reserved)
