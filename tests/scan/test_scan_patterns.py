@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import re
 import sys
+from collections.abc import Callable
 
 import pytest
 from helpers.data import NATIVE_HOW, skip_unless_required
@@ -162,6 +163,46 @@ def test_control_a_sift_that_decodes_one_shift_only_is_caught(monkeypatch: pytes
     assert want  # the tag is reported from some shift
     monkeypatch.setattr(backend, "native_blob_runs", shift_zero_only)
     assert _blobs(text) != want
+
+
+def _two_letters(k: int) -> bytes:
+    return bytes((0x41 + k % 26, 0x41 + k // 26 % 26))
+
+
+#: One base64 run the sift must keep (it decodes to ``<x></x>``, an opener the eye reads and finds
+#: harmless), one hex run and one binary run likewise, each repeated; and the same run made distinct
+#: in each copy (two letters in front, encoded the same way).
+_REPEATED_BLOBS = (
+    ("PHg+PC94Pg== ", lambda k: base64.b64encode(b"a" + _two_letters(k) + b"<x></x>").decode() + " "),
+    ("3c783e3c2f783e3c2f783e ", lambda k: (_two_letters(k) + b"<x></x></x>").hex() + " "),
+    ("00111100 01111000 00111110 00111100 x ", lambda k: " ".join(f"{c:08b}" for c in _two_letters(k) + b"<x><") + " x "),
+)
+
+
+@pytest.mark.parametrize("unit, distinct", _REPEATED_BLOBS)
+@pytest.mark.parametrize("impl", ["native", "reference"])
+def test_a_repeated_run_is_judged_once(impl: str, unit: str, distinct: Callable[[int], str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hostile text repeats one blob: its decodings are read by the eye once, not once per copy (the
+    base64 ``<x></x>`` repeated was scanned at 0.5 MB/s). Counted: the calls of ``_blob_danger``.
+    Control: copies made distinct cost at least one call each, so the count sees the calls."""
+    if impl == "native":
+        _require_native()
+    calls = [0]
+    real = encoded._blob_danger
+
+    def counted(data: bytes, ctx: object) -> str | None:
+        calls[0] += 1
+        return real(data, ctx)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(encoded, "_blob_danger", counted)
+    times = 300
+    with backend.use(impl):
+        assert _blobs(unit * times) == []
+        once = calls[0]
+        calls[0] = 0
+        assert _blobs("".join(map(distinct, range(times)))) == []
+    assert 0 < once <= 8, once
+    assert calls[0] >= times, calls[0]
 
 
 #: The forms the prefix-set rewrites replaced: a leading lookahead, which no match needed.

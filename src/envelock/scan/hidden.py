@@ -156,9 +156,27 @@ _WORD_CLASS = char_class(_WORD_RANGES)
 #: ends the pattern, so making it possessive (Python 3.11's ``++``) changes no match: a greedy loop
 #: that nothing follows never backtracks into an earlier iteration. It spares ``re`` a backtracking
 #: record per iteration, which made a 2 MB word of ``a`` + U+200B cost 0.35 s instead of 0.02 s.
-_IN_WORD_RE = re.compile(
-    f"[{_WORD_CLASS}](?:[{_HIDDEN_CLASS}]{{1,3}}[{_WORD_CLASS}])" + ("++" if sys.version_info >= (3, 11) else "+")
-)
+_IN_WORD_PATTERN = f"[{_WORD_CLASS}](?:[{_HIDDEN_CLASS}]{{1,3}}[{_WORD_CLASS}])" + ("++" if sys.version_info >= (3, 11) else "+")
+#: Compiled on first use (:func:`_in_word_re`; the module's ``__getattr__`` for a reader from outside):
+#: compiling its classes of every letter was 13 ms of each import, a worker's or a CLI run's start, and
+#: only the Python reference (:func:`_python_words`) matches with it.
+_IN_WORD_RE: re.Pattern[str]
+
+
+def _in_word_re() -> re.Pattern[str]:
+    """``_IN_WORD_RE``, compiled once (a test may have set it)."""
+    found: re.Pattern[str] | None = globals().get("_IN_WORD_RE")
+    if found is None:
+        found = globals()["_IN_WORD_RE"] = re.compile(_IN_WORD_PATTERN)
+    return found
+
+
+def __getattr__(name: str) -> re.Pattern[str]:
+    if name == "_IN_WORD_RE":
+        return _in_word_re()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _JOINERS = frozenset(map(chr, JOINERS))
 _WORD_BOUNDARY = frozenset(map(chr, WORD_BOUNDARY_INVISIBLES))
 _HANGUL_FILLERS = frozenset(map(chr, HANGUL_FILLERS))
@@ -401,7 +419,7 @@ def _python_words(text: str, runs: Iterable[tuple[int, int]] | None = None) -> l
         for start, _ in runs:
             if start < pos:
                 continue  # inside the word before
-            word = _IN_WORD_RE.match(text, start - 1) if start > 0 else None
+            word = _in_word_re().match(text, start - 1) if start > 0 else None
             if word is not None:
                 out.append(word.span())
                 pos = word.end()
@@ -410,7 +428,7 @@ def _python_words(text: str, runs: Iterable[tuple[int, int]] | None = None) -> l
         run = _ANY_RUN_RE.search(text, pos)
         if run is None:
             return out
-        word = _IN_WORD_RE.match(text, run.start() - 1) if run.start() > 0 else None
+        word = _in_word_re().match(text, run.start() - 1) if run.start() > 0 else None
         if word is None:
             pos = run.end()
         else:
