@@ -149,8 +149,11 @@ class _Hit(NamedTuple):
     closed: bool  # a '>' (or look-alike, or &gt;) ends it
 
 
+_NameMaps = tuple[Names, dict[str, str], dict[str, str], dict[str, str]]
+
+
 @lru_cache(maxsize=64)
-def _name_maps(ctx: Context) -> tuple[Names, dict[str, str], dict[str, str], dict[str, str]]:
+def _name_maps(ctx: Context) -> _NameMaps:
     names = names_for(ctx.reserved, ctx.tokens)
     res = {modeleye.skeleton(n): n for n in ctx.reserved}
     extra_angle = tuple(ctx.tokens.angle) if ctx.tokens is not None else ()
@@ -256,16 +259,17 @@ def _hit(text: str, reading: Reading, ctx: Context) -> _Hit | None:
     return _hit_of(text, reading.kind, reading.name, reading.slash, reading.end, ctx)
 
 
-def _hit_of(text: str, kind: str, name: str, slash: bool, end: int, ctx: Context) -> _Hit | None:
-    """:func:`_hit` of a reading given by its fields."""
+def _hit_of(text: str, kind: str, name: str, slash: bool, end: int, ctx: Context, maps: _NameMaps | None = None) -> _Hit | None:
+    """:func:`_hit` of a reading given by its fields; ``maps``: ``_name_maps(ctx)`` when the caller has
+    it (a describer calls this once per record: hashing ``ctx`` again costs a microsecond each)."""
     if kind == "bar":
         # ``<|`` without a closing ``|>`` is not reported: an F#/Elm pipe operator (a deliberate exception).
         return _pipe_token(text, end, slash)
     if kind == "reserved":
         close, closed = _tag_end(text, end)
-        return _Hit("reserved", _name_maps(ctx)[1].get(name, name), slash, close if closed else end, closed)
+        return _Hit("reserved", (maps or _name_maps(ctx))[1].get(name, name), slash, close if closed else end, closed)
     if kind == "token":
-        return _Hit("token", _name_maps(ctx)[2].get(name, name), slash, end, True)
+        return _Hit("token", (maps or _name_maps(ctx))[2].get(name, name), slash, end, True)
     return None  # (the name maps are not looked up for a reading of neither: hashing ctx costs a microsecond)
 
 
@@ -440,11 +444,13 @@ _SLASHES_MAX = 4096
 
 def _angle_describer(text: str, ctx: Context) -> _Describe:
     """The reports of one angle record (:data:`_Describe`), and how far into the text they depend."""
-    names = _name_maps(ctx)[0]
+    maps = _name_maps(ctx)
+    names = maps[0]
     n = len(text)
-    # (snippet, hit) -> (rule, message, severity): a description depends on the hit and its text only
-    # (except a ``<s>``, see _describe_hit), and hostile text repeats one construct many times.
-    described: dict[tuple[str, str, str, bool, bool], tuple[str, str, Severity]] = {}
+    # (snippet, hit, context) -> (rule, message, severity): a description depends on the hit and its
+    # text only, and for a ``<s>`` on whether it is a regex group or an arrow (_describe_hit), and
+    # hostile text repeats one construct many times.
+    described: dict[tuple[str, str, str, bool, bool, bool], tuple[str, str, Severity]] = {}
     pipes: dict[tuple[str, bool], tuple[str, str, Severity] | tuple[()]] = {}
     # The plain ``NAME|>`` after a bar (``<|im_end|>``), hostile text's commonest token: its report is
     # worked out once per (span, slash, opener length), which decide it (_plain_pipe_report).
@@ -477,7 +483,7 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
             k = end
             while k < n and k - end < MAX_RUN and text[k] == "\\":
                 k += 1
-            hit = _hit_of(text, kind, name, slash, rend, ctx)
+            hit = _hit_of(text, kind, name, slash, rend, ctx, maps)
             if hit is None:
                 # A backslash-escaped slash: <\u002f... (read after its own opener: «\ s\ » is a quoted word)
                 # The verdict depends on the opener and the raw window alone; code repeats its
@@ -518,15 +524,14 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
                     hit = _Hit("pipe", f"<|{word}|>", slash, stop, True)
                     pipe = pipes[spelled] = _describe_hit(text, start, hit, ctx) if _ASCII_ALNUM_RE.search(word) else ()
                 return None, ([(pipe[0], pipe[2], pipe[1], start, max(stop, end))] if pipe else [])
-        hit = _hit_of(text, kind, name, slash, rend, ctx)
+        hit = _hit_of(text, kind, name, slash, rend, ctx, maps)
         if hit is None:
             return None, []  # a bare ``<|`` (see _hit)
-        key = (text[start : hit.end], hit.kind, hit.name, hit.slash, hit.closed)
-        got = described.get(key) if hit.name != "s" else None
+        near = hit.name == "s" and not hit.slash and context.regex_group_or_arrow(text, start, hit.end)
+        key = (text[start : hit.end], hit.kind, hit.name, hit.slash, hit.closed, near)
+        got = described.get(key)
         if got is None:
-            got = _describe_hit(text, start, hit, ctx)
-            if hit.name != "s":
-                described[key] = got
+            got = described[key] = _describe_hit(text, start, hit, ctx)
         rule, message, severity = got
         # A token's report depends on its span (and the character after the opener, not a backslash);
         # a closed reserved tag's on the text up to its '>' when no reference is read on the way
