@@ -198,3 +198,26 @@ def test_control_each_device_is_needed(monkeypatch: pytest.MonkeyPatch) -> None:
     with monkeypatch.context() as m:
         m.setattr(encoded, "_decode_escapes", lambda w: real_decode(w.replace("=\n", "=\u2028")))
         assert scan_text(LAYERED["qp soft break"]) == []
+
+
+@pytest.mark.parametrize("unit", ["%3C%7C", "+ADw-", "\\u003c|", "%5Cu003c|"])
+def test_a_repeated_window_is_read_once(unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window after an encoded opener (or a layered escape) is read by the eye once per distinct
+    raw text: hostile text repeats one (``%3C%7C`` repeated was scanned at 0.4 MB/s). Counted: the
+    calls of ``_encoded_danger``. Control: copies made distinct (a digit after each) cost one each."""
+    calls = [0]
+    real = encoded._encoded_danger
+
+    def counted(decoded: str, ctx: Context, names: object) -> str | None:
+        calls[0] += 1
+        return real(decoded, ctx, names)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(encoded, "_encoded_danger", counted)
+    times = 300
+    first = scan_text(unit * times)
+    once = calls[0]
+    calls[0] = 0
+    scan_text("".join(f"{unit}{k} " for k in range(times)))
+    assert 0 < once <= 4, once
+    assert calls[0] >= times, calls[0]
+    assert all(f.rule == "encoded-tag" for f in first)
