@@ -67,26 +67,24 @@ fn past_blanks(b: &[u8], mut i: usize, max: usize, blanks: &[u8]) -> Option<usiz
 
 /// `text._PROSE_HEAD_RE` and `text._PROSE_RE`: the spans (byte offsets) of every marker at the
 /// start of the text or after a line break and at most eight blanks, the longest marker that
-/// matches at each. `markers` are ASCII and hold no blank first and no line break.
+/// matches at each. `markers` are ASCII, not empty, and hold no blank first and no line break
+/// (an empty one is never matched).
 pub fn line_markers(s: &str, markers: &[&str]) -> Vec<(usize, usize)> {
     let b = s.as_bytes();
     let mut sorted: Vec<&[u8]> = markers.iter().map(|m| m.as_bytes()).collect();
     sorted.sort_by_key(|m| std::cmp::Reverse(m.len()));
-    let firsts: Vec<u8> = {
-        let mut f: Vec<u8> = sorted
-            .iter()
-            .filter_map(|m| m.first().map(u8::to_ascii_lowercase))
-            .collect();
-        f.sort_unstable();
-        f.dedup();
-        f
-    };
+    // The markers by their first byte, lowered, longest first: a line is compared with the markers
+    // of its first character only (most lines of source code start with a letter some marker does).
+    let mut by_first: Vec<Vec<&[u8]>> = vec![Vec::new(); 256];
+    for m in &sorted {
+        if let Some(&c) = m.first() {
+            by_first[usize::from(c.to_ascii_lowercase())].push(m);
+        }
+    }
     let marker_at = |i: usize| -> Option<(usize, usize)> {
         let j = past_blanks(b, i, 8, b" \t")?;
-        if j >= b.len() || !firsts.contains(&b[j].to_ascii_lowercase()) {
-            return None;
-        }
-        sorted
+        let bucket = &by_first[usize::from(b.get(j)?.to_ascii_lowercase())];
+        bucket
             .iter()
             .find(|m| starts_with_ci(b, j, m))
             .map(|m| (j, j + m.len()))
@@ -147,12 +145,21 @@ fn blank_len(b: &[u8], i: usize) -> usize {
 }
 
 /// `text._ATTR_INJECTION_RE.finditer`: (start, end, name start, name end) in byte offsets of every
-/// quote, at most eight blanks, one of `names` (ASCII), at most four blanks and `=` or `%3D`. A
+/// quote, at most eight blanks, one of `names` (ASCII, not empty), at most four blanks and `=` or `%3D`. A
 /// match holds no quote after its first character, so the matches are the positions where one
 /// starts, in order.
 pub fn attribute_injections(s: &str, names: &[&str]) -> Vec<(usize, usize, usize, usize)> {
     let b = s.as_bytes();
     let mut out = Vec::new();
+    // Could a name start with this byte (ASCII case-insensitively)? Looked up before any name is
+    // compared: most quotes in source code open a string that names none of them.
+    let mut first = [false; 256];
+    for n in names {
+        if let Some(&c) = n.as_bytes().first() {
+            first[usize::from(c.to_ascii_lowercase())] = true;
+            first[usize::from(c.to_ascii_uppercase())] = true;
+        }
+    }
     let mut after = 0; // the end of the last match (``finditer`` goes on from there)
     for p in positions(b, b"\"'&%") {
         if p < after {
@@ -172,7 +179,7 @@ pub fn attribute_injections(s: &str, names: &[&str]) -> Vec<(usize, usize, usize
             j += l;
             blanks += 1;
         }
-        if blanks > 8 {
+        if blanks > 8 || !b.get(j).is_some_and(|&c| first[usize::from(c)]) {
             continue;
         }
         let Some(name) = names.iter().find(|n| starts_with_ci(b, j, n.as_bytes())) else {
