@@ -38,6 +38,7 @@ HARNESS = {
     "no-lookalikes": "scan",
     "reference-forgets-capital-i": "native",
     "blob-sift-one-shift": "native",
+    "quiet-without-angle": "native",
     "datamark-no-doubling": "spotlight",
 }
 
@@ -175,6 +176,19 @@ def blob_sift_one_shift() -> None:
         return keep
 
     backend.native_blob_runs = weak_blob_runs
+
+
+@_mutant("quiet-without-angle")
+def quiet_without_angle() -> None:
+    """native: the encoded pass's loud set (``encoded._loud``) forgets ``<``, so the native starts
+    search drops ``\\x3c``, ``=3C``, ``%3c`` as quiet escapes (the scan differential differs)."""
+    encoded = _mod("envelock.scan.encoded")
+    real = encoded._loud
+
+    def deaf(starts: frozenset[str]) -> str:
+        return real(starts).replace("<", "")
+
+    encoded._loud = deaf
 
 
 @_mutant("datamark-no-doubling")

@@ -176,6 +176,25 @@ def test_native_harness_catches_a_blob_sift_reading_one_shift(monkeypatch: pytes
         native.check(text.encode())
 
 
+def test_native_harness_catches_a_quiet_filter_without_the_angle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The native harness's scan differential is the control of the encoded pass's quiet filter: with
+    the planted mutant ``quiet-without-angle`` (fuzz/mutants.py) the native starts search drops the
+    escapes of ``<`` and the harness fails on the seed ``regress-quiet-escapes``; without it, it passes.
+    The seed is 14 KB of prose around sparse escapes: windows (not the whole pass, which a short
+    text with escapes takes) are where the filter acts."""
+    optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
+    from envelock.scan import encoded
+
+    mutants = importlib.import_module("mutants")
+    seed = (FUZZ / "corpus" / "native" / "regress-quiet-escapes").read_bytes()
+    native = harness("native")
+    native.check(seed)
+    monkeypatch.setattr(encoded, "_loud", encoded._loud)  # restored after the test
+    mutants.apply("quiet-without-angle")
+    with pytest.raises(AssertionError, match="scan_text differs"):
+        native.check(seed)
+
+
 def test_spotlight_padding_run_through_a_dual_reading() -> None:
     """Found by the spotlight harness in CI: ``˱ˠ`` + 31 blanks in a body. The defang (every
     implementation) left the opener alone while the eye with the reserved names alone counted a
