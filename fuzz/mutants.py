@@ -185,8 +185,9 @@ def quiet_without_angle() -> None:
     encoded = _mod("envelock.scan.encoded")
     real = encoded._loud
 
-    def deaf(starts: frozenset[str]) -> str:
-        return real(starts).replace("<", "")
+    def deaf(starts: frozenset[str]) -> str | None:
+        loud = real(starts)
+        return None if loud is None else loud.replace("<", "")
 
     encoded._loud = deaf
 

@@ -208,7 +208,9 @@ def test_a_scheme_without_a_width_searches_the_whole_text(native: None, monkeypa
 # without ``<``, under which ``\x3c`` would be left out and is caught).
 
 CTX_STARTS = encoded._opener_starts(Context(RESERVED_NAMES, None))
-LOUD = encoded._loud(CTX_STARTS)
+_LOUD = encoded._loud(CTX_STARTS)
+assert _LOUD is not None
+LOUD: str = _LOUD
 SCHEME_RES = tuple(re.compile(p) for p in encoded._SCHEMES)
 
 QUIET_TEXTS = st.lists(
@@ -299,3 +301,10 @@ def test_control_a_loud_set_without_the_angle_is_caught(native: None) -> None:
     assert unsound("a \\x3c/retrieved_content> b", LOUD) == []
     assert unsound("a \\x3c/retrieved_content> b", deaf) == ["\\x3c"]
     assert unsound("=3C and %3c and \\u003c and \\74 and \\U0000003c", deaf) != []
+
+
+def test_a_loud_set_holding_a_surrogate_leaves_nothing_out() -> None:
+    # A team token may start with a lone surrogate, which cannot cross into the core: no filter then
+    # (every escape goes to the regexes, as without the core). tests/cli/test_failure_modes.py runs
+    # such a token through the CLI.
+    assert encoded._loud(CTX_STARTS | {"\ud800"}) is None

@@ -256,11 +256,13 @@ def _opener_starts(ctx: Context) -> frozenset[str]:
 
 
 @lru_cache(maxsize=16)
-def _loud(starts: frozenset[str]) -> str:
+def _loud(starts: frozenset[str]) -> str | None:
     """The characters an escape must decode to for this pass to act on it (``starts``, from
     :func:`_opener_starts`, and the introducers: :func:`_verdict`), for the native starts search to
-    leave the quiet escapes out."""
-    return "".join(sorted(starts | _INTRODUCERS))
+    leave the quiet escapes out; ``None`` (no escape left out) when one is a lone surrogate (a team
+    token's first character), which cannot cross into the core."""
+    loud = "".join(sorted(starts | _INTRODUCERS))
+    return None if any("\ud800" <= c <= "\udfff" for c in loud) else loud
 
 
 def _code_point(v: int) -> str:
