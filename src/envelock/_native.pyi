@@ -153,14 +153,15 @@ def ascii_word_starts(text: str | Utf8, words: Sequence[str]) -> list[int] | Non
     case-insensitively, sorted, each once; ``None`` for an empty or non-ASCII word."""
 
 def scheme_starts(
-    text: str | Utf8, schemes: list[tuple[str, str, str]], limit: int, loud: str | None = None
+    text: str | Utf8, schemes: list[tuple[str, str, str]], limit: int, loud: str | None = None, copies: int | None = None
 ) -> list[list[int] | None] | None:
     """For each ``(introducer, second, third)``, the offsets (code points, sorted) where ``introducer``
     is followed by a character of ``second`` and (when ``third`` is not empty) one of ``third``, or
     ``None`` for a scheme with more than ``limit`` of them; ``None`` in all when a scheme's introducer
     is not one ASCII character or its sets are not ASCII. With ``loud`` (the characters an escape
     must decode to to matter), the starts of quiet escapes (a fixed shape that decodes to none of
-    them: ``core::escapes::quiet_at``) are left out."""
+    them: ``core::escapes::quiet_at``) are left out; with ``copies``, so are those of escapes of a
+    fixed shape followed by that many copies of themselves (``core::escapes::repeated_at``)."""
 
 def exact_tokens(text: str | Utf8, reserved: tuple[str, ...]) -> list[tuple[int, int]]:
     """``(start, end)`` (code points) of every exact token of ``text``: ``reader.exact_after`` at each

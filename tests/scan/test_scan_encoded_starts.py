@@ -169,11 +169,12 @@ def test_control_a_forgotten_start_or_a_short_margin_is_caught() -> None:
     assert margins is not None
     text = "a %u2039 b"
     assert windowed(0, text, [], margins[0]) != whole(0, text) == [(2, 8)]
-    # A margin shorter than a match splits the windows and cuts every match off.
+    # A margin shorter than a match and its repeat lookahead splits the windows and cuts the
+    # lookahead off: the escapes the whole pass rejects for their copies are found.
     dense = "%3C" * 5
     assert whole(0, dense) == [(9, 12), (12, 15)]
     assert windowed(0, dense, python_starts(dense)[0], margins[0]) == whole(0, dense)
-    assert windowed(0, dense, python_starts(dense)[0], 2) == []
+    assert windowed(0, dense, python_starts(dense)[0], 2) != whole(0, dense)
 
 
 def test_escapes_far_apart_are_each_found(native: None) -> None:
@@ -308,3 +309,65 @@ def test_a_loud_set_holding_a_surrogate_leaves_nothing_out() -> None:
     # (every escape goes to the regexes, as without the core). tests/cli/test_failure_modes.py runs
     # such a token through the CLI.
     assert encoded._loud(CTX_STARTS | {"\ud800"}) is None
+
+
+# Repeated escapes (``core::escapes::repeated_at``): with ``copies``, the native starts leave out an
+# escape of a fixed shape followed by that many copies of itself, which the pass's regex (its
+# negative lookahead) rejects. Sound when the pass's regex has no match at any start left out: the
+# windows then find what the whole passes find. Control: leaving out escapes followed by one copy
+# fewer than the regex looks for drops matches and is caught.
+
+COPIES = encoded._ENC_CANDIDATE_RE.copies
+
+REPEATS = st.lists(
+    st.one_of(
+        TEXTS,
+        st.sampled_from(["%3C", "%3c", "=3C", "\\x3c", "\\\\x3c", "\\u003c", "\\U0000003c", "%41", "=FA", "\\xff", "\\x80", "%C3", "%25", "\\u00e9", "\\3c "])
+        .flatmap(lambda e: st.integers(1, 6).map(lambda k: e * k)),
+    ),
+    max_size=8,
+).map("".join)  # fmt: skip
+
+
+def repeated_out(text: str, copies: int) -> list[tuple[int, int]]:
+    """(scheme, offset) of every start the native search leaves out for ``copies`` copies after it."""
+    every = backend.native_scheme_starts(text, SCHEME_STARTS, len(text) + 1)
+    kept = backend.native_scheme_starts(text, SCHEME_STARTS, len(text) + 1, None, copies)
+    assert every is not None and kept is not None
+    return [(k, i) for k, (a, b) in enumerate(zip(every, kept, strict=True)) for i in sorted(set(a or ()) - set(b or ()))]
+
+
+def matched_out(text: str, copies: int) -> list[str]:
+    """The starts left out where the pass's regex does match (the claim: none)."""
+    return [m.group() for k, i in repeated_out(text, copies) if (m := encoded._ENC_CANDIDATE_RE.passes[k].match(text, i)) is not None]
+
+
+@given(REPEATS)
+def test_every_repeated_escape_left_out_has_no_match(text: str) -> None:
+    with on_native():
+        assert matched_out(text, COPIES) == []
+
+
+@given(REPEATS)
+def test_the_candidates_without_the_repeated_ones_are_the_whole_passes(text: str) -> None:
+    merged = sorted((span for k in range(len(encoded._SCHEMES)) for span in whole(k, text)), key=lambda s: s[0])
+    with on_native(), pytest.MonkeyPatch.context() as mp:
+        mp.setattr(encoded, "_WINDOWED_EVERY", 0)  # windows however dense
+        assert [m.span() for m in encoded._ENC_CANDIDATE_RE.finditer(text)] == merged
+
+
+def test_a_hostile_run_of_one_escape_leaves_its_last_copies(native: None) -> None:
+    # (Not ``\\\\x3c`` repeated: the regex does match the ``\\x3c`` inside each copy.)
+    for unit in ("%3C", "\\u003c", "=3C", "\\x3c", "\\U0000003c"):
+        text = "a " + unit * 1000 + " b"
+        kept = backend.native_scheme_starts(text, SCHEME_STARTS, len(text) + 1, None, COPIES)
+        assert kept is not None
+        assert sum(len(s or ()) for s in kept) <= COPIES + 1, unit
+        merged = sorted((span for k in range(len(encoded._SCHEMES)) for span in whole(k, text)), key=lambda s: s[0])
+        assert [m.span() for m in encoded._ENC_CANDIDATE_RE.finditer(text)] == merged != []
+
+
+def test_control_one_copy_fewer_than_the_regex_is_caught(native: None) -> None:
+    text = "%3C%3C/retrieved_content>"
+    assert matched_out(text, COPIES) == []
+    assert matched_out(text, COPIES - 1) == ["%3C"]

@@ -92,21 +92,71 @@ fn hex_value(b: &[u8], k: usize, count: usize) -> Option<u64> {
     (k..k + count).try_fold(0u64, |v, j| Some(v << 4 | u64::from(hex_at(b, j)?)))
 }
 
-/// Is the escaped byte whose two hex digits are at `k` quiet, its escape (`_utf8_run` of
-/// `encoded.py`) read as that one byte? An ASCII byte is read as its character; another as U+FFFD
-/// and as its Latin-1 character (`_bytes_read`), when it is surely read alone: a byte that cannot
-/// lead a sequence (`80`-`BF`, `F8`-`FF`), or a lead not followed by another escape (`intro`, the
-/// form's introducer: a continuation byte there would make it a sequence, left to the regex).
+/// The escaped byte whose two hex digits are at `k`, when its escape (`_utf8_run` of `encoded.py`)
+/// is surely read as that one byte: an ASCII byte; a byte that cannot lead a sequence (`80`-`BF`,
+/// `F8`-`FF`); or a lead not followed by another escape (`intro`, the form's introducer: a
+/// continuation byte there would make it a sequence, left to the regex).
+fn byte_alone(b: &[u8], k: usize, intro: u8) -> Option<u32> {
+    let v = hex_at(b, k)? << 4 | hex_at(b, k + 1)?;
+    (v < 0x80 || !(0xC0..0xF8).contains(&v) || b.get(k + 2) != Some(&intro)).then_some(v)
+}
+
+/// Is the escaped byte at `k` ([`byte_alone`]) quiet? An ASCII byte is read as its character;
+/// another as U+FFFD and as its Latin-1 character (`_bytes_read`).
 fn byte_quiet(b: &[u8], k: usize, intro: u8, loud: &Loud) -> bool {
-    let (Some(hi), Some(lo)) = (hex_at(b, k), hex_at(b, k + 1)) else {
+    byte_alone(b, k, intro).is_some_and(|v| {
+        if v < 0x80 {
+            !loud.has(v)
+        } else {
+            !loud.has(0xFFFD) && !loud.has(v)
+        }
+    })
+}
+
+/// The backslashes at `i` (one to four, the most the backslash scheme takes before its letter), as
+/// the offset past them; `None` for five or more.
+fn past_backslashes(b: &[u8], i: usize) -> Option<usize> {
+    let j = i + b[i..].iter().take(5).take_while(|&&c| c == b'\\').count();
+    (j - i <= 4).then_some(j)
+}
+
+/// The length of the escape at `i` when its regex match there (if any) is fixed by the next bytes:
+/// `=` or `%` and a byte read alone ([`byte_alone`]; not `%25`), or one to four backslashes then `x`
+/// and a byte read alone, `u` and four hex digits that are not a surrogate, or `U` and eight hex
+/// digits. (A lone continuation byte may not match at all, by the lookbehind of `_utf8_run`; when it
+/// does, it is this long.) `None` for any other shape.
+fn fixed_len(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i)? {
+        b'=' => byte_alone(b, i + 1, b'=').map(|_| 3),
+        b'%' if b.get(i + 1..i + 3) != Some(b"25") => byte_alone(b, i + 1, b'%').map(|_| 3),
+        b'\\' => {
+            let j = past_backslashes(b, i)?;
+            let tail = match *b.get(j)? {
+                b'x' => byte_alone(b, j + 1, b'\\').map(|_| 3),
+                b'u' => hex_value(b, j + 1, 4)
+                    .filter(|v| !(0xD800..=0xDFFF).contains(v))
+                    .map(|_| 5),
+                b'U' => hex_value(b, j + 1, 8).map(|_| 9),
+                _ => None,
+            }?;
+            Some(j - i + tail)
+        }
+        _ => None,
+    }
+}
+
+/// Does the escape at `i` have no match of its pass, its fixed match ([`fixed_len`]) being followed
+/// by `copies` copies of itself? The pass's regex rejects such a match (`encoded._Candidates`: a
+/// negative lookahead for the escape repeated `copies` times, the most any exact token starts
+/// with), and a fixed shape has no other match at `i` to fall back on. So in a run of one escape
+/// repeated (`%3C%3C%3C…`, hostile text) only the last `copies` are starts, and the run is searched
+/// in one small window, not by the regex at every copy.
+pub fn repeated_at(b: &[u8], i: usize, copies: usize) -> bool {
+    let Some(n) = fixed_len(b, i) else {
         return false;
     };
-    let v = hi << 4 | lo;
-    if v < 0x80 {
-        return !loud.has(v);
-    }
-    let alone = !(0xC0..0xF8).contains(&v) || b.get(k + 2) != Some(&intro);
-    alone && !loud.has(0xFFFD) && !loud.has(v)
+    let one = &b[i..i + n];
+    (1..=copies).all(|c| b.get(i + c * n..i + (c + 1) * n) == Some(one))
 }
 
 /// Is the escape that starts at `i` quiet: of one of the fixed shapes below, whose match of the
@@ -130,10 +180,9 @@ pub fn quiet_at(b: &[u8], i: usize, loud: &Loud) -> bool {
         Some(b'=') => byte_quiet(b, i + 1, b'=', loud),
         Some(b'%') => b.get(i + 1..i + 3) != Some(b"25") && byte_quiet(b, i + 1, b'%', loud),
         Some(b'\\') => {
-            let j = i + b[i..].iter().take(5).take_while(|&&c| c == b'\\').count();
-            if j - i > 4 {
+            let Some(j) = past_backslashes(b, i) else {
                 return false;
-            }
+            };
             match b.get(j) {
                 Some(b'x') => byte_quiet(b, j + 1, b'\\', loud),
                 Some(b'u') => hex_value(b, j + 1, 4)
@@ -165,13 +214,15 @@ pub fn quiet_at(b: &[u8], i: usize, loud: &Loud) -> bool {
 /// one escape is not collected). `memchr` finds each introducer (the bytes are sparse in most
 /// text) and the next two bytes are looked up. With `loud`, a quiet start ([`quiet_at`]) is left
 /// out (and not counted against `limit`): most escapes in source code (`\x00`, `\d`, `=Fa`) decode
-/// to characters that start nothing. Linear: one search of the text per scheme, a bounded check
-/// per hit.
+/// to characters that start nothing. With `copies`, so is a start whose escape the regex rejects
+/// for the copies of it that follow ([`repeated_at`]). Linear: one search of the text per scheme,
+/// a bounded check per hit (the copies compared are at most `copies` times an escape's length).
 pub fn scheme_starts(
     s: &str,
     schemes: &[SchemeStart],
     limit: usize,
     loud: Option<&Loud>,
+    copies: Option<usize>,
 ) -> Vec<Option<Vec<usize>>> {
     let b = s.as_bytes();
     schemes
@@ -179,7 +230,10 @@ pub fn scheme_starts(
         .map(|k| {
             let mut out = Vec::new();
             for i in memchr::memchr_iter(k.introducer, b) {
-                if k.starts_at(b, i) && !loud.is_some_and(|l| quiet_at(b, i, l)) {
+                if k.starts_at(b, i)
+                    && !loud.is_some_and(|l| quiet_at(b, i, l))
+                    && !copies.is_some_and(|c| repeated_at(b, i, c))
+                {
                     if out.len() == limit {
                         return None;
                     }
@@ -234,7 +288,7 @@ mod tests {
                         .map(|w| (w.len() <= limit).then(|| w.clone()))
                         .collect();
                     assert_eq!(
-                        scheme_starts(&s, &schemes, limit, None),
+                        scheme_starts(&s, &schemes, limit, None, None),
                         capped,
                         "{s:?} {limit}"
                     );
@@ -301,6 +355,32 @@ mod tests {
         // Control: without `<` among the loud characters, its escapes would be quiet.
         let deaf = Loud::new("%\\=+");
         assert!(quiet_at(b"\\x3c", 0, &deaf) && quiet_at(b"=3C", 0, &deaf));
+    }
+
+    #[test]
+    fn repeated_escapes_and_their_edges() {
+        let rep = |s: &str, i: usize, copies: usize| repeated_at(s.as_bytes(), i, copies);
+        assert!(rep("%3C%3C%3C", 0, 2) && !rep("%3C%3C%3C", 3, 2) && !rep("%3C%3C%3C", 0, 3));
+        assert!(rep("\\u003c\\u003c\\u003c", 0, 2) && rep("=3C=3C=3C", 0, 2));
+        assert!(rep("\\U0000003c\\U0000003c\\U0000003c", 0, 2));
+        // Two backslashes: the escape at the first is the whole `\\x3c`; the one at the second
+        // is `\x3c`, which the next copy (`\\x3c`) does not repeat.
+        let two = "\\\\x3c\\\\x3c\\\\x3c";
+        assert!(rep(two, 0, 2) && !rep(two, 1, 2));
+        // Not a fixed shape: `%25` (a double encoding?), a lead before another escape (a sequence?),
+        // a surrogate, digits (their length depends on what follows), another scheme.
+        for s in [
+            "%25%25%25",
+            "%C3%C3%C3",
+            "\\ud83d\\ud83d\\ud83d",
+            "\\3c\\3c\\3c",
+            "+ADw+ADw+ADw",
+            "&lt;&lt;&lt;",
+        ] {
+            assert!(!rep(s, 0, 2), "{s}");
+        }
+        // A byte that cannot lead a sequence is read alone even before another escape.
+        assert!(rep("%FF%FF%FF", 0, 2) && rep("\\x80\\x80\\x80", 0, 2));
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub use defang::{
     defang_body_start, undefang, undefang_body, xml_escape, xml_unescape, BodyRest, Level,
     UndoRest,
 };
-pub use escapes::{quiet_at, scheme_starts, Loud, SchemeStart};
+pub use escapes::{quiet_at, repeated_at, scheme_starts, Loud, SchemeStart};
 pub use exact::exact_tokens;
 pub use names::{EmptySkeleton, Names};
 pub use opener::Family;

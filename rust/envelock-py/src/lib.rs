@@ -1278,15 +1278,18 @@ fn loud_of(chars: &str) -> Arc<core::Loud> {
 /// second, third)`, the code-point offsets where it starts, or `None` past `limit` of them
 /// (`core::escapes::scheme_starts`); `None` in all when a scheme is not ASCII bytes (the caller then
 /// runs its regexes over the whole text). `loud`: the characters an escape must decode to to
-/// matter; a start of a quiet escape (`core::escapes::quiet_at`) is then left out.
+/// matter; a start of a quiet escape (`core::escapes::quiet_at`) is then left out. `copies`: the
+/// copies of an escape after it for which the pass's regex rejects it; such a start
+/// (`core::escapes::repeated_at`) is left out too.
 #[pyfunction]
-#[pyo3(signature = (text, schemes, limit, loud = None))]
+#[pyo3(signature = (text, schemes, limit, loud = None, copies = None))]
 fn scheme_starts(
     py: Python<'_>,
     text: &Bound<'_, PyAny>,
     schemes: Vec<(String, String, String)>,
     limit: usize,
     loud: Option<&str>,
+    copies: Option<usize>,
 ) -> PyResult<Option<Vec<Option<Vec<usize>>>>> {
     let Some(schemes) = schemes
         .iter()
@@ -1299,7 +1302,7 @@ fn scheme_starts(
     let mut keep = None;
     let s = text_any(text, &mut keep)?;
     let mut found = detached(py, s.len(), || {
-        core::scheme_starts(s, &schemes, limit, loud.as_deref())
+        core::scheme_starts(s, &schemes, limit, loud.as_deref(), copies)
     });
     if !s.is_ascii() {
         // One count of the text for every list: the starts of all schemes, in order.

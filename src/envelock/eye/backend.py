@@ -451,14 +451,15 @@ def native_words_with_runs(text: str, hidden: Sequence[tuple[int, int]], word: S
 
 
 def native_scheme_starts(
-    text: str, schemes: tuple[tuple[str, str, str], ...], limit: int, loud: str | None = None
+    text: str, schemes: tuple[tuple[str, str, str], ...], limit: int, loud: str | None = None, copies: int | None = None
 ) -> list[list[int] | None] | None:
     """For each scheme ``(introducer, second, third)``, the sorted offsets of ``text`` where it starts,
     or ``None`` for a scheme with more than ``limit`` (``_native.scheme_starts``: the introducer found by
     ``memchr``, the next characters looked up), or ``None`` in all when the native core is not in use,
     cannot take ``text``, or a scheme is not ASCII: the caller then runs its regexes over the text.
-    ``loud``: leave out the starts of escapes that decode to none of these characters."""
-    return _if_native(lambda: _native.scheme_starts(_readable(text), list(schemes), limit, loud))
+    ``loud``: leave out the starts of escapes that decode to none of these characters; ``copies``:
+    and of escapes followed by that many copies of themselves (which the pass's regex rejects)."""
+    return _if_native(lambda: _native.scheme_starts(_readable(text), list(schemes), limit, loud, copies))
 
 
 def reading_kind_after(text: str, pos: int, reserved: tuple[str, ...], tokens: Tokens | None, names: reader.Names) -> str:

@@ -187,6 +187,7 @@ class _Candidates:
     margin). The windows together are at most the text long."""
 
     def __init__(self, schemes: tuple[str, ...], copies: int) -> None:
+        self.copies = copies
         self.passes = tuple(re.compile(f"(?P<esc{k}>{p})(?!(?:(?P=esc{k})){{{copies}}})") for k, p in enumerate(schemes))
         widths = [regex_reach.max_width(p) for p in schemes]
         self.margins = tuple((w + 1) * (copies + 1) for w in widths if w is not None) if None not in widths else None
@@ -194,11 +195,13 @@ class _Candidates:
     def finditer(self, text: str, loud: str | None = None) -> Iterator[re.Match[str]]:
         """The matches; with ``loud`` (:func:`_loud`), on the native core, without the quiet escapes
         (``core::escapes::quiet_at``: a fixed shape that decodes to none of ``loud``, whose verdict is
-        :data:`_NOTHING`), which most escapes in source code are (``\\x00``, ``\\d``, ``=Fa``)."""
+        :data:`_NOTHING`), which most escapes in source code are (``\\x00``, ``\\d``, ``=Fa``). The
+        native search also leaves out every escape of a fixed shape followed by ``copies`` copies of
+        itself (``core::escapes::repeated_at``): the regex has no match there."""
         limit = len(text) // _WINDOWED_EVERY if _WINDOWED_EVERY else len(text)  # 0: windows however dense
         starts = None
         if self.margins is not None and _SCHEME_STARTS is not None:
-            starts = backend.native_scheme_starts(text, _SCHEME_STARTS, limit, loud)
+            starts = backend.native_scheme_starts(text, _SCHEME_STARTS, limit, loud, self.copies)
         if starts is not None and not any(s is None or s for s in starts):
             return iter(())  # no scheme starts anywhere: every window search would find nothing
         if starts is None or self.margins is None:
@@ -228,7 +231,11 @@ def _pass(pattern: re.Pattern[str], text: str, starts: list[int] | None, margin:
 def _in_windows(pattern: re.Pattern[str], text: str, starts: list[int], margin: int) -> list[re.Match[str]]:
     """``pattern.finditer(text)`` where every match starts at one of ``starts`` (sorted) and an attempt
     reads at most ``margin`` characters: the starts closer than ``margin`` to the one before make one
-    window, searched to ``margin`` past its last start."""
+    window, whose matches are those that start at most at its last start. The engine is handed
+    another ``margin`` of text past the window's end so that every attempt inside it reads all it
+    would in the whole text: an escape the native search left out (it has no match in the whole
+    text: ``core::escapes::repeated_at``, ``quiet_at``) may lie inside a window, and its repeat
+    lookahead, cut off by the window's end, would match."""
     out: list[re.Match[str]] = []
     n, k = len(text), 0
     while k < len(starts):
@@ -237,7 +244,10 @@ def _in_windows(pattern: re.Pattern[str], text: str, starts: list[int], margin: 
         while k < len(starts) and starts[k] <= last + margin:
             last = starts[k]
             k += 1
-        out.extend(pattern.finditer(text, first, min(n, last + margin)))
+        for m in pattern.finditer(text, first, min(n, last + 2 * margin)):
+            if m.start() > last:
+                break
+            out.append(m)
     return out
 
 
