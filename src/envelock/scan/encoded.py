@@ -368,7 +368,8 @@ def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names
     # order; a decision is made once per distinct escape (hostile text repeats one).
     # Kept between scans with the same start characters (a batch repeats the same escapes).
     seen = _SEEN.setdefault(starts, {})
-    found: list[tuple[int, int, tuple[str, ...]]] = []
+    # (start, end, what it decodes to, whether that holds an opener), in order.
+    found: list[tuple[int, int, tuple[str, ...], bool]] = []
     layered: list[int] = []
     # Dense escapes repeat a few texts (roff's ``\\fB``): each match is looked up by its text in C
     # (``map``), a decision is made per new text, and only the matches that decide something are
@@ -383,10 +384,16 @@ def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names
             if key in fresh:
                 seen[key] = _verdict(m, starts)
     verdicts = list(map(seen.__getitem__, keys))
+    # Whether each distinct decoding holds an opener, asked once (hostile text repeats a few).
+    opener_in: dict[tuple[str, ...], bool] = {}
     for k in [k for k, v in enumerate(verdicts) if v is not _NOTHING]:
         direct, layer = verdicts[k]
         if direct:
-            found.append((ms[k].start(), ms[k].end(), direct))
+            is_opener = opener_in.get(direct)
+            if is_opener is None:
+                is_opener = opener_in[direct] = any(d[0] in openers for d in direct)
+            m = ms[k]
+            found.append((m.start(), m.end(), direct, is_opener))
         elif layer:
             layered.append(ms[k].start())
     # (A CSS escape's one trailing space is part of it: ``\3c /x`` is ``</x``.)
@@ -397,15 +404,15 @@ def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names
     following = n
     for k in range(len(found) - 1, -1, -1):
         nxt[k] = following
-        if any(d[0] in openers for d in found[k][2]):
+        if found[k][3]:
             following = found[k][0]
     tokens = _exact_prefixes(names.exact)
     # What a window reads, by its raw text and the decodings before it: hostile text repeats one
     # (``%3C%7C`` repeated read every window with the Python eye: 0.4 MB/s). The windows do not
     # overlap (each ends before the next opener), so the keys hold at most the text.
     read: dict[tuple[tuple[str, ...], str, bool], str | None] = {}
-    for k, (s, e, opens) in enumerate(found):
-        if not any(d[0] in openers for d in opens):
+    for k, (s, e, opens, is_opener) in enumerate(found):
+        if not is_opener:
             # The first character of an exact token alone (``>`` of ``>>TITLE<<``, ``]`` of ``]~b]``):
             # the token is followed one decoded character at a time, as long as it can go on.
             token = _encoded_exact(text, e, opens, tokens)
