@@ -43,6 +43,16 @@ TEXTS = st.lists(
     max_size=14,
 ).map("".join)  # fmt: skip
 
+#: Runs of one escape repeated (``core::escapes::repeated_at`` leaves most of their copies out).
+REPEATS = st.lists(
+    st.one_of(
+        TEXTS,
+        st.sampled_from(["%3C", "%3c", "=3C", "\\x3c", "\\\\x3c", "\\u003c", "\\U0000003c", "%41", "=FA", "\\xff", "\\x80", "%C3", "%25", "\\u00e9", "\\3c "])
+        .flatmap(lambda e: st.integers(1, 6).map(lambda k: e * k)),
+    ),
+    max_size=8,
+).map("".join)  # fmt: skip
+
 
 def python_starts(text: str, schemes: tuple[Scheme, ...] = SCHEME_STARTS) -> list[list[int]]:
     """The reference: each place the introducer is, followed by the two classes."""
@@ -136,7 +146,7 @@ def test_the_windowed_passes_find_what_the_whole_passes_find(text: str) -> None:
 
 
 @pytest.mark.parametrize("every", [0, encoded._WINDOWED_EVERY])
-@given(text=TEXTS)
+@given(text=st.one_of(TEXTS, REPEATS))
 def test_the_candidates_on_the_native_core_are_the_whole_passes(every: int, text: str) -> None:
     # ``every=0``: windows however dense the starts (a hypothesis text is short, so the real
     # threshold takes the whole pass for nearly every one).
@@ -319,14 +329,6 @@ def test_a_loud_set_holding_a_surrogate_leaves_nothing_out() -> None:
 
 COPIES = encoded._ENC_CANDIDATE_RE.copies
 
-REPEATS = st.lists(
-    st.one_of(
-        TEXTS,
-        st.sampled_from(["%3C", "%3c", "=3C", "\\x3c", "\\\\x3c", "\\u003c", "\\U0000003c", "%41", "=FA", "\\xff", "\\x80", "%C3", "%25", "\\u00e9", "\\3c "])
-        .flatmap(lambda e: st.integers(1, 6).map(lambda k: e * k)),
-    ),
-    max_size=8,
-).map("".join)  # fmt: skip
 
 
 def repeated_out(text: str, copies: int) -> list[tuple[int, int]]:
@@ -348,14 +350,6 @@ def test_every_repeated_escape_left_out_has_no_match(text: str) -> None:
         assert matched_out(text, COPIES) == []
 
 
-@given(REPEATS)
-def test_the_candidates_without_the_repeated_ones_are_the_whole_passes(text: str) -> None:
-    merged = sorted((span for k in range(len(encoded._SCHEMES)) for span in whole(k, text)), key=lambda s: s[0])
-    with on_native(), pytest.MonkeyPatch.context() as mp:
-        mp.setattr(encoded, "_WINDOWED_EVERY", 0)  # windows however dense
-        assert [m.span() for m in encoded._ENC_CANDIDATE_RE.finditer(text)] == merged
-
-
 def test_a_hostile_run_of_one_escape_leaves_its_last_copies(native: None) -> None:
     # (Not ``\\\\x3c`` repeated: the regex does match the ``\\x3c`` inside each copy.)
     for unit in ("%3C", "\\u003c", "=3C", "\\x3c", "\\U0000003c"):
@@ -371,3 +365,17 @@ def test_control_one_copy_fewer_than_the_regex_is_caught(native: None) -> None:
     text = "%3C%3C/retrieved_content>"
     assert matched_out(text, COPIES) == []
     assert matched_out(text, COPIES - 1) == ["%3C"]
+
+
+@pytest.mark.parametrize("unit", ["%3C", "\\u003c", "=3C", "\\x3c", "\\U0000003c"])
+def test_a_window_ending_inside_a_run_reads_past_its_end(native: None, unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A window may end inside a run of escapes left out as repeated; an attempt there must still see
+    the copies after it (hypothesis found a run of ``\\u003c`` seventeen long whose cut-off lookahead
+    matched inside the window of an escape before it). Every run length up to 40, after an escape of
+    another scheme."""
+    monkeypatch.setattr(encoded, "_WINDOWED_EVERY", 0)  # windows however dense
+    for count in range(1, 41):
+        for head in ("", "\\00000 ", "%41 "):
+            text = head + unit * count + "/x"
+            merged = sorted((span for k in range(len(encoded._SCHEMES)) for span in whole(k, text)), key=lambda s: s[0])
+            assert [m.span() for m in encoded._ENC_CANDIDATE_RE.finditer(text)] == merged, (head, count)
