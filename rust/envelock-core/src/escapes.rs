@@ -101,18 +101,6 @@ fn byte_alone(b: &[u8], k: usize, intro: u8) -> Option<u32> {
     (v < 0x80 || !(0xC0..0xF8).contains(&v) || b.get(k + 2) != Some(&intro)).then_some(v)
 }
 
-/// Is the escaped byte at `k` ([`byte_alone`]) quiet? An ASCII byte is read as its character;
-/// another as U+FFFD and as its Latin-1 character (`_bytes_read`).
-fn byte_quiet(b: &[u8], k: usize, intro: u8, loud: &Loud) -> bool {
-    byte_alone(b, k, intro).is_some_and(|v| {
-        if v < 0x80 {
-            !loud.has(v)
-        } else {
-            !loud.has(0xFFFD) && !loud.has(v)
-        }
-    })
-}
-
 /// The backslashes at `i` (one to four, the most the backslash scheme takes before its letter), as
 /// the offset past them; `None` for five or more.
 fn past_backslashes(b: &[u8], i: usize) -> Option<usize> {
@@ -120,91 +108,101 @@ fn past_backslashes(b: &[u8], i: usize) -> Option<usize> {
     (j - i <= 4).then_some(j)
 }
 
-/// The length of the escape at `i` when its regex match there (if any) is fixed by the next bytes:
-/// `=` or `%` and a byte read alone ([`byte_alone`]; not `%25`), or one to four backslashes then `x`
-/// and a byte read alone, `u` and four hex digits that are not a surrogate, or `U` and eight hex
-/// digits. (A lone continuation byte may not match at all, by the lookbehind of `_utf8_run`; when it
-/// does, it is this long.) `None` for any other shape.
-fn fixed_len(b: &[u8], i: usize) -> Option<usize> {
+/// An escape whose regex match at its start (`encoded._SCHEMES`), if any, is fixed by its bytes,
+/// and what it decodes to (`encoded._decodings`).
+enum Shape {
+    /// `=` or `%` and a byte read alone ([`byte_alone`]; not `%25`, which may be a double
+    /// encoding), or one to four backslashes, `x` and a byte read alone: read as that byte (an
+    /// ASCII byte as its character; another as U+FFFD and as its Latin-1 character,
+    /// `_bytes_read`). `len` is the whole escape's. (A lone continuation byte may not match at all,
+    /// by the lookbehind of `_utf8_run`; when it does, it is this long.)
+    Byte { v: u32, len: usize },
+    /// One to four backslashes and `u` with four hex digits (not a surrogate: a pair is read as one
+    /// character) or `U` with eight: that code point (`_code_point`).
+    CodePoint { v: u64, len: usize },
+    /// One to four backslashes and hex digits, of which the regex takes up to six then an optional
+    /// space: their value in hex, and in octal each of their first one to three digits that are
+    /// all octal. Its length depends on what follows, so it has none here.
+    Digits { at: usize, count: usize },
+}
+
+/// The [`Shape`] of the escape at `i`, or `None` for any other (its regex decides).
+fn shape_at(b: &[u8], i: usize) -> Option<Shape> {
+    let byte =
+        |k: usize, intro: u8, len: usize| byte_alone(b, k, intro).map(|v| Shape::Byte { v, len });
     match *b.get(i)? {
-        b'=' => byte_alone(b, i + 1, b'=').map(|_| 3),
-        b'%' if b.get(i + 1..i + 3) != Some(b"25") => byte_alone(b, i + 1, b'%').map(|_| 3),
+        b'=' => byte(i + 1, b'=', 3),
+        b'%' if b.get(i + 1..i + 3) != Some(b"25") => byte(i + 1, b'%', 3),
         b'\\' => {
             let j = past_backslashes(b, i)?;
-            let tail = match *b.get(j)? {
-                b'x' => byte_alone(b, j + 1, b'\\').map(|_| 3),
+            let slashes = j - i;
+            match *b.get(j)? {
+                b'x' => byte(j + 1, b'\\', slashes + 3),
                 b'u' => hex_value(b, j + 1, 4)
                     .filter(|v| !(0xD800..=0xDFFF).contains(v))
-                    .map(|_| 5),
-                b'U' => hex_value(b, j + 1, 8).map(|_| 9),
+                    .map(|v| Shape::CodePoint {
+                        v,
+                        len: slashes + 5,
+                    }),
+                b'U' => hex_value(b, j + 1, 8).map(|v| Shape::CodePoint {
+                    v,
+                    len: slashes + 9,
+                }),
+                _ if hex_at(b, j).is_some() => Some(Shape::Digits {
+                    at: j,
+                    count: (j..j + 6).take_while(|&k| hex_at(b, k).is_some()).count(),
+                }),
                 _ => None,
-            }?;
-            Some(j - i + tail)
+            }
         }
         _ => None,
     }
 }
 
-/// Does the escape at `i` have no match of its pass, its fixed match ([`fixed_len`]) being followed
-/// by `copies` copies of itself? The pass's regex rejects such a match (`encoded._Candidates`: a
-/// negative lookahead for the escape repeated `copies` times, the most any exact token starts
-/// with), and a fixed shape has no other match at `i` to fall back on. So in a run of one escape
-/// repeated (`%3C%3C%3C…`, hostile text) only the last `copies` are starts, and the run is searched
-/// in one small window, not by the regex at every copy.
+/// Does the escape at `i` have no match of its pass, its fixed match (a [`Shape`] with a length)
+/// being followed by `copies` copies of itself? The pass's regex rejects such a match
+/// (`encoded._Candidates`: a negative lookahead for the escape repeated `copies` times, the most
+/// any exact token starts with), and a fixed shape has no other match at `i` to fall back on. So
+/// in a run of one escape repeated (`%3C%3C%3C…`, hostile text) only the last `copies` are starts,
+/// and the run is searched in one small window, not by the regex at every copy.
 pub fn repeated_at(b: &[u8], i: usize, copies: usize) -> bool {
-    let Some(n) = fixed_len(b, i) else {
-        return false;
+    let n = match shape_at(b, i) {
+        Some(Shape::Byte { len, .. } | Shape::CodePoint { len, .. }) => len,
+        _ => return false,
     };
     let one = &b[i..i + n];
     (1..=copies).all(|c| b.get(i + c * n..i + (c + 1) * n) == Some(one))
 }
 
-/// Is the escape that starts at `i` quiet: of one of the fixed shapes below, whose match of the
-/// encoded pass's regex (`encoded._SCHEMES`) at `i` is determined by the next bytes, and whose every
-/// reading (`encoded._decodings`) is a character outside `loud`? Its verdict is then nothing
-/// (`encoded._verdict`: it starts no tag or token and is no layer of another escape), so dropping it
-/// from the starts changes no report; and a quiet match holds no start of its own scheme but quiet
-/// ones (the backslashes before its own), so the windows around the other starts find what they
-/// found. Any other shape is not quiet (`false`: its regex decides, as before). The shapes, after
-/// the introducer:
-/// - `=` or `%` and a byte read alone ([`byte_quiet`]; not `%25`, which may be a double encoding);
-/// - one to four backslashes, then `x` and a byte read alone; `u` and four hex digits, not
-///   a surrogate (a pair is read as one character): that code point; `U` and eight hex digits:
-///   that code point; or hex digits (the regex takes up to six, then an optional space): their
-///   value in hex, and in octal each of their first one to three digits that are all octal.
+/// Is the escape that starts at `i` quiet: of a [`Shape`], whose match of the encoded pass's regex
+/// at `i` is determined by the next bytes, and whose every reading is a character outside `loud`?
+/// Its verdict is then nothing (`encoded._verdict`: it starts no tag or token and is no layer of
+/// another escape), so dropping it from the starts changes no report; and a quiet match holds no
+/// start of its own scheme but quiet ones (the backslashes before its own), so the windows around
+/// the other starts find what they found. Any other shape is not quiet (`false`: its regex
+/// decides, as before).
 ///
 /// `tests/scan/test_scan_encoded_starts.py` holds the verdict of every dropped start nothing over
 /// hypothesis texts and every value of each shape, with a control.
 pub fn quiet_at(b: &[u8], i: usize, loud: &Loud) -> bool {
-    match b.get(i) {
-        Some(b'=') => byte_quiet(b, i + 1, b'=', loud),
-        Some(b'%') => b.get(i + 1..i + 3) != Some(b"25") && byte_quiet(b, i + 1, b'%', loud),
-        Some(b'\\') => {
-            let Some(j) = past_backslashes(b, i) else {
-                return false;
-            };
-            match b.get(j) {
-                Some(b'x') => byte_quiet(b, j + 1, b'\\', loud),
-                Some(b'u') => hex_value(b, j + 1, 4)
-                    .is_some_and(|v| !(0xD800..=0xDFFF).contains(&v) && !loud.has_code_point(v)),
-                Some(b'U') => hex_value(b, j + 1, 8).is_some_and(|v| !loud.has_code_point(v)),
-                Some(_) if hex_at(b, j).is_some() => {
-                    let digits = (j..j + 6).take_while(|&k| hex_at(b, k).is_some()).count();
-                    let whole = hex_value(b, j, digits).is_some_and(|v| loud.has_code_point(v));
-                    let octal = (1..=3.min(digits)).any(|k| {
-                        b[j..j + k].iter().all(|c| (b'0'..=b'7').contains(c))
-                            && loud.has_code_point(
-                                b[j..j + k]
-                                    .iter()
-                                    .fold(0u64, |v, &c| v << 3 | u64::from(c - b'0')),
-                            )
-                    });
-                    !whole && !octal
-                }
-                _ => false,
-            }
+    match shape_at(b, i) {
+        Some(Shape::Byte { v, .. }) if v < 0x80 => !loud.has(v),
+        Some(Shape::Byte { v, .. }) => !loud.has(0xFFFD) && !loud.has(v),
+        Some(Shape::CodePoint { v, .. }) => !loud.has_code_point(v),
+        Some(Shape::Digits { at, count }) => {
+            let whole = hex_value(b, at, count).is_some_and(|v| loud.has_code_point(v));
+            let octal = (1..=3.min(count)).any(|k| {
+                let digits = &b[at..at + k];
+                digits.iter().all(|c| (b'0'..=b'7').contains(c))
+                    && loud.has_code_point(
+                        digits
+                            .iter()
+                            .fold(0u64, |v, &c| v << 3 | u64::from(c - b'0')),
+                    )
+            });
+            !whole && !octal
         }
-        _ => false,
+        None => false,
     }
 }
 
