@@ -6,9 +6,10 @@ import base64
 import binascii
 import codecs
 import re
-from collections.abc import Iterator
-from functools import lru_cache, partial
+from collections.abc import Callable, Hashable, Iterator
+from functools import lru_cache
 from html.entities import html5
+from typing import TypeVar
 
 from ..eye import backend
 from ..eye.reader import (
@@ -265,6 +266,21 @@ def _opener_starts(ctx: Context) -> frozenset[str]:
     return names_for(ctx.reserved, ctx.tokens).escape_starts()
 
 
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+def _once(cache: dict[K, V], key: K, judge: Callable[[K], V]) -> V:
+    """``judge(key)``, worked out once per key within one scan. Hostile text repeats one construct
+    (a base64 ``<x></x>`` the sift must keep was read by the eye at every copy, 0.5 MB/s; so was
+    the window after each ``%3C`` of ``%3C%7C`` repeated, 0.4 MB/s). Every cache here is keyed by
+    runs or windows of the text that do not overlap, so its keys hold at most the text."""
+    if key in cache:
+        return cache[key]
+    value = cache[key] = judge(key)
+    return value
+
+
 @lru_cache(maxsize=16)
 def _loud(starts: frozenset[str]) -> str | None:
     """The characters an escape must decode to for this pass to act on it (``starts``, from
@@ -407,10 +423,15 @@ def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names
         if found[k][3]:
             following = found[k][0]
     tokens = _exact_prefixes(names.exact)
-    # What a window reads, by its raw text and the decodings before it: hostile text repeats one
-    # (``%3C%7C`` repeated read every window with the Python eye: 0.4 MB/s). The windows do not
-    # overlap (each ends before the next opener), so the keys hold at most the text.
+    # What a window reads, by its raw text and the decodings before it (_once: the windows do not
+    # overlap, each ending before the next opener).
     read: dict[tuple[tuple[str, ...], str, bool], str | None] = {}
+
+    def read_window(window: tuple[tuple[str, ...], str, bool]) -> str | None:
+        opens, raw, cut_short = window
+        rest = _decode_escapes(raw) + ("<" if cut_short else "")
+        return next((w for w in (_encoded_danger(first + rest, ctx, names) for first in opens) if w is not None), None)
+
     for k, (s, e, opens, is_opener) in enumerate(found):
         if not is_opener:
             # The first character of an exact token alone (``>`` of ``>>TITLE<<``, ``]`` of ``]~b]``):
@@ -422,14 +443,7 @@ def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names
         cut = nxt[k]
         if cut == e or (e < n and text[e] == "<"):
             continue
-        window = (opens, text[e : min(s + 192, cut)], cut < s + 192)
-        if window in read:
-            danger = read[window]
-        else:
-            rest = _decode_escapes(window[1]) + ("<" if window[2] else "")
-            danger = read[window] = next(
-                (w for w in (_encoded_danger(first + rest, ctx, names) for first in opens) if w is not None), None
-            )
+        danger = _once(read, (opens, text[e : min(s + 192, cut)], cut < s + 192), read_window)
         if danger is not None:
             # Map the end back roughly: the raw text up to the first whitespace after the name.
             if text[e - 1] == " ":
@@ -445,20 +459,20 @@ def _scan_layered(text: str, layered: list[int], ctx: Context, names: Names, out
     """Escapes of an escape's first character (``%5Cu003c``, ``&#37;3C``): a window from each, up to
     the next one, decoded in up to three rounds (``_decode_escapes``), is read for a tag or token it
     starts with. Each character is decoded once (the windows do not overlap): linear."""
+    if not layered:
+        return
     n = len(text)
-    starts = None
-    # By the window's text, as in _scan_escapes (the windows do not overlap either).
+    starts = _opener_starts(ctx)
+    # By the window's text (_once: the windows do not overlap either).
     read: dict[str, str | None] = {}
+
+    def read_window(raw: str) -> str | None:
+        decoded = _decode_escapes(raw)
+        return _encoded_danger(decoded, ctx, names) if decoded[:1] in starts else None
+
     for k, s in enumerate(layered):
         end = min(s + 192, layered[k + 1] if k + 1 < len(layered) else n)
-        raw = text[s:end]
-        if raw in read:
-            danger = read[raw]
-        else:
-            decoded = _decode_escapes(raw)
-            if starts is None:
-                starts = _opener_starts(ctx)
-            danger = read[raw] = _encoded_danger(decoded, ctx, names) if decoded[:1] in starts else None
+        danger = _once(read, text[s:end], read_window)
         if danger is not None:
             e = s
             while e < end and not text[e].isspace():
@@ -668,21 +682,26 @@ def _scan_blobs(text: str, ctx: Context, out: list[_Raw]) -> None:
     triggers = blob_triggers(ctx)
     marks = _hex_marks(triggers)
     runs = backend.native_blob_runs(text, triggers, B64_MIN, HEX_MIN)
-    # A verdict depends on the run's text alone, and hostile text repeats one run (a base64 ``<x></x>``
-    # the sift must keep, read by the eye each time, scanned at 0.5 MB/s): each distinct run is judged
-    # once. The keys are runs of the text that do not overlap, so they hold at most the text.
-    # Per distinct run: whether it holds the hex of a trigger's first byte, and what it decodes to.
+
+    # Each distinct run, hex run and group sequence is judged once (_once).
+    def judge_b64(run: str) -> tuple[bool, str | None]:
+        """Whether the run holds the hex of a trigger's first byte, and what it decodes to."""
+        marked = any(h in run.lower() for h in marks)
+        if run.isdigit():
+            return marked, None
+        return marked, next((d for d in (_blob_danger(c, ctx) for c in _b64_candidates(run)) if d), None)
+
+    def judge_hex(hexrun: str) -> str | None:
+        low = hexrun.lower()
+        return _blob_danger(bytes.fromhex(hexrun[:BLOB_MAX]), ctx) if any(h in low for h in marks) else None
+
+    def judge_groups(key: str) -> str | None:
+        return _blob_danger(bytes(int(g, 2) for g in key.split()[: BLOB_MAX // 8]), ctx)
+
     b64: dict[str, tuple[bool, str | None]] = {}
     for start, end in runs if runs is not None else (m.span() for m in _B64_RE.finditer(text)):
         run = text[start:end]
-        seen = b64.get(run)
-        if seen is None:
-            low = run.lower()
-            marked = any(h in low for h in marks)
-            judge = partial(_blob_danger, ctx=ctx)
-            judged = None if run.isdigit() else next((d for d in map(judge, _b64_candidates(run)) if d), None)
-            seen = b64[run] = (marked, judged)
-        marked, danger = seen
+        marked, danger = _once(b64, run, judge_b64)
         if marked:
             hex_runs.extend(_HEX_RE.finditer(text, start, start + len(run.rstrip("="))))
         if danger:
@@ -692,20 +711,11 @@ def _scan_blobs(text: str, ctx: Context, out: list[_Raw]) -> None:
         hexrun = m.group()
         if len(hexrun) % 2:
             hexrun = hexrun[:-1]
-        low = hexrun.lower()
-        if not any(h in low for h in marks):
-            continue
-        danger = hexes.get(hexrun, "")
-        if danger == "":
-            danger = hexes[hexrun] = _blob_danger(bytes.fromhex(hexrun[:BLOB_MAX]), ctx)
+        danger = _once(hexes, hexrun, judge_hex)
         if danger:
             out.append(_Raw(ENCODED_BLOB_TAG.id, "warning", f"hex run decodes to {danger!r}", m.start(), m.start() + len(hexrun)))
-    groups_seen: dict[str, str | None] = {}
+    groups: dict[str, str | None] = {}
     for m in _binary_matches(text):
-        key = m.group()
-        danger = groups_seen.get(key, "")
-        if danger == "":
-            groups = key.split()
-            danger = groups_seen[key] = _blob_danger(bytes(int(g, 2) for g in groups[: BLOB_MAX // 8]), ctx)
+        danger = _once(groups, m.group(), judge_groups)
         if danger:
             out.append(_Raw(ENCODED_BLOB_TAG.id, "warning", f"binary groups decode to {danger!r}", m.start(), m.end()))
