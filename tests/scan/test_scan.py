@@ -427,3 +427,35 @@ def test_a_loaded_plain_word_token_is_an_error() -> None:
     tokens = load_tokens(["<filename>"])
     assert {f.severity for f in scan_text("a <filename> b", tokens=tokens)} == {"error"}
     assert {f.severity for f in scan_text("a <filename> b")} == {"warning"}  # control: built in, a warning
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        ('pat = re.compile("(?P<s>x)")', "then <s> here"),
+        ("then <s> here", 'pat = re.compile("(?P<s>x)")'),
+        ('m = re.match(r"\\k<s>", t)', "and <s> again"),
+    ],
+)
+def test_each_s_token_is_described_by_its_own_context(pieces: tuple[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``<s>`` in a regex group (or read through an arrow) is a note, any other a warning. The scan
+    works a description out once per snippet and context (hostile text repeats ``<s>``): in one
+    text, each gets the description it gets alone. Control: a description kept by snippet alone
+    (what the cache would be without the context bit) gives the second the first's."""
+    from envelock.scan import tags
+
+    text = "\n".join(pieces)
+    alone = [scan_text(p)[0].severity for p in pieces]
+    assert alone[0] != alone[1]
+    assert [f.severity for f in scan_text(text)] == alone
+    by_snippet: dict[str, tuple[str, str, str]] = {}
+    real = tags._describe_hit
+
+    def snippet_only(text: str, start: int, hit: object, ctx: object) -> tuple[str, str, str]:
+        key = text[start : hit.end]  # type: ignore[attr-defined]
+        if key not in by_snippet:
+            by_snippet[key] = real(text, start, hit, ctx)  # type: ignore[arg-type]
+        return by_snippet[key]
+
+    monkeypatch.setattr(tags, "_describe_hit", snippet_only)
+    assert [f.severity for f in scan_text(text)] != alone
