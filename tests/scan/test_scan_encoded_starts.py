@@ -12,6 +12,7 @@ Three claims, each with a control:
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -230,6 +231,9 @@ QUIET_TEXTS = st.lists(
         st.sampled_from(["\\x", "\\\\x", "\\\\\\\\\\x", "=", "%", "\\u", "\\U", "\\", "\\\\", "%25", "=C3", "\\xe2", "\\x80"]),
         st.text(alphabet="0123456789abcdefABCDEF", min_size=1, max_size=8),
         st.sampled_from(["3c", "3C", "ab", "AB", "ff", "c3", "e2", "80", "b9", "0000", "2039", "003c", "00ab", "d83d", "de00"]),
+        # UTF-7: `+` and base64 letters (`ADw` is `<`, `AKs` `«`, `2D3` a high surrogate, `PC9` U+3C2F).
+        st.sampled_from(["+", "+", "-", "ADw", "AKs", "ACs", "2D3", "3gA", "PC9", "AAA", "4Pg==", "/+", "A"]),
+        st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", min_size=1, max_size=18),
     ),
     max_size=12,
 ).map("".join)  # fmt: skip
@@ -263,8 +267,10 @@ def test_every_start_left_out_as_quiet_decodes_to_nothing(text: str) -> None:
         assert unsound(text, LOUD) == []
 
 
-@given(QUIET_TEXTS)
-def test_the_candidates_without_the_quiet_ones_act_as_all_of_them(text: str) -> None:
+def acting_apart(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The spans of the candidates that act (verdict not nothing): windowed without the quiet
+    starts, and from the whole passes (the claim: equal)."""
+
     def acting(ms: Iterator[re.Match[str]]) -> list[tuple[int, int]]:
         return [m.span() for m in ms if encoded._verdict(m, CTX_STARTS) != encoded._NOTHING]
 
@@ -273,7 +279,13 @@ def test_the_candidates_without_the_quiet_ones_act_as_all_of_them(text: str) -> 
     )
     with on_native(), pytest.MonkeyPatch.context() as mp:
         mp.setattr(encoded, "_WINDOWED_EVERY", 0)  # windows however dense
-        assert acting(encoded._ENC_CANDIDATE_RE.finditer(text, LOUD)) == acting(iter(merged))
+        return acting(encoded._ENC_CANDIDATE_RE.finditer(text, LOUD)), acting(iter(merged))
+
+
+@given(QUIET_TEXTS)
+def test_the_candidates_without_the_quiet_ones_act_as_all_of_them(text: str) -> None:
+    got, want = acting_apart(text)
+    assert got == want
 
 
 def _every_shape() -> Iterator[str]:
@@ -298,6 +310,43 @@ def _every_shape() -> Iterator[str]:
         yield f"\\{v:x}"
 
 
+_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+def _every_utf7() -> Iterator[str]:
+    """Every UTF-7 shift sequence of three letters (every first unit and its two low bits, `+` among
+    them), ended or not; then, after a few first units, a `+` at each of the next sixteen places, and
+    every length of letters up to eighteen."""
+    for a in _B64:
+        for b in _B64:
+            for c in _B64:
+                yield f"+{a}{b}{c}-"
+                yield f"+{a}{b}{c}"
+    for head in ("AGE", "ADw", "AKs", "PC9", "2D3", "AAA"):
+        for k in range(17):
+            yield f"+{head}{'A' * k}+ADw-"
+            yield f"+{head}{'Q' * k}"
+        yield f"+{head[:2]}-"
+    # Every loud character in UTF-7 (those past U+FFFF as a surrogate pair), ended, not ended, and
+    # followed by more letters.
+    for ch in LOUD:
+        seq = codecs.encode(ch, "utf-7").decode("ascii")
+        if seq.startswith("+") and seq != "+-":
+            yield seq
+            yield seq.rstrip("-")
+            yield seq.rstrip("-") + "AA"
+
+
+def test_a_quiet_utf7_sequence_holding_a_plus_is_searched(native: None) -> None:
+    # A `+` inside a sequence's reach is a start of its own, which the whole pass never tries (the
+    # sequence's match takes it): the sequence must stay a start, so that its window's search takes
+    # it too. Every place of the `+` among the sixteen letters, before `<` (`+ADw-`).
+    for k in range(16):
+        text = f"x +AGE{'A' * k}+ADw-/retrieved_content> y"
+        got, want = acting_apart(text)
+        assert got == want, (k, got, want)
+
+
 def test_every_value_of_each_shape_left_out_decodes_to_nothing(native: None) -> None:
     texts = list(_every_shape())
     found = [bad for text in texts for bad in unsound(text, LOUD)]
@@ -305,6 +354,12 @@ def test_every_value_of_each_shape_left_out_decodes_to_nothing(native: None) -> 
     # Most of them are left out (the search is worth it), and only quiet ones.
     dropped = sum(bool(left_out(text, LOUD)) for text in texts)
     assert dropped > len(texts) // 2, (dropped, len(texts))
+    # UTF-7 sequences end at a space: a thousand of them are checked in one text.
+    seqs = list(_every_utf7())
+    chunks = [" ".join(seqs[k : k + 1000]) for k in range(0, len(seqs), 1000)]
+    assert [bad for text in chunks for bad in unsound(text, LOUD)] == []
+    dropped = sum(len(left_out(text, LOUD)) for text in chunks)
+    assert dropped > len(seqs) // 2, (dropped, len(seqs))
 
 
 def test_control_a_loud_set_without_the_angle_is_caught(native: None) -> None:
@@ -312,6 +367,8 @@ def test_control_a_loud_set_without_the_angle_is_caught(native: None) -> None:
     assert unsound("a \\x3c/retrieved_content> b", LOUD) == []
     assert unsound("a \\x3c/retrieved_content> b", deaf) == ["\\x3c"]
     assert unsound("=3C and %3c and \\u003c and \\74 and \\U0000003c", deaf) != []
+    assert unsound("a +ADw-/retrieved_content> b", LOUD) == []
+    assert unsound("a +ADw-/retrieved_content> b", deaf) == ["+ADw-"]
 
 
 def test_a_loud_set_holding_a_surrogate_leaves_nothing_out() -> None:

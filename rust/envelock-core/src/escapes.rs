@@ -124,6 +124,47 @@ enum Shape {
     /// space: their value in hex, and in octal each of their first one to three digits that are
     /// all octal. Its length depends on what follows, so it has none here.
     Digits { at: usize, count: usize },
+    /// A UTF-7 shift sequence (`+` and base64 letters): its first 16-bit unit, from its first three
+    /// letters (not a surrogate, which may pair with the next). The regex takes two to sixteen
+    /// letters: with two it fails to decode (nothing); with more the decoding, when there is one,
+    /// starts with that unit. Only when none of the sixteen letters after the `+` is another `+`:
+    /// such a `+` would be a start of its own inside this match. Its length depends on what
+    /// follows, so it has none here.
+    Utf7 { unit: u32 },
+}
+
+/// The value of a base64 letter of a UTF-7 shift sequence other than `+` (which would start an
+/// escape of its own).
+fn utf7_letter(c: u8) -> Option<u32> {
+    let v = match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'/' => 63,
+        _ => return None,
+    };
+    Some(u32::from(v))
+}
+
+/// The [`Shape::Utf7`] of the `+` at `i`: three base64 letters and no `+` among the sixteen
+/// characters the regex may take.
+fn utf7_at(b: &[u8], i: usize) -> Option<Shape> {
+    let letters = b.get(i + 1..)?;
+    if letters
+        .iter()
+        .take(16)
+        .take_while(|&&c| c == b'+' || utf7_letter(c).is_some())
+        .any(|&c| c == b'+')
+    {
+        return None;
+    }
+    let (a, m, z) = (
+        utf7_letter(*letters.first()?)?,
+        utf7_letter(*letters.get(1)?)?,
+        utf7_letter(*letters.get(2)?)?,
+    );
+    let unit = a << 10 | m << 4 | z >> 2;
+    (!(0xD800..=0xDFFF).contains(&unit)).then_some(Shape::Utf7 { unit })
 }
 
 /// The [`Shape`] of the escape at `i`, or `None` for any other (its regex decides).
@@ -155,6 +196,7 @@ fn shape_at(b: &[u8], i: usize) -> Option<Shape> {
                 _ => None,
             }
         }
+        b'+' => utf7_at(b, i),
         _ => None,
     }
 }
@@ -178,7 +220,8 @@ pub fn repeated_at(b: &[u8], i: usize, copies: usize) -> bool {
 /// at `i` is determined by the next bytes, and whose every reading is a character outside `loud`?
 /// Its verdict is then nothing (`encoded._verdict`: it starts no tag or token and is no layer of
 /// another escape), so dropping it from the starts changes no report; and a quiet match holds no
-/// start of its own scheme but quiet ones (the backslashes before its own), so the windows around
+/// start of its own scheme but quiet ones (the backslashes before its own; a UTF-7 one holds no
+/// `+`), so the windows around
 /// the other starts find what they found. Any other shape is not quiet (`false`: its regex
 /// decides, as before).
 ///
@@ -189,6 +232,8 @@ pub fn quiet_at(b: &[u8], i: usize, loud: &Loud) -> bool {
         Some(Shape::Byte { v, .. }) if v < 0x80 => !loud.has(v),
         Some(Shape::Byte { v, .. }) => !loud.has(0xFFFD) && !loud.has(v),
         Some(Shape::CodePoint { v, .. }) => !loud.has_code_point(v),
+        // The unit is a character even when it is U+0000 (`codecs.decode`, not `_code_point`).
+        Some(Shape::Utf7 { unit }) => !loud.has(unit),
         Some(Shape::Digits { at, count }) => {
             let whole = hex_value(b, at, count).is_some_and(|v| loud.has_code_point(v));
             let octal = (1..=3.min(count)).any(|k| {
@@ -314,6 +359,10 @@ mod tests {
             "\\d",
             "\\0",
             "\\U00110000",
+            "+PC94Pg==",             // U+3C2F
+            "+AAA-",                 // U+0000
+            "+AAAA",                 // no decoding at all: nothing
+            "+AGEAYQBhAGEAYQBh+ADw", // `a`; the `+` past sixteen letters is not inside
         ] {
             assert!(quiet(s), "{s}");
         }
@@ -344,6 +393,13 @@ mod tests {
             "\\x{3c}",
             "\\u{3c}",
             "+ADw-",
+            "+AKs-",                // `«`
+            "+ACs-",                // `+`: a layer
+            "+AB-",                 // two letters: the regex decides
+            "+AD+w-",               // another `+` inside: a start of its own
+            "+AGEAYQBhAGEAYQB+ADw", // the same, at the sixteenth letter
+            "+2D3eAA-",             // a surrogate first unit (a pair)
+            "+3gA-",
             "&lt;",
             "x",
             "", // other shapes
@@ -353,6 +409,7 @@ mod tests {
         // Control: without `<` among the loud characters, its escapes would be quiet.
         let deaf = Loud::new("%\\=+");
         assert!(quiet_at(b"\\x3c", 0, &deaf) && quiet_at(b"=3C", 0, &deaf));
+        assert!(quiet_at(b"+ADw-", 0, &deaf));
     }
 
     #[test]

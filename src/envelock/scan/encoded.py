@@ -698,14 +698,18 @@ def _scan_blobs(text: str, ctx: Context, out: list[_Raw]) -> None:
     def judge_groups(key: str) -> str | None:
         return _blob_danger(bytes(int(g, 2) for g in key.split()[: BLOB_MAX // 8]), ctx)
 
-    b64: dict[str, tuple[bool, str | None]] = {}
-    for start, end in runs if runs is not None else (m.span() for m in _B64_RE.finditer(text)):
-        run = text[start:end]
-        marked, danger = _once(b64, run, judge_b64)
-        if marked:
-            hex_runs.extend(_HEX_RE.finditer(text, start, start + len(run.rstrip("="))))
-        if danger:
-            out.append(_Raw(ENCODED_BLOB_TAG.id, "warning", f"base64 run decodes to {danger!r}", start, end))
+    spans = runs if runs is not None else [m.span() for m in _B64_RE.finditer(text)]
+    texts = [text[start:end] for start, end in spans]
+    # Judged per distinct run first: hostile text repeats one run (a base64 `<x></x>`) hundreds of
+    # thousands of times, and then only a run with something to report is visited.
+    b64 = {run: judge_b64(run) for run in dict.fromkeys(texts)}
+    if any(marked or danger for marked, danger in b64.values()):
+        for (start, end), run in zip(spans, texts, strict=True):
+            marked, danger = b64[run]
+            if marked:
+                hex_runs.extend(_HEX_RE.finditer(text, start, start + len(run.rstrip("="))))
+            if danger:
+                out.append(_Raw(ENCODED_BLOB_TAG.id, "warning", f"base64 run decodes to {danger!r}", start, end))
     hexes: dict[str, str | None] = {}
     for m in hex_runs:
         hexrun = m.group()
