@@ -883,3 +883,28 @@ def test_finding_the_bodies_of_a_preface_walks_it_once(monkeypatch: pytest.Monke
     assert 0 < copies[0].walked <= 2 * size, (copies[0].walked, size)
     from_the_start = sum(len(str(out)[: str(out).index(f'origin="o{i}"')].encode()) for i in range(400))
     assert from_the_start > 2 * size  # the bound tells a restart per body from the cursor
+
+
+def _lead_enders() -> list[str]:
+    """Non-ASCII characters that may end an ASCII lead or go on with it: every slash, bang, bar and
+    structural look-alike of the reader's tables, every 64th skippable character, and a few that
+    are none of these (a letter, a guillemet, a CJK letter, an emoji)."""
+    lead = sorted(c for c in me._SLASH | me._BANG | me._PASS | me._PIPE if c > "\x7f")
+    skips = [chr(c) for c in range(0x80, 0x30000) if not 0xD800 <= c <= 0xDFFF and me.can_skip(chr(c))][::64]
+    return [*lead, *skips, "é", "«", "\u65e5", "\U0001f600"]
+
+
+def test_an_ascii_lead_ended_by_any_character_reads_as_the_reference() -> None:
+    # The fast path reads an ASCII lead (spaces, tabs, slashes, `!`) and, at the first non-ASCII
+    # character, hands the reader its end when that character is no lead character (`« « «`: a
+    # guillemet, a space, the next one). Each lead, before each such character, after each opener.
+    enders = _lead_enders()
+    assert len(enders) > 100
+    for ch in enders:
+        for lead in ("", " ", " !/"):
+            text = f"<{lead}{ch}im_end{ch}>"
+            for tokens, pipes in ((True, True), (False, False)):
+                got = _native.read_after(text, 1, RESERVED_NAMES, tokens, pipes)
+                assert got == ref_read_after(text, 1, RESERVED_NAMES, tokens, pipes), text
+            text = f"[{lead}{ch}INST{ch}]"
+            assert _native.read_bracket(text, 1) == ref_read_bracket(text, 1), text

@@ -728,8 +728,21 @@ fn fast_read(
     let mut blank = true;
     while i < n && run < MAX_RUN {
         let c = b[i];
-        if c >= 0x80 || c == b'&' {
+        if c == b'&' {
             return Err(None);
+        }
+        if c >= 0x80 {
+            // A character that is no lead character ends the lead here (`lead`'s test, on the one
+            // character a non-`&` position decodes to): the reader goes on from it with the lead
+            // read. (`« « «`: every guillemet is an opener followed by a space and another.)
+            let f = chars::flags(char_at(s, i));
+            let bang = !bracket;
+            let lead_char = f & (CAN_SKIP | SLASH | if bang { BANG } else { 0 }) != 0
+                || (bang && f & PASS != 0 && f & PIPE == 0);
+            return Err((!lead_char).then_some(Lead {
+                at: Cur { i, rel: run },
+                slash,
+            }));
         }
         let f = fast.ascii_flags(c);
         if f & lead_mask == 0 {
