@@ -184,6 +184,26 @@ def test_offsets_are_exact_ints_whatever_the_report_holds() -> None:
     assert same_obj.offset is raw[0][3] and same_obj.end_offset is raw[0][4]
 
 
+def test_a_class_whose_fields_are_not_slots_is_refused() -> None:
+    """The builder sets each field through its slot descriptor: a class without ``__slots__`` (or a
+    name that is not a slot) is a ``ValueError``, not a write through something else; a subclass of
+    Finding is built with Finding's slots."""
+
+    class Plain:
+        rule = severity = message = offset = line = column = end_offset = end_line = end_column = snippet = None
+
+    class Sub(Finding):
+        __slots__ = ()
+
+    report: list[Report] = [("padded-opener", "note", "m", 0, 1)]
+    with pytest.raises(ValueError, match="__slots__"):
+        _native.findings(Plain, list(S._FIELDS), "ab", report, _snippet, SNIPPET_MAX)
+    with pytest.raises(ValueError, match="__slots__"):
+        _native.findings(Finding, [*S._FIELDS[:9], "as_dict"], "ab", report, _snippet, SNIPPET_MAX)
+    (sub,) = _native.findings(Sub, list(S._FIELDS), "ab", report, _snippet, SNIPPET_MAX)
+    assert type(sub) is Sub and sub.as_dict() == native("ab", report)[0].as_dict()
+
+
 # -- negative controls: broken builders are told apart --------------------------------------
 
 

@@ -596,8 +596,9 @@ impl Cursor<'_> {
 
 /// findings(cls, fields, text, raw, snippet, snippet_max, utf8=None) -> [cls]: `scan._findings`' last step in
 /// one call. `raw` holds `(rule, severity, message, start, end)` reports in order; each becomes an
-/// instance of `cls` (`object.__new__(cls)`, then `object.__setattr__` of the ten `fields` in order,
-/// as a frozen dataclass's `__init__` sets them: rule, severity, message, start, its line and
+/// instance of `cls` (`object.__new__(cls)`, then each of the ten `fields` in order set through its
+/// slot descriptor, as `object.__setattr__` in a frozen dataclass's `__init__` sets them; `cls`
+/// must have `__slots__`, else a `ValueError`: rule, severity, message, start, its line and
 /// column, end, its line and column, the snippet).
 /// Lines and columns as `types.LineIndex.locate`; the snippet is `snippet(text, start, end)`,
 /// called once per distinct (shown part, cut) it depends on. An instance whose fields are all
@@ -669,6 +670,31 @@ fn findings<'py>(
             }
         }
     };
+    // Each field's slot descriptor (a `member_descriptor`: the class has `__slots__`) and its
+    // setter, looked up once: `object.__setattr__` would look each name up in the class again for
+    // every finding. A field that is not a slot (a class without `__slots__`) is refused.
+    let setters = fields
+        .iter()
+        .map(|name| {
+            let d = cls.getattr(name)?;
+            if d.get_type().name()? != "member_descriptor" {
+                return Err(PyValueError::new_err(
+                    "findings needs a class with __slots__",
+                ));
+            }
+            // SAFETY: `d` is live; PyType_GetSlot on its type (a static type, allowed since 3.10)
+            // returns the type's `tp_descr_set` or NULL.
+            let set = unsafe {
+                pyo3::ffi::PyType_GetSlot(d.get_type().as_type_ptr(), pyo3::ffi::Py_tp_descr_set)
+            };
+            if set.is_null() {
+                return Err(PyValueError::new_err("a slot descriptor without a setter"));
+            }
+            // SAFETY: the slot `Py_tp_descr_set` holds a `descrsetfunc`.
+            let set: pyo3::ffi::descrsetfunc = unsafe { std::mem::transmute(set) };
+            Ok((d, set))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
     let new = py.get_type::<pyo3::types::PyAny>().getattr("__new__")?;
     let args = PyTuple::new(py, [cls])?;
     let mut shown: HashMap<(&str, bool), Bound<'py, PyAny>> = HashMap::new();
@@ -751,14 +777,15 @@ fn findings<'py>(
         ];
         let found = new.call1(&args)?;
         let ptr = found.as_ptr();
-        // SAFETY: every pointer is a live object we hold a reference to. PyObject_GenericSetAttr is
-        // object.__setattr__ (what a frozen dataclass's own __init__ calls, bypassing its __setattr__);
-        // it takes its own reference to the value. Untracking an object only takes it off the
+        // SAFETY: every pointer is a live object we hold a reference to. A slot descriptor's setter
+        // is what object.__setattr__ (what a frozen dataclass's own __init__ calls, bypassing its
+        // __setattr__) ends in for a slot; it checks the instance's type and takes its own
+        // reference to the value. Untracking an object only takes it off the
         // collector's lists: its fields are exact str and int (checked), which hold no references, so
         // it cannot be part of a cycle.
         unsafe {
-            for (name, value) in fields.iter().zip(&values) {
-                if pyo3::ffi::PyObject_GenericSetAttr(ptr, name.as_ptr(), value.as_ptr()) != 0 {
+            for ((descr, set), value) in setters.iter().zip(&values) {
+                if set(descr.as_ptr(), ptr, value.as_ptr()) != 0 {
                     return Err(PyErr::fetch(py));
                 }
             }
