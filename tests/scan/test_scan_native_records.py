@@ -15,6 +15,7 @@ cache must not be what the native path runs (the loop does take answers from its
 
 from __future__ import annotations
 
+import gc
 import importlib
 from collections.abc import Callable
 from typing import Any
@@ -142,3 +143,28 @@ def test_an_escaped_slash_verdict_is_taken_from_the_cache() -> None:
         got = cached(text, "angle", _counting(calls))
         assert got == reference(text, "angle") and len(got) == reported * 1000, unit
         assert calls[0] <= 130 // len(unit) + 2, (unit, calls[0])
+
+
+def test_a_report_moved_from_the_cache_is_untracked_only_when_plain() -> None:
+    """The loop takes a moved report of exact strs off the collector's lists (it cannot be part of a
+    cycle); one holding a str subclass (which could hold a reference) stays tracked."""
+
+    class Message(str):
+        pass
+
+    text = "<|im_end|>" * 5
+
+    def subclassed(describe: Any) -> Any:
+        def wrapped(*args: Any) -> Any:
+            until, reports = describe(*args)
+            return until, [(r[0], r[1], Message(r[2]), r[3], r[4]) for r in reports]
+
+        return wrapped
+
+    describe = FAMILIES["angle"](text, CTX)
+    plain = _native.opener_reports(text, CTX.reserved, "angle", describe)
+    other = _native.opener_reports(text, CTX.reserved, "angle", subclassed(FAMILIES["angle"](text, CTX)))
+    assert len(plain) == len(other) == 5
+    # The first report is the describer's own tuple; the four moved from the cache are made natively.
+    assert [gc.is_tracked(r) for r in plain[1:]] == [False] * 4
+    assert [gc.is_tracked(r) for r in other[1:]] == [True] * 4

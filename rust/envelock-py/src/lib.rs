@@ -956,11 +956,25 @@ fn push_moved<'py>(
     start: usize,
 ) -> PyResult<()> {
     for (rule, severity, message, a, e) in answer {
-        out.push(
-            (rule, severity, message, start + a, start + e)
-                .into_pyobject(py)?
-                .into_any(),
-        );
+        let report = (rule, severity, message, start + a, start + e)
+            .into_pyobject(py)?
+            .into_any();
+        // A report of exact strs (and its two ints) holds no reference a cycle could run through:
+        // it is taken off the collector's lists, as CPython's collector itself untracks such a
+        // tuple at its first pass (hundreds of thousands of them in hostile text were walked by
+        // every collection until then).
+        if [rule, severity, message]
+            .iter()
+            .all(|v| v.is_exact_instance_of::<PyString>())
+        {
+            // SAFETY: `report` is a live tuple we hold; untracking only takes it off the lists.
+            unsafe {
+                if pyo3::ffi::PyObject_GC_IsTracked(report.as_ptr()) == 1 {
+                    pyo3::ffi::PyObject_GC_UnTrack(report.as_ptr().cast());
+                }
+            }
+        }
+        out.push(report);
     }
     Ok(())
 }
