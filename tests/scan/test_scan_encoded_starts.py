@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import string
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -233,7 +234,7 @@ QUIET_TEXTS = st.lists(
         st.sampled_from(["3c", "3C", "ab", "AB", "ff", "c3", "e2", "80", "b9", "0000", "2039", "003c", "00ab", "d83d", "de00"]),
         # UTF-7: `+` and base64 letters (`ADw` is `<`, `AKs` `«`, `2D3` a high surrogate, `PC9` U+3C2F).
         st.sampled_from(["+", "+", "-", "ADw", "AKs", "ACs", "2D3", "3gA", "PC9", "AAA", "4Pg==", "/+", "A"]),
-        st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", min_size=1, max_size=18),
+        st.text(alphabet=string.ascii_letters + string.digits + "+/", min_size=1, max_size=18),
     ),
     max_size=12,
 ).map("".join)  # fmt: skip
@@ -310,7 +311,8 @@ def _every_shape() -> Iterator[str]:
         yield f"\\{v:x}"
 
 
-_B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+#: UTF-7's base64 letters (RFC 2152): the alphabet of ``base64`` in order.
+_B64 = string.ascii_uppercase + string.ascii_lowercase + string.digits + "+/"
 
 
 def _every_utf7() -> Iterator[str]:

@@ -221,9 +221,8 @@ pub fn repeated_at(b: &[u8], i: usize, copies: usize) -> bool {
 /// Its verdict is then nothing (`encoded._verdict`: it starts no tag or token and is no layer of
 /// another escape), so dropping it from the starts changes no report; and a quiet match holds no
 /// start of its own scheme but quiet ones (the backslashes before its own; a UTF-7 one holds no
-/// `+`), so the windows around
-/// the other starts find what they found. Any other shape is not quiet (`false`: its regex
-/// decides, as before).
+/// `+`), so the windows around the other starts find what they found. Any other shape is not quiet
+/// (`false`: its regex decides, as before).
 ///
 /// `tests/scan/test_scan_encoded_starts.py` holds the verdict of every dropped start nothing over
 /// hypothesis texts and every value of each shape, with a control.

@@ -626,6 +626,15 @@ enum LeadEnd<'n> {
 
 /// `_lead`: past skippable characters, slashes (and `!`/`?`); a character that may also be read
 /// as a letter starts name states that are kept pending.
+/// `_lead_piece` for one character: skippable or a slash; after an angle opener (`bang`) also `!`
+/// or `?`, or a PASS character that is not a bar.
+#[inline]
+fn is_lead_char(ch: char, bang: bool) -> bool {
+    let f = chars::flags(ch);
+    f & (CAN_SKIP | SLASH | if bang { BANG } else { 0 }) != 0
+        || (bang && f & PASS != 0 && f & PIPE == 0)
+}
+
 fn lead<'n>(
     eye: &Eye<'_, 'n>,
     pos: usize,
@@ -636,12 +645,6 @@ fn lead<'n>(
     let s = eye.s;
     let mut c = Cur { i: pos, rel: 0 };
     let mut run = 0;
-    let mask = CAN_SKIP | SLASH | if bang { BANG } else { 0 };
-    // `_lead_piece`: after an angle opener also a PASS character that is not a bar.
-    let lead_char = |ch: char| {
-        let f = chars::flags(ch);
-        f & mask != 0 || (bang && f & PASS != 0 && f & PIPE == 0)
-    };
     scratch.pending.clear();
     loop {
         if !before_end(s, c) {
@@ -652,7 +655,7 @@ fn lead<'n>(
             });
         }
         let (piece, nxt) = step(s, c);
-        if !piece.as_slice().iter().all(|&ch| lead_char(ch)) {
+        if !piece.as_slice().iter().all(|&ch| is_lead_char(ch, bang)) {
             return LeadEnd::Piece(piece, c, nxt);
         }
         *slash = *slash || piece.as_slice().iter().any(|&ch| chars::has(ch, SLASH));
@@ -735,11 +738,7 @@ fn fast_read(
             // A character that is no lead character ends the lead here (`lead`'s test, on the one
             // character a non-`&` position decodes to): the reader goes on from it with the lead
             // read. (`« « «`: every guillemet is an opener followed by a space and another.)
-            let f = chars::flags(char_at(s, i));
-            let bang = !bracket;
-            let lead_char = f & (CAN_SKIP | SLASH | if bang { BANG } else { 0 }) != 0
-                || (bang && f & PASS != 0 && f & PIPE == 0);
-            return Err((!lead_char).then_some(Lead {
+            return Err((!is_lead_char(char_at(s, i), !bracket)).then_some(Lead {
                 at: Cur { i, rel: run },
                 slash,
             }));
