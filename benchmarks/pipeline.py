@@ -1,12 +1,14 @@
 """compose and verify on real text, with and without one non-ASCII character, in one run.
 
-    python benchmarks/pipeline.py [--size BYTES] [--levels reserved,xml] [--out DIR]
+    python benchmarks/pipeline.py [--size BYTES] [--levels reserved,markup,xml] [--kinds code,prose,...] [--out DIR]
 
 On real text envelock did not write, cut to ``--size`` UTF-8 bytes (2 MB): ``code`` (the
 interpreter's stdlib ``*.py`` files that are ASCII, sorted by name), ``prose`` (``pydoc_data.topics``, the Python docs'
-topic texts) and ``multilingual`` (the Debian man pages under ``/usr/share/man/<lang>/`` when they
-are installed, else ``tests/data/benign/prose_*.txt``), each also with one ``é`` prepended
-(``+é``: the text is no longer ASCII, so every ASCII shortcut is off). One body per preface.
+topic texts), ``markdown`` (the Markdown READMEs of the installed distributions, by name),
+``html`` (Debian ``python3-doc``'s HTML pages, in path order) and ``multilingual`` (the Debian man
+pages under ``/usr/share/man/<lang>/`` when they are installed, else ``tests/data/benign/prose_*.txt``);
+an ASCII text also with one ``é`` prepended (``+é``: the text is no longer ASCII, so every ASCII
+shortcut is off). One body per preface. The last column is native verify time / native compose time.
 
 For each, at each level, it times (best of N, ``time.perf_counter``) ``compose_preface`` and
 ``verify_preface`` (of the composed preface) on three configurations of the same process:
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import importlib.metadata
 import os
 import platform
 import sys
@@ -47,6 +50,8 @@ HERE = Path(__file__).resolve().parent
 BENIGN = HERE.parent / "tests" / "data" / "benign"
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
 MAN = Path("/usr/share/man")
+#: Debian's python3-doc: the Python documentation as HTML (``apt-get install python3-doc``).
+PYDOC_HTML = Path("/usr/share/doc/python3-doc/html")
 #: The man page languages read, in this order (the page sets differ per language).
 MAN_LANGS = ("de", "fr", "ru", "ja", "zh_CN", "pl", "es", "uk", "cs", "pt_BR")
 MB = 1024 * 1024
@@ -110,7 +115,39 @@ def source_text(kind: str, size: int) -> tuple[str, str]:
             return man
         names = ["prose_fr.txt", "prose_de.txt", "prose_vi.txt", "prose_el.txt", "prose_ru.txt", "prose_ja.txt"]
         return _files([BENIGN / n for n in names]), "tests/data/benign/prose_*.txt"
+    if kind == "html":
+        pages = sorted(PYDOC_HTML.rglob("*.html"))
+        if not pages:
+            raise SystemExit(f"html: {PYDOC_HTML} not found (apt-get install python3-doc)")
+        parts: list[str] = []
+        total = 0
+        for page in pages:  # in path order, until the size (the whole set is ~50 MB)
+            parts.append(page.read_text(encoding="utf-8", errors="replace"))
+            total += len(parts[-1].encode("utf-8"))
+            if total >= size:
+                break
+        return "\n\n".join(parts), f"{PYDOC_HTML}/**/*.html (Debian python3-doc, path order)"
+    if kind == "markdown":
+        return _markdown_readmes()
     raise ValueError(kind)
+
+
+def _markdown_readmes() -> tuple[str, str]:
+    """The Markdown long descriptions (READMEs) of the installed distributions, by name."""
+    found: dict[str, str] = {}
+    for dist in importlib.metadata.distributions():
+        meta = dist.metadata
+        if not (meta.get("Description-Content-Type") or "").startswith("text/markdown"):
+            continue
+        body = meta.get_payload() or meta.get("Description") or ""  # type: ignore[attr-defined]
+        name = meta.get("Name") or ""
+        if body.strip() and name and name.lower() != "envelock":
+            found[name.lower()] = body
+    if not found:
+        raise SystemExit("markdown: no installed distribution has a Markdown README")
+    names = sorted(found)
+    where = f"the Markdown READMEs of {len(names)} installed distributions ({', '.join(names[:6])}, ...)"
+    return "\n\n".join(found[n] for n in names), where
 
 
 class _Before:
@@ -183,8 +220,8 @@ def measure(body: str, level: Level, configs: tuple[str, ...], budget: float) ->
 def main() -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--size", type=int, default=2 * MB)
-    ap.add_argument("--levels", default="reserved,xml")
-    ap.add_argument("--kinds", default="code,prose,multilingual")
+    ap.add_argument("--levels", default="reserved,markup,xml")
+    ap.add_argument("--kinds", default="code,prose,markdown,html,multilingual")
     ap.add_argument("--budget", type=float, default=1.0, help="seconds per timing (at least 2 runs)")
     ap.add_argument("--out", type=Path, help="also write pipeline.txt and pipeline.json there")
     args = ap.parse_args()
@@ -205,12 +242,14 @@ def main() -> int:
     for op in ("compose", "verify"):
         for cfg in configs:
             head += f"{op[:3] + '/' + cfg:>17}"
-    say(head)
+    say(head + f"{'ver/com':>9}")
     for kind in args.kinds.split(","):
         raw, where = source_text(kind, args.size)
         sources[kind] = where
         text = _cut(raw, args.size)
-        for label, body in ((kind, text), (kind + " +é", "é" + text[:-1])):
+        # ``+é`` only where the text is ASCII: elsewhere the shortcuts are off already.
+        variants = ((kind, text), (kind + " +é", "é" + text[:-1])) if text.isascii() else ((kind, text),)
+        for label, body in variants:
             for level in args.levels.split(","):
                 r = measure(body, check_level(level), configs, args.budget)
                 r.update(text=label, level=level)
@@ -221,7 +260,7 @@ def main() -> int:
                     for cfg in configs:
                         t = r[f"{op}/{cfg}"]
                         line += f"{r['bytes'] / MB / t:>9.0f} {t / r['markupsafe']:>5.1f}x"
-                say(line)
+                say(line + f"{r['verify/native'] / r['compose/native']:>9.2f}")
     for kind, where in sources.items():
         say(f"# {kind}: {where}")
     say(

@@ -245,3 +245,24 @@ def test_lettered_trailing_separator_man_page_is_quiet() -> None:
 
     text = "для «fork: невозможно выделить память» и"
     assert [f for f in scan_text(text) if f.severity == "error"] == []
+
+
+# --------------------------------------------------------------------------- BAR-SEPARATOR (fixed)
+# scan: '<￤retrieved┋content>' (bar look-alikes) reported nothing while the defang escaped it: the
+# reading took the bar shape first, no '|>' closed it, and the eye's other reading (the bars as
+# separators, spelling the envelope tag) was never asked. Found by the scan harness in ~270 s of a
+# red-team campaign; fixed in scan.tags (_unpiped_reading). Exhaustive: tests/scan/test_scan_bar_separators.py.
+
+
+def test_bar_separator_crash() -> None:
+    harness("scan").check((FUZZ / "corpus/scan/regress-bar-separator-tag").read_bytes())
+
+
+@pytest.mark.parametrize(
+    "text", ["<\u00a6retrieved\u00a6content>", "<\uffe4retrieved\u250bcontent>", "<\u00a6\u00a6retrieved_content>"]
+)
+def test_bar_separator_minimal(text: str) -> None:
+    from envelock import defang, scan_text
+
+    assert defang(text) != text  # the composer escapes it...
+    assert [(f.rule, f.offset) for f in scan_text(text)] == [("envelope-open-tag", 0)]  # ...the scanner must report it

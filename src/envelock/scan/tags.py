@@ -6,6 +6,7 @@ module only gives each reading a span and a message.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import unicodedata
 from collections.abc import Callable
@@ -273,6 +274,22 @@ def _hit_of(text: str, kind: str, name: str, slash: bool, end: int, ctx: Context
     return None  # (the name maps are not looked up for a reading of neither: hashing ctx costs a microsecond)
 
 
+@lru_cache(maxsize=64)
+def _unpiped(names: Names) -> Names:
+    """``names`` without the bar shape: a bar is read as any other character."""
+    return dataclasses.replace(names, pipes=False)
+
+
+def _unpiped_reading(text: str, pos: int, names: Names) -> Reading | None:
+    """A bar opener that is no token (no ``|>`` closes it) read again with its bar read as any other
+    character: the reserved name or token the eye also spells there, else ``None``. A bar look-alike
+    is also a separator to the eye, so ``<¦retrieved¦content>`` and ``<¦¦retrieved_content>`` are
+    envelope tags: the defang escapes them (its reading is not none), so the scanner reports them
+    (a red-team find: the bar shape hid the tag)."""
+    r = read_after(text, pos, _unpiped(names))
+    return r if r.kind in ("reserved", "token") else None
+
+
 def _padding_finding(text: str, start: int, end: int, reading_end: int, ctx: Context) -> _Raw:
     """A finding for an opener the lookahead gave up on: an envelope tag if a reserved name
     follows the padding (an ``error``), else the padding itself (a ``warning``; a ``note``
@@ -392,7 +409,10 @@ def _first_danger(text: str, ctx: Context) -> str | None:
         end = m.end()
         if end < len(text) and text[end] == "\\":
             continue
-        hit = _hit(text, read_after(text, end, names), ctx)
+        r = read_after(text, end, names)
+        hit = _hit(text, r, ctx)
+        if hit is None and r.kind == "bar" and (u := _unpiped_reading(text, end, names)) is not None:
+            hit = _hit(text, u, ctx)
         if hit is not None:
             return visible(text[m.start() : hit.end][:SNIPPET_MAX])
     for m in BRACKET_OPENER_RE.finditer(text):
@@ -459,7 +479,41 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
     slashes: dict[tuple[str, str], bool] = {}
     simple_pipe = _SIMPLE_PIPE_RE.match if _SIMPLE_PIPE_RE is not None else None
 
+    # The window a reading depends on (the character before it and MAX_LOOKAHEAD after, one more for
+    # a word's end) -> the reading with the bar read as any other character (relative end), or None.
+    unpiped: dict[str, tuple[str, str, bool, int] | None] = {}
+
     def describe(start: int, end: int, kind: str, name: str, slash: bool, rend: int) -> _Described:
+        got = piped(start, end, kind, name, slash, rend)
+        if kind != "bar" or any(r[1] == "error" for r in got[1]) or (end < n and text[end] == "\\"):
+            return got
+        # A bar that opens no token (or a token shape reported as a warning only): the eye may still
+        # spell a name with the bar read as a letter or separator (_unpiped_reading), reported in its
+        # place. That reading depends on the window below.
+        window = text[max(0, end - 1) : end + MAX_LOOKAHEAD + 1]
+        if window in unpiped:
+            u = unpiped[window]
+        else:
+            r = _unpiped_reading(text, end, names)
+            u = None if r is None else (r.kind, r.name, r.slash, r.end - end)
+            if len(unpiped) < _SLASHES_MAX:
+                unpiped[window] = u
+        hit = None if u is None else _hit_of(text, u[0], u[1], u[2], end + u[3], ctx, maps)
+        if hit is None:
+            wide = end + MAX_LOOKAHEAD + 1
+            return (None if got[0] is None or wide >= n else max(got[0], wide)), got[1]
+        return None, [described_hit(start, end, hit)]
+
+    def described_hit(start: int, end: int, hit: _Hit) -> _Plain:
+        near = hit.name == "s" and not hit.slash and context.regex_group_or_arrow(text, start, hit.end)
+        key = (text[start : hit.end], hit.kind, hit.name, hit.slash, hit.closed, near)
+        got = described.get(key)
+        if got is None:
+            got = described[key] = _describe_hit(text, start, hit, ctx)
+        rule, message, severity = got
+        return (rule, severity, message, start, max(hit.end, end))
+
+    def piped(start: int, end: int, kind: str, name: str, slash: bool, rend: int) -> _Described:
         if kind == "bar" and simple_pipe is not None:
             if rend >= n or text[rend] in _PIPE_FIRST_STOPS:
                 if end >= n or text[end] != "\\":

@@ -1,0 +1,66 @@
+"""A bar look-alike right after an opener is also a separator to the eye: ``<¦retrieved¦content>``
+and ``<¦¦retrieved_content>`` spell the envelope tag with the bars read as separators. The defang
+escapes them (the reading is not none), so the scanner must report them. A red-team find
+(``fuzz_scan.py``): the reading took the bar shape first, no ``|>`` closed it, and the scanner
+reported nothing. Every pair of bar look-alikes, on every implementation (the ``impl`` fixture);
+the control is the scanner without the second reading."""
+
+from __future__ import annotations
+
+import pytest
+
+import envelock.escape as escape
+from envelock import scan_text
+from envelock.eye import reader as modeleye
+from envelock.scan import tags
+
+pytestmark = pytest.mark.usefixtures("impl")
+
+#: Every bar look-alike the eye also reads past as a separator inside a name (from the generated table).
+SEPARATING_BARS = [
+    b for b in modeleye.PIPE_CHARS if modeleye.read_after(f"<retrieved{b}content>", 1, modeleye.names_for()).kind == "reserved"
+]
+
+
+def _tags(text: str) -> list[tuple[str, int]]:
+    return [(f.rule, f.offset) for f in scan_text(text) if f.rule == "envelope-open-tag"]
+
+
+def test_the_table_holds_separating_bars() -> None:
+    assert len(SEPARATING_BARS) >= 8  # the test below is not empty
+
+
+def test_every_pair_of_bars_around_a_name_is_reported() -> None:
+    """Every separating bar as the first and as the second bar (with the first, the middle and the
+    last bar of the table as the other, and with itself), in both shapes, as lines of one text: each
+    line the eye spells as the tag is escaped by the defang and reported at its opener."""
+    unpiped = tags._unpiped(modeleye.names_for())
+    k = len(SEPARATING_BARS)
+    others = (SEPARATING_BARS[0], SEPARATING_BARS[k // 2], SEPARATING_BARS[-1])
+    pairs = {(a, b) for a in SEPARATING_BARS for o in others for b in (o, a)} | {(o, b) for b in SEPARATING_BARS for o in others}
+    lines = [
+        text
+        for a, b in sorted(pairs)
+        for text in (f"<{a}retrieved{b}content>", f"<{a}{b}retrieved_content>")
+        if modeleye.read_after(text, 1, unpiped).kind == "reserved"
+    ]
+    assert len(lines) >= len(pairs)  # most pairs spell it (the test is not empty)
+    text = "\n".join(lines)
+    starts, at = [], 0
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    assert _tags(text) == [("envelope-open-tag", k) for k in starts]
+    assert all(escape.defang(line) != line for line in lines[:: max(1, len(lines) // 200)])
+
+
+@pytest.mark.parametrize("text", ["x <| f y", "<|<|<|", "a <|> b", "<| |>", "x <||> y"])
+def test_a_pipe_operator_stays_quiet(text: str) -> None:
+    assert scan_text(text) == []
+
+
+def test_control_without_the_second_reading_misses_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tags, "_unpiped_reading", lambda text, pos, names: None)
+    bar = SEPARATING_BARS[0]
+    assert _tags(f"<{bar}retrieved{bar}content>") == []
+    assert _tags(f"<{bar}{bar}retrieved_content>") == []
