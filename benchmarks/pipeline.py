@@ -14,10 +14,10 @@ For each, at each level, it times (best of N, ``time.perf_counter``) ``compose_p
 ``verify_preface`` (of the composed preface) on three configurations of the same process:
 
 * ``python``: the best pure-Python implementation (``ENVELOCK_IMPL=python``);
-* ``before``: the native defang, with the sanitize pass and the XML text unescape in Python (what
-  the native implementation did before they were ported: the native calls for them are made to
-  fall back to the reference, as for a lone surrogate);
 * ``native``: everything native.
+
+(A ``before`` configuration, the native defang with the sanitize pass and the XML unescape in
+Python, measured their port; it was dropped once those calls no longer fell back on their own.)
 
 and ``markupsafe.escape`` of the same text, and prints MB/s (of the body's UTF-8 bytes) and the
 time ratio to ``markupsafe.escape`` (``x ms``: how many escapes of the text one call costs).
@@ -150,42 +150,14 @@ def _markdown_readmes() -> tuple[str, str]:
     return "\n\n".join(found[n] for n in names), where
 
 
-class _Before:
-    """``envelock._native`` without the sanitize pass and the XML unescape: those two calls raise
-    ``SurrogateError``, so the backend falls back to the Python reference for them."""
-
-    def __getattr__(self, name: str) -> Any:
-        native = backend_core()
-        if name in ("sanitize_events", "xml_unescape_text"):
-
-            def fallback(*args: object) -> Any:
-                raise native.SurrogateError("benchmark: the Python path")
-
-            return fallback
-        return getattr(native, name)
-
-
-def backend_core() -> Any:
-    from envelock import _native
-
-    return _native
-
-
 @contextmanager
 def configuration(name: str) -> Iterator[None]:
     if name == "python":
         with backend.use("fast" if "fast" in backend.IMPLEMENTATIONS else "reference"):
             yield
         return
-    names = vars(backend)
-    saved = names["_native"]
-    if name == "before":
-        names["_native"] = _Before()
-    try:
-        with backend.use("native"):
-            yield
-    finally:
-        names["_native"] = saved
+    with backend.use("native"):
+        yield
 
 
 def best(fn: Callable[[], object], budget: float, least: int = 2, most: int = 20) -> float:
@@ -227,7 +199,7 @@ def main() -> int:
     args = ap.parse_args()
     if not backend.NATIVE_AVAILABLE:
         raise SystemExit("needs the native core (pip install -e .)")
-    configs = ("python", "before", "native")
+    configs = ("python", "native")
     lines: list[str] = []
 
     def say(line: str) -> None:
