@@ -581,12 +581,7 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
         hit = _hit_of(text, kind, name, slash, rend, ctx, maps)
         if hit is None:
             return None, []  # a bare ``<|`` (see _hit)
-        near = hit.name == "s" and not hit.slash and context.regex_group_or_arrow(text, start, hit.end)
-        key = (text[start : hit.end], hit.kind, hit.name, hit.slash, hit.closed, near)
-        got = described.get(key)
-        if got is None:
-            got = described[key] = _describe_hit(text, start, hit, ctx)
-        rule, message, severity = got
+        report = described_hit(start, end, hit)
         # A token's report depends on its span (and the character after the opener, not a backslash);
         # a closed reserved tag's on the text up to its '>' when no reference is read on the way
         # (_tag_end decodes references, which may look further). A ``<s>`` looks around it.
@@ -594,7 +589,7 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
         if end < n and hit.name != "s":
             if hit.kind == "token" or (hit.kind == "reserved" and hit.closed and "&" not in text[rend : hit.end]):
                 until = max(hit.end, end + 1)
-        return until, [(rule, severity, message, start, max(hit.end, end))]
+        return until, [report]
 
     return describe
 
