@@ -479,30 +479,24 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
     slashes: dict[tuple[str, str], bool] = {}
     simple_pipe = _SIMPLE_PIPE_RE.match if _SIMPLE_PIPE_RE is not None else None
 
-    # The window a reading depends on (the character before it and MAX_LOOKAHEAD after, one more for
-    # a word's end) -> the reading with the bar read as any other character (relative end), or None.
-    unpiped: dict[str, tuple[str, str, bool, int] | None] = {}
-
     def describe(start: int, end: int, kind: str, name: str, slash: bool, rend: int) -> _Described:
         got = piped(start, end, kind, name, slash, rend)
         if kind != "bar" or any(r[1] == "error" for r in got[1]) or (end < n and text[end] == "\\"):
             return got
         # A bar that opens no token (or a token shape reported as a warning only): the eye may still
         # spell a name with the bar read as a letter or separator (_unpiped_reading), reported in its
-        # place. That reading depends on the window below.
-        window = text[max(0, end - 1) : end + MAX_LOOKAHEAD + 1]
-        if window in unpiped:
-            u = unpiped[window]
-        else:
-            r = _unpiped_reading(text, end, names)
-            u = None if r is None else (r.kind, r.name, r.slash, r.end - end)
-            if len(unpiped) < _SLASHES_MAX:
-                unpiped[window] = u
-        hit = None if u is None else _hit_of(text, u[0], u[1], u[2], end + u[3], ctx, maps)
-        if hit is None:
-            wide = end + MAX_LOOKAHEAD + 1
+        # place. That reading depends on the opener and the MAX_LOOKAHEAD + 1 characters after it, so
+        # the native loop reuses the answer only where the text is the same that far (no memo here:
+        # its key would cost that window per record).
+        wide = end + MAX_LOOKAHEAD + 1
+        u = _unpiped_reading(text, end, names)
+        hit = None if u is None else _hit_of(text, u.kind, u.name, u.slash, u.end, ctx, maps)
+        if u is None or hit is None:
             return (None if got[0] is None or wide >= n else max(got[0], wide)), got[1]
-        return None, [described_hit(start, end, hit)]
+        until = None
+        if hit.name != "s" and (hit.kind == "token" or (hit.closed and "&" not in text[u.end : hit.end])):
+            until = max(wide, hit.end)
+        return (until if until is not None and until < n else None), [described_hit(start, end, hit)]
 
     def described_hit(start: int, end: int, hit: _Hit) -> _Plain:
         near = hit.name == "s" and not hit.slash and context.regex_group_or_arrow(text, start, hit.end)
