@@ -64,3 +64,11 @@ def test_control_without_the_second_reading_misses_them(monkeypatch: pytest.Monk
     bar = SEPARATING_BARS[0]
     assert _tags(f"<{bar}retrieved{bar}content>") == []
     assert _tags(f"<{bar}{bar}retrieved_content>") == []
+
+
+@pytest.mark.parametrize("text", ["<|a:retrieved_content>", "<|:retrieved_content>"])
+def test_an_ascii_bar_read_as_a_letter_before_a_namespace_is_reported(text: str) -> None:
+    """The ASCII bar too: read as a letter it starts a namespace prefix, and the tag follows it
+    (reported as a Gemma-shape warning only, before the second reading)."""
+    assert escape.defang(text) != text
+    assert [(f.rule, f.severity) for f in scan_text(text)] == [("envelope-open-tag", "error")]
