@@ -266,3 +266,25 @@ def test_bar_separator_minimal(text: str) -> None:
 
     assert defang(text) != text  # the composer escapes it...
     assert [(f.rule, f.offset) for f in scan_text(text)] == [("envelope-open-tag", 0)]  # ...the scanner must report it
+
+
+# --------------------------------------------------------------------------- BAR-PADDING (fixed)
+# scan: '<' + '￤retrieved' + 76 NULs + 'content&#x3e;' reported nothing while the defang escaped it
+# (CI's bounded fuzz run, stop 38): the second reading with the bar shape off (BAR-SEPARATOR above)
+# gave up on the padding, and the scanner kept only a tag or token from it. A padding reading now
+# gets _padding_finding (its lead reads past the bar look-alike, so the tag after it is an error).
+
+
+def test_bar_padding_crash() -> None:
+    harness("scan").check((FUZZ / "corpus/scan/regress-bar-padding-tag").read_bytes())
+
+
+@pytest.mark.parametrize("pad", ["\x00" * 76, "\u200b" * 76, " " * 40])
+def test_bar_padding_minimal(pad: str) -> None:
+    from envelock import defang, scan_text
+
+    text = f"<\uffe4retrieved{pad}content>"
+    assert defang(text) != text
+    assert [(f.rule, f.offset) for f in scan_text(text) if f.rule != "invisible-run" and f.rule != "control-character"] == [
+        ("envelope-open-tag", 0)
+    ]

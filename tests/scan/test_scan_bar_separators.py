@@ -66,6 +66,31 @@ def test_control_without_the_second_reading_misses_them(monkeypatch: pytest.Monk
     assert _tags(f"<{bar}{bar}retrieved_content>") == []
 
 
+def test_every_bar_before_padding_and_a_name_is_reported() -> None:
+    """A bar opener that is no token, then padding the lookahead gives up on before the name (a
+    second red-team find, from CI's bounded fuzz run): the second reading is padding, and the tag
+    after it is reported as an error at its opener, for every separating bar, as lines of one text."""
+    pad = "\x00" * 76
+    lines = [f"<{b}retrieved{pad}content>" for b in SEPARATING_BARS]
+    text = "\n".join(lines)
+    starts = [k * (len(lines[0]) + 1) for k in range(len(lines))]
+    assert _tags(text) == [("envelope-open-tag", k) for k in starts]
+    assert all(escape.defang(line) != line for line in lines)
+
+
+def test_control_without_the_padding_reading_misses_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = tags._unpiped_reading
+
+    def tags_only(text: str, pos: int, names: modeleye.Names) -> modeleye.Reading | None:
+        r = real(text, pos, names)
+        return None if r is None or r.kind == "padding" else r
+
+    monkeypatch.setattr(tags, "_unpiped_reading", tags_only)
+    text = f"<{SEPARATING_BARS[0]}retrieved{chr(0) * 76}content>"
+    assert escape.defang(text) != text
+    assert [f.rule for f in scan_text(text)] == ["control-character"]  # the NULs only: the tag is missed
+
+
 @pytest.mark.parametrize("text", ["<|a:retrieved_content>", "<|:retrieved_content>"])
 def test_an_ascii_bar_read_as_a_letter_before_a_namespace_is_reported(text: str) -> None:
     """The ASCII bar too: read as a letter it starts a namespace prefix, and the tag follows it

@@ -285,9 +285,14 @@ def _unpiped_reading(text: str, pos: int, names: Names) -> Reading | None:
     character: the reserved name or token the eye also spells there, else ``None``. A bar look-alike
     is also a separator to the eye, so ``<¦retrieved¦content>`` and ``<¦¦retrieved_content>`` are
     envelope tags: the defang escapes them (its reading is not none), so the scanner reports them
-    (a red-team find: the bar shape hid the tag)."""
+    (a red-team find: the bar shape hid the tag). A ``padding`` reading (the lookahead gave up on
+    what follows the bar, ``<￤retrieved`` + 80 NULs + ``content>``, a second red-team find) is
+    returned too: the defang escapes it, and :func:`_padding_finding` reports it."""
     r = read_after(text, pos, _unpiped(names))
-    return r if r.kind in ("reserved", "token") else None
+    return r if r.kind in ("reserved", "token", "padding") else None
+
+
+_LEAD_PASS = modeleye._BANG | modeleye._PASS
 
 
 def _padding_finding(text: str, start: int, end: int, reading_end: int, ctx: Context) -> _Raw:
@@ -297,7 +302,9 @@ def _padding_finding(text: str, start: int, end: int, reading_end: int, ctx: Con
     names, res_map, _, _ = _name_maps(ctx)
     window = text[end : end + MAX_LOOKAHEAD]
     first_alnum = next((k for k, c in enumerate(window) if modeleye.is_alnum(c)), len(window))
-    lead = next((k for k, c in enumerate(window) if not (modeleye.is_skip(c) or c in _SLASH or c in modeleye._BANG)), len(window))
+    # The lead the eye reads past: skipped characters, slashes, ``!``/``?`` and the non-ASCII structural
+    # look-alikes (bars too: after a bar opener that is no token, a bar look-alike is read as one).
+    lead = next((k for k, c in enumerate(window) if not (modeleye.is_skip(c) or c in _SLASH or c in _LEAD_PASS)), len(window))
     skel = modeleye.skeleton(window[lead:])
     for r in names.reserved:
         if skel.startswith(r):
@@ -490,12 +497,19 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
         # its key would cost that window per record).
         wide = end + MAX_LOOKAHEAD + 1
         u = _unpiped_reading(text, end, names)
+        if u is not None and u.kind == "padding":
+            # Padding past the bar: an envelope tag after it replaces the bar's reports. The padding
+            # itself (a warning, or a layout note) is reported only after a bar look-alike where the
+            # bar reported nothing: an ASCII ``<|`` (or ``&verbar;``) before blanks or a rule of dashes
+            # is the F#/Elm pipe operator or ASCII art (the deliberate exception of _hit_of).
+            pad = _padding_finding(text, start, end, u.end, ctx)
+            if pad[1] == "error" or not (got[1] or text[end:rend].isascii()):
+                return None, [pad]
+            return None, got[1]
         hit = None if u is None else _hit_of(text, u.kind, u.name, u.slash, u.end, ctx, maps)
         if u is None or hit is None:
             return (None if got[0] is None or wide >= n else max(got[0], wide)), got[1]
-        until = None
-        if hit.name != "s" and (hit.kind == "token" or (hit.closed and "&" not in text[u.end : hit.end])):
-            until = max(wide, hit.end)
+        until = max(wide, hit.end) if _settled(text, hit, u.end) else None
         return (until if until is not None and until < n else None), [described_hit(start, end, hit)]
 
     def described_hit(start: int, end: int, hit: _Hit) -> _Plain:
@@ -576,16 +590,19 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
         if hit is None:
             return None, []  # a bare ``<|`` (see _hit)
         report = described_hit(start, end, hit)
-        # A token's report depends on its span (and the character after the opener, not a backslash);
-        # a closed reserved tag's on the text up to its '>' when no reference is read on the way
-        # (_tag_end decodes references, which may look further). A ``<s>`` looks around it.
-        until = None
-        if end < n and hit.name != "s":
-            if hit.kind == "token" or (hit.kind == "reserved" and hit.closed and "&" not in text[rend : hit.end]):
-                until = max(hit.end, end + 1)
-        return until, [report]
+        # (and on the character after the opener, not a backslash)
+        return (max(hit.end, end + 1) if end < n and _settled(text, hit, rend) else None), [report]
 
     return describe
+
+
+def _settled(text: str, hit: _Hit, reading_end: int) -> bool:
+    """Does ``hit``'s report depend on the text up to its end alone? A token's depends on its span; a
+    closed reserved tag's on the text up to its '>' when no reference is read on the way (_tag_end
+    decodes references, which may look further). A ``<s>`` looks around it (_describe_hit)."""
+    if hit.name == "s":
+        return False
+    return hit.kind == "token" or (hit.kind == "reserved" and hit.closed and "&" not in text[reading_end : hit.end])
 
 
 def _plain_pipe_report(
