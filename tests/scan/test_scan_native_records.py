@@ -61,6 +61,9 @@ FRAGMENTS = [
     "[inst]", "<start_of_turn>", "<start_of_turn\uff1e", "<s>", "</s>", "<tool_call>", "\u00ab tool_call \u00bb",
     "<retrieved_content>", "</retrieved_content>", "<retrieved_content provenance=\"x\">", "&gt;", "&lt;", "\\", " ", "\n",
     "x", "\u200b", "<\uff5cend\u2581of\u2581sentence\uff5c>", "[SYSTEM_PROMPT]", "[AVAILABLE_TOOLS]", "(", ")",
+    # bar shapes (a Gemma block opener, a letter drawn as a bar, look-alike bars that also separate) and
+    # what the second reading, with the bar shape off, spells after them
+    "<|a>", "<|turn>", "<|\u2160m_end|>", "<\uffe4", "\u00a6", "&verbar;", "retrieved", "content", "a:", "\x00" * 40,
 ]  # fmt: skip
 repeated_text = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
 
@@ -70,13 +73,13 @@ def test_cached_records_equal_every_record_described(text: str, family: str) -> 
     assert cached(text, family) == reference(text, family)
 
 
-SHAPES = ["<|im_end|>", "[INST]", "<|", "&lt;", "\u00ab ", "<s>", "<start_of_turn>", "</retrieved_content>", "[INST]\n<|im_end|>"]
+SHAPES = ["<|im_end|>", "[INST]", "<|", "<|a>", "<|turn>x", "<\u00a6retrieved\u00a6content>", "&lt;", "\u00ab ", "<s>", "<start_of_turn>", "</retrieved_content>", "[INST]\n<|im_end|>"]
 #: Escaped slashes (their verdict decodes the escapes after the opener): code's, and one before a reserved name.
 SHAPES += ["let re = /<\\/?[a-z]+>/g;\n", "<\\u002fretrieved_content> x ", "<\\/x <\\u002fim_end|> "]
 CASES = [p["payload"] for p in load_corpus() if encodable(p["payload"])]
 CASES += [(u * (4000 // len(u) + 1))[:4000] for u in SHAPES]
 #: Crafted: a construct, then the same opener and reading followed by other text.
-CRAFTED = ["<|im_end|><|im_start|>", "<|im_end|><|im_end|x", "[INST][INST\uff3d", "<start_of_turn><start_of_turn\uff1e"]
+CRAFTED = ["<|a><|a><|a:retrieved_content>", "<|turn><|turn\uff1e", "<|a><|a&verbar;>", "<|im_end|><|im_start|>", "<|im_end|><|im_end|x", "[INST][INST\uff3d", "<start_of_turn><start_of_turn\uff1e"]
 
 
 def test_cached_records_equal_every_record_described_on_the_corpus_and_shapes() -> None:

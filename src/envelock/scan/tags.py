@@ -598,11 +598,13 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
 
 def _settled(text: str, hit: _Hit, reading_end: int) -> bool:
     """Does ``hit``'s report depend on the text up to its end alone? A token's depends on its span; a
-    closed reserved tag's on the text up to its '>' when no reference is read on the way (_tag_end
-    decodes references, which may look further). A ``<s>`` looks around it (_describe_hit)."""
+    closed reserved tag's, or a bar shape's (``<|im_end|>``, ``<|turn>``: _pipe_token reads no
+    further than its closer), on the text up to its '>' when no reference is read on the way
+    (decode_at reads a reference's body, which may look further). A ``<s>`` looks around it
+    (_describe_hit)."""
     if hit.name == "s":
         return False
-    return hit.kind == "token" or (hit.kind == "reserved" and hit.closed and "&" not in text[reading_end : hit.end])
+    return hit.kind == "token" or (hit.kind in ("reserved", "pipe") and hit.closed and "&" not in text[reading_end : hit.end])
 
 
 def _plain_pipe_report(
