@@ -97,3 +97,26 @@ def test_an_ascii_bar_read_as_a_letter_before_a_namespace_is_reported(text: str)
     (reported as a Gemma-shape warning only, before the second reading)."""
     assert escape.defang(text) != text
     assert [(f.rule, f.severity) for f in scan_text(text)] == [("envelope-open-tag", "error")]
+
+
+def _encoded(text: str) -> list[tuple[str, int]]:
+    return [(f.rule, f.offset) for f in scan_text(text) if f.rule == "encoded-tag"]
+
+
+@pytest.mark.parametrize("escape_lt", ["\\u003c", "%3C", "\\x3c"])
+def test_an_encoded_opener_before_bar_separators_is_reported(escape_lt: str) -> None:
+    """The encoded family reads the decoded text with the same second reading (``_hit_after``): an
+    escaped ``<`` before every separating bar, as lines of one text, is an ``encoded-tag`` at the escape."""
+    lines = [f"{escape_lt}{b}retrieved{b}content>" for b in SEPARATING_BARS]
+    text = "\n".join(lines)
+    starts, at = [], 0
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    assert _encoded(text) == [("encoded-tag", k) for k in starts]
+
+
+def test_control_the_encoded_family_without_the_second_reading_misses_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tags, "_unpiped_reading", lambda text, pos, names: None)
+    bar = SEPARATING_BARS[0]
+    assert _encoded(f"\\u003c{bar}retrieved{bar}content>") == []

@@ -19,14 +19,13 @@ from ..eye.reader import (
     escape_starts,
     exact_after,
     names_for,
-    read_after,
     read_bracket,
     visible,
 )
 from . import regex_reach
 from ._base import BLOB_MAX, SNIPPET_MAX, Context, Rule, _decode_escapes, _Raw, ascii_folded, folds_ascii_case
 from .context import is_text
-from .tags import _first_danger, _hit, _name_maps
+from .tags import _first_danger, _hit_after, _name_maps
 
 # The rules this module reports (collected by envelock.scan.rules).
 
@@ -526,7 +525,7 @@ def _encoded_danger(decoded: str, ctx: Context, names: Names) -> str | None:
     token), described; else ``None``."""
     om = OPENER_RE.match(decoded)
     if om:
-        hit = _hit(decoded, read_after(decoded, om.end(), names), ctx)
+        hit = _hit_after(decoded, om.end(), names, ctx)
         if hit is not None:
             return visible(decoded[: hit.end][:SNIPPET_MAX])
     bm = BRACKET_OPENER_RE.match(decoded)

@@ -295,6 +295,17 @@ def _unpiped_reading(text: str, pos: int, names: Names) -> Reading | None:
 _LEAD_PASS = modeleye._BANG | modeleye._PASS
 
 
+def _hit_after(text: str, pos: int, names: Names, ctx: Context) -> _Hit | None:
+    """The tag or token the eye reads after an opener ending at ``pos`` (:func:`_hit`), a bar opener
+    that is no token read again with the bar shape off (:func:`_unpiped_reading`); else ``None``.
+    The passes over decoded text use it (their openers are not records of the native loop)."""
+    r = read_after(text, pos, names)
+    hit = _hit(text, r, ctx)
+    if hit is None and r.kind == "bar" and (u := _unpiped_reading(text, pos, names)) is not None:
+        hit = _hit(text, u, ctx)
+    return hit
+
+
 def _padding_finding(text: str, start: int, end: int, reading_end: int, ctx: Context) -> _Raw:
     """A finding for an opener the lookahead gave up on: an envelope tag if a reserved name
     follows the padding (an ``error``), else the padding itself (a ``warning``; a ``note``
@@ -416,10 +427,7 @@ def _first_danger(text: str, ctx: Context) -> str | None:
         end = m.end()
         if end < len(text) and text[end] == "\\":
             continue
-        r = read_after(text, end, names)
-        hit = _hit(text, r, ctx)
-        if hit is None and r.kind == "bar" and (u := _unpiped_reading(text, end, names)) is not None:
-            hit = _hit(text, u, ctx)
+        hit = _hit_after(text, end, names, ctx)
         if hit is not None:
             return visible(text[m.start() : hit.end][:SNIPPET_MAX])
     for m in BRACKET_OPENER_RE.finditer(text):
