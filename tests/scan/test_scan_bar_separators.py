@@ -8,11 +8,16 @@ the control is the scanner without the second reading."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import envelock.escape as escape
 from envelock import scan_text
 from envelock.eye import reader as modeleye
+from envelock.eye.reader import BRACKET_OPENER_RE, OPENER_RE, read_bracket
+from envelock.eye.tokens import RESERVED_NAMES
 from envelock.scan import tags
+from envelock.scan._base import SNIPPET_MAX, Context
 
 pytestmark = pytest.mark.usefixtures("impl")
 
@@ -120,3 +125,55 @@ def test_control_the_encoded_family_without_the_second_reading_misses_them(monke
     monkeypatch.setattr(tags, "_unpiped_reading", lambda text, pos, names: None)
     bar = SEPARATING_BARS[0]
     assert _encoded(f"\\u003c{bar}retrieved{bar}content>") == []
+
+
+# _first_danger (decoded text: base64, hex, binary blobs) reads its openers in one native pass and
+# reads a bar opener's second reading once per distinct text after it; the reference reads every
+# opener with the Python reader.
+
+CTX = Context(tuple(RESERVED_NAMES), None)
+
+
+def reference_first_danger(text: str) -> str | None:
+    names = tags._name_maps(CTX)[0]
+    for m in OPENER_RE.finditer(text):
+        end = m.end()
+        if end < len(text) and text[end] == "\\":
+            continue
+        hit = tags._hit_after(text, end, names, CTX)
+        if hit is not None:
+            return modeleye.visible(text[m.start() : hit.end][:SNIPPET_MAX])
+    for m in BRACKET_OPENER_RE.finditer(text):
+        r = read_bracket(text, m.end(), names)
+        if r.kind in ("token", "bar") and text[m.end() : m.end() + 1] != "\\":
+            return modeleye.visible(text[m.start() : r.end][:SNIPPET_MAX])
+    for m in names.exact_finder().finditer(text):
+        if text[m.start() + 1 : m.start() + 2] != "\\":
+            return modeleye.visible(text[m.start() : modeleye.exact_after(text, m.start(), names)][:SNIPPET_MAX])
+    return None
+
+
+DECODED = [
+    "<|", "<|a", ":", "a:", "retrieved", "_", "content", ">", "|>", "<", "\u00a6", "\uffe4", "im_end", " ", "\\",
+    "&verbar;", "&gt;", "[INST]", "[", "]", "<s>", "\x00" * 40, "x", "\n", ">>TITLE<<",
+]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(DECODED), max_size=60).map("".join))
+def test_first_danger_equals_reading_every_opener(text: str) -> None:
+    assert tags._first_danger(text, CTX) == reference_first_danger(text)
+
+
+#: A bar opener that reads as nothing either way (its name is too long for a token), then one with
+#: the same first characters after it that spells the tag with the bar read as a letter.
+QUIET_THEN_TAG = "<|a:" + "x" * 70 + "> <|a:retrieved_content>"
+
+
+@pytest.mark.parametrize("text", [QUIET_THEN_TAG, "<|<|<|<|" * 50 + "<|a:retrieved_content>"])
+def test_first_danger_finds_a_tag_after_quiet_bars(text: str) -> None:
+    assert tags._first_danger(text, CTX) == reference_first_danger(text) is not None
+
+
+def test_control_a_too_short_quiet_window_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tags, "_QUIET_WINDOW", 3)
+    assert tags._first_danger(QUIET_THEN_TAG, CTX) is None

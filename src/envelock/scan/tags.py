@@ -17,12 +17,10 @@ from ..eye import reader as modeleye
 from ..eye.backend import native_exact_tokens, native_opener_reports, reading_kind_after
 from ..eye.escape import opener_records
 from ..eye.reader import (
-    BRACKET_OPENER_RE,
     GT_CHARS,
     MAX_LOOKAHEAD,
     MAX_RUN,
     NUMBER,
-    OPENER_RE,
     Names,
     Reading,
     decode_at,
@@ -30,7 +28,6 @@ from ..eye.reader import (
     name_skeleton,
     names_for,
     read_after,
-    read_bracket,
     visible,
 )
 from ..eye.tokens import (
@@ -421,23 +418,47 @@ def _placeholder_shaped(name: str, ctx: Context) -> bool:
 
 
 def _first_danger(text: str, ctx: Context) -> str | None:
-    """The first envelope tag or control token in (decoded) ``text``, described; else ``None``."""
-    names = _name_maps(ctx)[0]
-    for m in OPENER_RE.finditer(text):
-        end = m.end()
-        if end < len(text) and text[end] == "\\":
+    """The first envelope tag or control token in (decoded) ``text``, described; else ``None``.
+
+    The openers are read in one native pass when the core is in use (:func:`opener_records`): a
+    decoded blob may be a megabyte of ``<|`` (hex ``3c7c``). A bar opener that is no token is read
+    again with the bar shape off (:func:`_unpiped_reading`), once per distinct text after it: the
+    two readings of one depend on the ``_QUIET_WINDOW`` characters after the opener when no
+    reference (``&``) is among them (a reference's body may reach further)."""
+    maps = _name_maps(ctx)
+    names = maps[0]
+    n = len(text)
+    quiet: set[tuple[str, int, bool]] = set()
+    for start, end, kind, name, slash, rend in opener_records(text, ctx.reserved, "angle", ctx.tokens):
+        if end < n and text[end] == "\\":
             continue
-        hit = _hit_after(text, end, names, ctx)
+        key = None
+        if kind == "bar":
+            key = (text[end : end + _QUIET_WINDOW], rend - end, slash)
+            if key in quiet:
+                continue
+        hit = _hit_of(text, kind, name, slash, rend, ctx, maps)
+        if hit is None and key is not None:
+            window = key[0]
+            u = _unpiped_reading(text, end, names)
+            hit = None if u is None else _hit(text, u, ctx)
+            if hit is None and "&" not in window and len(quiet) < _QUIET_MAX:
+                quiet.add(key)
         if hit is not None:
-            return visible(text[m.start() : hit.end][:SNIPPET_MAX])
-    for m in BRACKET_OPENER_RE.finditer(text):
-        r = read_bracket(text, m.end(), names)
-        if r.kind in ("token", "bar") and text[m.end() : m.end() + 1] != "\\":
-            return visible(text[m.start() : r.end][:SNIPPET_MAX])
+            return visible(text[start : hit.end][:SNIPPET_MAX])
+    for start, end, kind, _, _, rend in opener_records(text, ctx.reserved, "bracket", ctx.tokens):
+        if kind in ("token", "bar") and text[end : end + 1] != "\\":
+            return visible(text[start:rend][:SNIPPET_MAX])
     for m in names.exact_finder().finditer(text):
         if text[m.start() + 1 : m.start() + 2] != "\\":
             return visible(text[m.start() : exact_after(text, m.start(), names)][:SNIPPET_MAX])
     return None
+
+
+#: How far after a bar opener its two readings and its bar shape may look (the lookahead, and an
+#: opener's worth more for the last piece), and how many quiet windows one call keeps.
+_QUIET_WINDOW = MAX_LOOKAHEAD + modeleye.MAX_OPENER_LEN + 1
+_QUIET_MAX = 4096
 
 
 #: What a pass tells the native record loop about one record (``_native.opener_reports``): the end of
