@@ -47,6 +47,22 @@ SHAPES: dict[str, str] = {
     "b64 <x>": "PHg+PC94Pg== ",
     "%3C%7C": "%3C%7C",
 }
+#: ``--red-team``: the slow shapes a red-team pass found (stop 38), each far below the issue's 20 MB/s:
+#: bar shapes (a Gemma block opener per 4 characters), hex and base64 of a tag, dense escapes, UTF-7,
+#: a run of ``+``. Written to ``results/scan_shapes_red_team.{txt,json}``.
+RED_TEAM: dict[str, str] = {
+    "<|a>": "<|a>",
+    "<|turn>": "<|turn>",
+    "hex 3c7c": "3c7c",
+    "hex 3c2f": "3c2f",
+    "b64 PC9y": "PC9y",
+    "%3Cs%3E": "%3Cs%3E",
+    "=3Cs=3E": "=3Cs=3E",
+    "\\x3cs\\x3e": "\\x3cs\\x3e",
+    "%5BINST%5D": "%5BINST%5D",
+    "+ADw-s+AD4-": "+ADw-s+AD4-",
+    "+": "+",
+}
 SMALL, BIG = 256_000, 2_000_000
 
 #: One measurement, in a fresh process: ``python -c CHILD`` prints a JSON object.
@@ -118,10 +134,10 @@ def report(data: dict[str, Any]) -> str:
         lines.append("cells: " + " -> ".join(trees) + " (the same run, one process per tree and repetition, alternating)")
     lines.append("")
     width = max(14, 7 * len(trees) + 4)
-    lines.append(f"{'shape':12}" + "".join(f" {label:>{width}}" for _, label, _ in COLUMNS))
+    lines.append(f"{'shape':14}" + "".join(f" {label:>{width}}" for _, label, _ in COLUMNS))
     for name in data["trees"][trees[0]]:
         cells = (" -> ".join(fmt.format(data["trees"][t][name][key]) for t in trees) for key, _, fmt in COLUMNS)
-        lines.append(f"{name:12}" + "".join(f" {cell:>{width}}" for cell in cells))
+        lines.append(f"{name:14}" + "".join(f" {cell:>{width}}" for cell in cells))
     return "\n".join(lines) + "\n"
 
 
@@ -131,9 +147,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="", help="comma-separated shape names")
     ap.add_argument("--before", type=Path, help="the src directory of another checkout, measured in the same run")
     ap.add_argument("--before-label", default="before", help="its name in the table")
+    ap.add_argument("--red-team", action="store_true", help="the red team's slow shapes (RED_TEAM) instead")
     ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent / "results")
     args = ap.parse_args(argv)
-    shapes = {k: v for k, v in SHAPES.items() if not args.only or k in args.only.split(",")}
+    table = RED_TEAM if args.red_team else SHAPES
+    shapes = {k: v for k, v in table.items() if not args.only or k in args.only.split(",")}
     measured = trees(args.before, args.before_label)
     runs: dict[str, list[dict[str, Any]]] = {t: [] for t in measured}
     for _ in range(args.repeat):
@@ -148,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     text = report(data)
     print(text, end="")
-    write_results(args.out, "scan_shapes", text, data)
+    write_results(args.out, "scan_shapes_red_team" if args.red_team else "scan_shapes", text, data)
     return 0
 
 
