@@ -27,6 +27,15 @@ SEPARATING_BARS = [
 ]
 
 
+def _joined(lines: list[str]) -> tuple[str, list[int]]:
+    """The lines as one text, and where each starts in it."""
+    starts, at = [], 0
+    for line in lines:
+        starts.append(at)
+        at += len(line) + 1
+    return "\n".join(lines), starts
+
+
 def _tags(text: str) -> list[tuple[str, int]]:
     return [(f.rule, f.offset) for f in scan_text(text) if f.rule == "envelope-open-tag"]
 
@@ -50,11 +59,7 @@ def test_every_pair_of_bars_around_a_name_is_reported() -> None:
         if modeleye.read_after(text, 1, unpiped).kind == "reserved"
     ]
     assert len(lines) >= len(pairs)  # most pairs spell it (the test is not empty)
-    text = "\n".join(lines)
-    starts, at = [], 0
-    for line in lines:
-        starts.append(at)
-        at += len(line) + 1
+    text, starts = _joined(lines)
     assert _tags(text) == [("envelope-open-tag", k) for k in starts]
     assert all(escape.defang(line) != line for line in lines[:: max(1, len(lines) // 200)])
 
@@ -77,8 +82,7 @@ def test_every_bar_before_padding_and_a_name_is_reported() -> None:
     after it is reported as an error at its opener, for every separating bar, as lines of one text."""
     pad = "\x00" * 76
     lines = [f"<{b}retrieved{pad}content>" for b in SEPARATING_BARS]
-    text = "\n".join(lines)
-    starts = [k * (len(lines[0]) + 1) for k in range(len(lines))]
+    text, starts = _joined(lines)
     assert _tags(text) == [("envelope-open-tag", k) for k in starts]
     assert all(escape.defang(line) != line for line in lines)
 
@@ -113,11 +117,7 @@ def test_an_encoded_opener_before_bar_separators_is_reported(escape_lt: str) -> 
     """The encoded family reads the decoded text with the same second reading (``_hit_after``): an
     escaped ``<`` before every separating bar, as lines of one text, is an ``encoded-tag`` at the escape."""
     lines = [f"{escape_lt}{b}retrieved{b}content>" for b in SEPARATING_BARS]
-    text = "\n".join(lines)
-    starts, at = [], 0
-    for line in lines:
-        starts.append(at)
-        at += len(line) + 1
+    text, starts = _joined(lines)
     assert _encoded(text) == [("encoded-tag", k) for k in starts]
 
 
