@@ -90,6 +90,10 @@ instrumented_import()
 import envelock  # noqa: E402
 from envelock.envelope import lxml_readers as _readers  # noqa: E402
 
+# The fast implementation runs its regex from the first call (it hands small amounts of text to the
+# reference otherwise: fastpath.WARM_OPENERS), so the harnesses that switch to it test the regex.
+sys.modules["envelock.eye.fastpath"].WARM_OPENERS = 0
+
 #: The real components, captured before any mutant is applied (oracles use these).
 _defang_mod = sys.modules["envelock.eye.reference"]  # the reference defang (the oracle)
 _modeleye = sys.modules["envelock.eye.reader"]

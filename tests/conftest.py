@@ -10,7 +10,12 @@ import pytest
 from helpers.data import ROOT
 from hypothesis import HealthCheck, settings
 
-from envelock.eye import backend
+from envelock.eye import backend, fastpath
+
+# The fast implementation hands small amounts of text to the reference until compiling its regex
+# pays (fastpath.WARM_OPENERS): every test of it runs the regex. tests/eye/test_fast_warmup.py tests
+# the hand-over itself.
+fastpath.WARM_OPENERS = 0
 
 settings.register_profile("ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

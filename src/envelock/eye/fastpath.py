@@ -282,6 +282,36 @@ def defang_brackets(text: str, names: Names) -> str:
     return _reference.defang_brackets(text, names, _bracket_prefilter(names))
 
 
+#: Compiling the regex of one configuration (names, markup) takes about ten seconds on this project's
+#: 2-core machine: its pattern holds more than a megabyte, and most of the time is ``re``'s charset
+#: optimiser. The reference makes one Python reading per opener (about 20 µs on HTML). So a
+#: configuration is defanged by the reference until its texts have held this many ``<`` (about what
+#: the compile costs in readings), then by the regex: a process that defangs a few turns never pays
+#: the compile (``envelock compose examples/turn.json --verify``: 13.9 s before, on Python 3.11 with
+#: no native core). The two are equal on every input; the tests set it to 0 (``tests/conftest.py``),
+#: so every test of this implementation runs the regex.
+WARM_OPENERS = 500_000
+#: ``<`` seen per configuration still on the reference; the configurations whose regex is in use.
+_seen: dict[tuple[Names, bool], int] = {}
+_warm: set[tuple[Names, bool]] = set()
+
+
+def _regex_now(names: Names, markup: bool, text: str) -> bool:
+    """Use the regex for ``text`` (see :data:`WARM_OPENERS`)?"""
+    key = (names, markup)
+    if key in _warm:
+        return True
+    seen = _seen.get(key, 0) + text.count("<")
+    if seen < WARM_OPENERS:
+        if len(_seen) >= 64:  # bounded: a process may make up configurations (reserved names, tokens)
+            _seen.clear()
+        _seen[key] = seen
+        return False
+    _seen.pop(key, None)
+    _warm.add(key)
+    return True
+
+
 def defang(text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None) -> str:
     """:func:`envelock.eye.reference.defang` through the generated regexes; equal on every input."""
     names = names_for(reserved, tokens)
@@ -289,6 +319,8 @@ def defang(text: str, level: Level = "reserved", reserved: tuple[str, ...] = RES
         text = _reference.defang_exact(defang_brackets(text, names), names)
         return xml_escape_text(text) if level == "xml" else text
     markup = level != "reserved"
+    if not _regex_now(names, markup, text):
+        return _reference.defang(text, level, reserved, tokens)
     ends = [
         m.end()
         for m in _fast_regex(names, markup).finditer(text)
