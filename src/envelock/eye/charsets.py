@@ -89,6 +89,16 @@ def regex_class(chars: Iterable[str], extra: str = "") -> str:
     return f"[{body}]" if body else "(?!)"
 
 
+def regex_class_or_nonascii(chars: Iterable[str]) -> str:
+    """A regex character class for ``chars`` and every non-ASCII character, written as the negation of
+    the ASCII characters left out: ``re``'s charset optimiser walks every BMP code point of a positive
+    range, so ``[a\x80-\U0010ffff]`` costs 3 ms to compile and ``[^\x00-`b-\x7f]`` 0.04 ms (the fast
+    path's regex holds about 1,400 such classes)."""
+    have = set(chars)
+    out = [chr(c) for c in range(0x80) if chr(c) not in have]
+    return f"[^{char_class(ranges_of(out))}]" if out else "(?s:.)"
+
+
 def in_ranges(ranges: Ranges, ch: str) -> bool:
     cp = ord(ch)
     return any(lo <= cp <= hi for lo, hi in ranges)

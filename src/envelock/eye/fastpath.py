@@ -26,7 +26,7 @@ from functools import lru_cache
 
 from . import reader as _me
 from . import reference as _reference
-from .charsets import char_class, ranges_of, regex_class
+from .charsets import char_class, ranges_of, regex_class, regex_class_or_nonascii
 from .levels import Level, xml_escape_text
 from .load_tokens import Tokens
 from .reader import (
@@ -57,8 +57,6 @@ _LT_REF_BODY = r"(?:lt|LT|\#[xX]0{0,6}3[cC]|\#0{0,6}60);"
 #: After ``&``: no character reference can start here, so ``&`` reads as itself.
 _AMP_PLAIN = r"(?=[\t\n\f <&;]|\Z)"
 _GT_REF_BODY = r"(?:gt|GT|\#[xX]0{0,6}3[eE]|\#0{0,6}62);"
-#: Every non-ASCII character, as a class body.
-_NONASCII_RANGE = "\\x80-\\U0010ffff"
 #: The ASCII name characters and separators ``_after_namespace`` reads past (its skipped characters,
 #: blanks among them, are added where it is used), then a colon or anything non-ASCII: unsure.
 _NS_CHARS = r"A-Za-z0-9_\-.\\"
@@ -170,7 +168,7 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
                 alts.append(f"{chars}(?:{'|'.join(nxt)})")
                 starts |= first_of.get(p, set())
         # One class check before trying the alternatives (each starts with one of ``starts``).
-        guard = f"(?={regex_class(starts, '' if want_d else _NONASCII_RANGE)})"
+        guard = f"(?={regex_class(starts) if want_d else regex_class_or_nonascii(starts)})"
         if not alts:
             out = None
         elif want_d:
@@ -225,7 +223,8 @@ def _fast_regex(names: Names, markup: bool) -> re.Pattern[str]:
     # After a raw guillemet (``«``, ``‹``) a token may be a quoted word (``reader.quoted_word``): the
     # reference decides every reading the regexes would call dangerous there.
     quotes = regex_class(_me.QUOTE_OPENERS)
-    pattern = f"{op}(?:(?<!{quotes})(?={after_d})|(?<={quotes})(?={after_d})(?P<q>)|(?={after_u})(?P<u>))"
+    # (The danger lookahead once, the guillemet told apart after it: it is a third of the compile.)
+    pattern = f"{op}(?:(?={after_d})(?:(?<!{quotes})|(?<={quotes})(?P<q>))|(?={after_u})(?P<u>))"
     if markup:
         pattern = f"{pattern}|<(?:(?={mk_d})|(?={mk_u})(?P<v>))"
     return re.compile(pattern)
