@@ -292,11 +292,12 @@ def _unpiped_reading(text: str, pos: int, names: Names) -> Reading | None:
 _LEAD_PASS = modeleye._BANG | modeleye._PASS
 
 
-def _hit_after(text: str, pos: int, names: Names, ctx: Context) -> _Hit | None:
-    """The tag or token the eye reads after an opener ending at ``pos`` (:func:`_hit`), a bar opener
-    that is no token read again with the bar shape off (:func:`_unpiped_reading`); else ``None``.
-    The passes over decoded text use it (their openers are not records of the native loop)."""
-    r = read_after(text, pos, names)
+def _hit_after(text: str, pos: int, names: Names, ctx: Context, reading: Reading | None = None) -> _Hit | None:
+    """The tag or token the eye reads after an opener ending at ``pos`` (:func:`_hit`; ``reading``:
+    ``read_after(text, pos, names)`` when the caller has it), a bar opener that is no token read again
+    with the bar shape off (:func:`_unpiped_reading`); else ``None``. The passes over decoded text use
+    it (their openers are not records of the native loop)."""
+    r = read_after(text, pos, names) if reading is None else reading
     hit = _hit(text, r, ctx)
     if hit is None and r.kind == "bar" and (u := _unpiped_reading(text, pos, names)) is not None:
         hit = _hit(text, u, ctx)
@@ -425,24 +426,20 @@ def _first_danger(text: str, ctx: Context) -> str | None:
     again with the bar shape off (:func:`_unpiped_reading`), once per distinct text after it: the
     two readings of one depend on the ``_QUIET_WINDOW`` characters after the opener when no
     reference (``&``) is among them (a reference's body may reach further)."""
-    maps = _name_maps(ctx)
-    names = maps[0]
+    names = _name_maps(ctx)[0]
     n = len(text)
     quiet: set[tuple[str, int, bool]] = set()
     for start, end, kind, name, slash, rend in opener_records(text, ctx.reserved, "angle", ctx.tokens):
         if end < n and text[end] == "\\":
             continue
-        key = None
-        if kind == "bar":
+        if kind != "bar":
+            hit = _hit_of(text, kind, name, slash, rend, ctx)
+        else:
             key = (text[end : end + _QUIET_WINDOW], rend - end, slash)
             if key in quiet:
                 continue
-        hit = _hit_of(text, kind, name, slash, rend, ctx, maps)
-        if hit is None and key is not None:
-            window = key[0]
-            u = _unpiped_reading(text, end, names)
-            hit = None if u is None else _hit(text, u, ctx)
-            if hit is None and "&" not in window and len(quiet) < _QUIET_MAX:
+            hit = _hit_after(text, end, names, ctx, Reading("bar", name, slash, rend))
+            if hit is None and "&" not in key[0] and len(quiet) < _QUIET_MAX:
                 quiet.add(key)
         if hit is not None:
             return visible(text[start : hit.end][:SNIPPET_MAX])
