@@ -64,9 +64,25 @@ def test_every_pair_of_bars_around_a_name_is_reported() -> None:
     assert all(escape.defang(line) != line for line in lines[:: max(1, len(lines) // 200)])
 
 
-@pytest.mark.parametrize("text", ["x <| f y", "<|<|<|", "a <|> b", "<| |>", "x <||> y"])
+#: ASCII bars before padding the lookahead gives up on: a pipe operator before blanks, a rule of
+#: dashes (ASCII art), a bar reference before blanks. The second reading is padding, which is reported
+#: only after a bar look-alike (or when a tag follows it).
+PADDED_PIPES = ["x <|" + " " * 40 + "y", "<|" + "-" * 40, "a &lt;&verbar;" + " " * 40 + "b"]
+
+
+@pytest.mark.parametrize("text", ["x <| f y", "<|<|<|", "a <|> b", "<| |>", "x <||> y", *PADDED_PIPES])
 def test_a_pipe_operator_stays_quiet(text: str) -> None:
     assert scan_text(text) == []
+
+
+def test_the_same_padding_after_a_bar_lookalike_is_reported() -> None:
+    """The same texts, with a bar look-alike in place of the ASCII bar, are reported: the exception
+    is the ASCII bar's alone (and the quiet cases above are quiet for that reason, not because the
+    second reading found nothing)."""
+    bar = SEPARATING_BARS[0]
+    for text in PADDED_PIPES:
+        lookalike = text.replace("<|", "<" + bar).replace("&verbar;", bar)
+        assert [f.rule for f in scan_text(lookalike)] == ["padded-opener"], lookalike
 
 
 def test_control_without_the_second_reading_misses_them(monkeypatch: pytest.MonkeyPatch) -> None:
