@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 
 from ..eye import reader as modeleye
+from ..eye.charsets import XML_IMPOSSIBLE
 from ..eye.reader import MAX_LOOKAHEAD, Names
 from ..types import line_bounds
 
@@ -123,5 +124,6 @@ def is_text(data: bytes) -> bool:
 
 
 #: What ``is_text`` counts against decoded bytes: the replacement character and the C0 controls but
-#: tab, line feed and carriage return.
-_NOT_TEXT = ("\ufffd", *(chr(c) for c in range(0x20) if chr(c) not in "\t\n\r"))
+#: tab, line feed and carriage return (the C0 part of ``charsets.XML_IMPOSSIBLE``: XML 1.0 excludes
+#: exactly those).
+_NOT_TEXT = ("\ufffd", *(chr(c) for lo, hi in XML_IMPOSSIBLE for c in range(lo, hi + 1) if c < 0x20))
