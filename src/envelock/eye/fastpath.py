@@ -281,15 +281,14 @@ def defang_brackets(text: str, names: Names) -> str:
     return _reference.defang_brackets(text, names, _bracket_prefilter(names))
 
 
-#: Compiling the regex of one configuration (names, markup) takes about five seconds on this project's
-#: 2-core machine: its pattern holds more than a megabyte. The reference makes one Python reading per
-#: opener (about 20 µs on HTML). So a configuration is defanged by the reference until its texts have
-#: held this many ``<`` (about what the compile costs in readings), then by the regex: a process that
-#: defangs a few turns never pays the compile (``envelock compose examples/turn.json --verify`` took
-#: 13.9 s on Python 3.11 with no native core, when the compile took eleven). The two are equal on
-#: every input; the tests set it to 0 (``tests/conftest.py``), so every test of this implementation
-#: runs the regex.
-WARM_OPENERS = 250_000
+#: Compiling the regex of one configuration (names, markup) takes seconds: its pattern holds more
+#: than a megabyte. The reference makes one Python reading per opener. So a configuration is defanged
+#: by the reference until its texts have held this many ``<``, about what the compile costs in
+#: readings (``benchmarks/first_call.py`` measures both: ``results/first_call.txt``), then by the
+#: regex: a process that defangs a few turns never pays the compile (the README's first command, on
+#: Python 3.11+ with no native core, paid it at once before). The two are equal on every input; the
+#: tests set it to 0 (``tests/conftest.py``), so every test of this implementation runs the regex.
+WARM_OPENERS = 100_000
 #: ``<`` seen per configuration still on the reference; the configurations whose regex is in use.
 _seen: dict[tuple[Names, bool], int] = {}
 _warm: set[tuple[Names, bool]] = set()
