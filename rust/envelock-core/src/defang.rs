@@ -113,8 +113,9 @@ fn opener_needs_escape(
     markup: bool,
     scratch: &mut Scratch,
 ) -> bool {
-    !read_after(s, e, names, scratch).is_none()
-        || (markup && e == a + 1 && s.as_bytes()[a] == b'<' && markup_after(s, e))
+    // The markup test first: it is a few byte reads, and on HTML it answers for most `<`.
+    (markup && e == a + 1 && s.as_bytes()[a] == b'<' && markup_after(s, e))
+        || !read_after(s, e, names, scratch).is_none()
         || raw_exact(s, a, e, names)
 }
 
@@ -208,31 +209,43 @@ fn passes<'a>(s: &'a str, names: &Names, markup: bool, scratch: &mut Scratch) ->
     then(b, |x| defang_exact(x, names))
 }
 
-/// The bytes `xml_escape_text` writes as references.
-fn xml_escaped(c: u8) -> bool {
-    matches!(c, b'&' | b'<' | b'>' | b'\r')
+/// The reference `xml_escape_text` writes for the byte `c`, if it writes one.
+#[inline]
+fn xml_reference(c: u8) -> Option<&'static str> {
+    match c {
+        b'&' => Some("&amp;"),
+        b'<' => Some("&lt;"),
+        b'>' => Some("&gt;"),
+        b'\r' => Some("&#13;"),
+        _ => None,
+    }
+}
+
+/// The offsets of the bytes `xml_escape_text` writes as references, in order: `memchr3` over
+/// `&<>` merged with `memchr` over CR (rare), not a test per byte.
+fn xml_escape_points(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let mut angles = memchr::memchr3_iter(b'&', b'<', b'>', b).peekable();
+    let mut crs = memchr::memchr_iter(b'\r', b).peekable();
+    std::iter::from_fn(move || match (angles.peek(), crs.peek()) {
+        (Some(&x), Some(&y)) if y < x => crs.next(),
+        (Some(_), _) => angles.next(),
+        (None, _) => crs.next(),
+    })
 }
 
 /// `xml_escape_text`: `&`, `<`, `>` and CR.
 pub fn xml_escape(s: &str) -> Cow<'_, str> {
     let b = s.as_bytes();
-    let Some(first) = b.iter().position(|&c| xml_escaped(c)) else {
+    let mut points = xml_escape_points(b).peekable();
+    if points.peek().is_none() {
         return Cow::Borrowed(s);
-    };
+    }
     let mut out = String::with_capacity(s.len() + s.len() / 8 + 16);
-    out.push_str(&s[..first]);
-    let mut last = first;
-    for (i, &c) in b.iter().enumerate().skip(first) {
-        let rep = match c {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'\r' => "&#13;",
-            _ => continue,
-        };
-        out.push_str(&s[last..i]);
-        out.push_str(rep);
-        last = i + 1;
+    let mut last = 0;
+    for p in points {
+        out.push_str(&s[last..p]);
+        out.push_str(xml_reference(b[p]).unwrap_or_default());
+        last = p + 1;
     }
     out.push_str(&s[last..]);
     Cow::Owned(out)
@@ -448,7 +461,7 @@ impl BodyRest {
 /// context when a reading near the end could reach it), each stopping at its first escape point;
 /// at `xml`, also any character the text escape writes as a reference.
 pub fn defang_body_changes(s: &str, level: Level, names: &Names) -> bool {
-    if level == Level::Xml && s.bytes().any(xml_escaped) {
+    if level == Level::Xml && xml_escape_points(s.as_bytes()).next().is_some() {
         return true;
     }
     let with: Cow<'_, str> = if reads_into_context(s) {
@@ -616,24 +629,23 @@ fn inserted_equals(s: &str, ends: impl Iterator<Item = usize>, target: &str) -> 
     t.get(j..) == Some(&a[last..])
 }
 
-/// Is `xml_escape(s)` exactly `target`? Compared as it goes, without building it.
-fn xml_escaped_equals(s: &str, target: &str) -> bool {
-    let t = target.as_bytes();
-    let mut j = 0;
-    for &c in s.as_bytes() {
-        let rep: &[u8] = match c {
-            b'&' => b"&amp;",
-            b'<' => b"&lt;",
-            b'>' => b"&gt;",
-            b'\r' => b"&#13;",
-            _ => std::slice::from_ref(&c),
-        };
-        if t.get(j..j + rep.len()) != Some(rep) {
+/// Is `xml_escape(s)` exactly `target`? Compared as it goes, a run between two escaped bytes at a
+/// time, without building it.
+pub(crate) fn xml_escaped_equals(s: &str, target: &str) -> bool {
+    let (a, t) = (s.as_bytes(), target.as_bytes());
+    let (mut last, mut j) = (0, 0);
+    for p in xml_escape_points(a) {
+        let run = &a[last..p];
+        let rep = xml_reference(a[p]).unwrap_or_default().as_bytes();
+        if t.get(j..j + run.len()) != Some(run)
+            || t.get(j + run.len()..j + run.len() + rep.len()) != Some(rep)
+        {
             return false;
         }
-        j += rep.len();
+        j += run.len() + rep.len();
+        last = p + 1;
     }
-    j == t.len()
+    t.get(j..) == Some(&a[last..])
 }
 
 /// One undo pass of `t`, checked against the defang pass it inverts: `Some(u)`, `u = undo(t)`,

@@ -575,3 +575,74 @@ fn the_canonical_check_pass_by_pass_agrees_with_the_round_trip() {
         "{by_passes} {trusting_wrong}"
     );
 }
+
+/// The text escape as the Python reference writes it (`xml_escape_text`): one byte at a time.
+fn xml_escape_by_bytes(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\r' => out.push_str("&#13;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[test]
+fn the_xml_escape_by_runs_is_the_escape_by_bytes() {
+    // Every text of up to five characters over the escaped bytes, a neighbour of each and a
+    // non-ASCII letter: the memchr form (`xml_escape`, `xml_escaped_equals`) against the byte loop.
+    let alphabet = ['&', '<', '>', '\r', 'a', ';', '\u{e9}'];
+    let mut texts = vec![String::new()];
+    let mut checked = 0;
+    for _ in 0..5 {
+        let mut next = Vec::new();
+        for t in &texts {
+            for &c in &alphabet {
+                let mut u = t.clone();
+                u.push(c);
+                next.push(u);
+            }
+        }
+        for t in &next {
+            let want = xml_escape_by_bytes(t);
+            assert_eq!(xml_escape(t), want, "{t:?}");
+            assert!(crate::defang::xml_escaped_equals(t, &want), "{t:?}");
+            assert_eq!(xml_unescape(&want), t.as_str(), "{t:?}");
+            // Controls: the escape with any one escaped byte left raw, or one byte longer, is refused.
+            for (i, c) in t.char_indices().filter(|(_, c)| "&<>\r".contains(*c)) {
+                let left = format!(
+                    "{}{c}{}",
+                    xml_escape_by_bytes(&t[..i]),
+                    xml_escape_by_bytes(&t[i + 1..])
+                );
+                assert!(
+                    !crate::defang::xml_escaped_equals(t, &left),
+                    "{t:?} vs {left:?}"
+                );
+                // The same length, another reference (`&lt;` for `&gt;`): only the reference differs.
+                let other = format!(
+                    "{}&xx;{}",
+                    xml_escape_by_bytes(&t[..i]),
+                    xml_escape_by_bytes(&t[i + 1..])
+                );
+                if other.len() == want.len() {
+                    assert!(
+                        !crate::defang::xml_escaped_equals(t, &other),
+                        "{t:?} vs {other:?}"
+                    );
+                }
+            }
+            assert!(
+                !crate::defang::xml_escaped_equals(t, &format!("{want}a")),
+                "{t:?}"
+            );
+            checked += 1;
+        }
+        texts = next;
+    }
+    assert!(checked > 16_000, "{checked}");
+}
