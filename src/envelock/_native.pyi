@@ -46,6 +46,7 @@ __all__ = [
     "uninterleave",
     "words_with_runs",
     "xml_unescape_text",
+    "xml_body_is",
 ]
 
 # Stub-only type aliases (private: the module has no such attributes).
@@ -128,6 +129,10 @@ def sanitize_events(text: str | Utf8, first: bool = False) -> tuple[list[tuple[i
 
 def xml_unescape_text(text: str) -> str:
     """``levels.xml_unescape_text``; returns ``text`` itself when nothing changes."""
+
+def xml_body_is(got: str, text: str, start: int, end: int, utf8: Utf8 | None = None) -> bool:
+    """``got == "\\n" + levels.xml_unescape_text(text[start:end]) + "\\n"``, compared without making
+    either side; ``utf8``: the caller's UTF-8 copy of ``text``."""
 
 def find_ascii(text: str, needle: str, start: int) -> int | None:
     """``text.find(needle, start)`` for an ASCII ``text`` (read in place), ``None`` for any other text."""

@@ -40,6 +40,7 @@ CALLS: dict[str, Callable[[str], object]] = {
     "defang_many": lambda s: _native.defang_many([s, "ascii"], "xml", R),
     "sanitize_events": lambda s: _native.sanitize_events(s),
     "xml_unescape_text": lambda s: _native.xml_unescape_text(s),
+    "xml_body_is": lambda s: _native.xml_body_is(s, s, 0, len(s)),  # both the reader's text and the preface
     "skeleton": lambda s: _native.skeleton(s),
     "Utf8": lambda s: _native.Utf8(s),
     "blob_runs": lambda s: _native.blob_runs(s, [b"<"], 8, 12),

@@ -251,33 +251,64 @@ pub fn xml_escape(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// The references [`xml_escape`] writes, after their `&`, and the byte each stands for.
+const XML_REFERENCES: [(&[u8], u8); 4] = [
+    (b"amp;", b'&'),
+    (b"lt;", b'<'),
+    (b"gt;", b'>'),
+    (b"#13;", b'\r'),
+];
+
+/// The references `xml_unescape_text` reads back, in order: (the `&`, the end, the byte it stands
+/// for). An `&` that starts none of the four is text.
+fn xml_references(b: &[u8]) -> impl Iterator<Item = (usize, usize, u8)> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while let Some(k) = memchr::memchr(b'&', &b[i..]) {
+            let p = i + k;
+            let rest = &b[p + 1..];
+            i = p + 1;
+            if let Some((r, c)) = XML_REFERENCES.iter().find(|(r, _)| rest.starts_with(r)) {
+                i += r.len();
+                return Some((p, i, *c));
+            }
+        }
+        None
+    })
+}
+
 /// `xml_unescape_text`: only the four references `xml_escape` writes.
 pub fn xml_unescape(s: &str) -> Cow<'_, str> {
-    let b = s.as_bytes();
-    if memchr::memchr(b'&', b).is_none() {
+    let mut refs = xml_references(s.as_bytes()).peekable();
+    if refs.peek().is_none() {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
     let mut last = 0;
-    let mut i = 0;
-    while let Some(k) = memchr::memchr(b'&', &b[i..]) {
-        let p = i + k;
-        let rest = &b[p + 1..];
-        let hit = [("amp;", '&'), ("lt;", '<'), ("gt;", '>'), ("#13;", '\r')]
-            .iter()
-            .find(|(r, _)| rest.starts_with(r.as_bytes()));
-        match hit {
-            Some((r, c)) => {
-                out.push_str(&s[last..p]);
-                out.push(*c);
-                i = p + 1 + r.len();
-                last = i;
-            }
-            None => i = p + 1,
-        }
+    for (p, e, c) in refs {
+        out.push_str(&s[last..p]);
+        out.push(char::from(c));
+        last = e;
     }
     out.push_str(&s[last..]);
     Cow::Owned(out)
+}
+
+/// Is `xml_unescape(escaped)` exactly `plain`? Compared as it goes, a run between two references
+/// at a time, without building it (verify's comparison of the strict XML reader's text of a body
+/// with the body it read).
+pub fn xml_unescaped_equals(escaped: &str, plain: &str) -> bool {
+    let (e, p) = (escaped.as_bytes(), plain.as_bytes());
+    let (mut last, mut j) = (0, 0);
+    for (amp, end, c) in xml_references(e) {
+        let run = &e[last..amp];
+        if p.get(j..j + run.len()) != Some(run) || p.get(j + run.len()) != Some(&c) {
+            return false;
+        }
+        j += run.len() + 1;
+        last = end;
+    }
+    p.get(j..) == Some(&e[last..])
 }
 
 /// `reference.defang(text, level, reserved)` (`names` from the reserved names).

@@ -26,8 +26,8 @@ pub use blobs::{binary_group_starts, blob_runs, Triggers};
 pub use classes::{class_runs, classes_present, words_with_runs};
 pub use defang::{
     canonical_body, canonical_body_start, canonical_round_trip, defang, defang_body,
-    defang_body_start, undefang, undefang_body, xml_escape, xml_unescape, BodyRest, Level,
-    UndoRest,
+    defang_body_start, undefang, undefang_body, xml_escape, xml_unescape, xml_unescaped_equals,
+    BodyRest, Level, UndoRest,
 };
 pub use escapes::{quiet_at, repeated_at, scheme_starts, Loud, SchemeStart};
 pub use exact::exact_tokens;

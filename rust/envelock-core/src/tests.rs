@@ -612,6 +612,23 @@ fn the_xml_escape_by_runs_is_the_escape_by_bytes() {
             assert_eq!(xml_escape(t), want, "{t:?}");
             assert!(crate::defang::xml_escaped_equals(t, &want), "{t:?}");
             assert_eq!(xml_unescape(&want), t.as_str(), "{t:?}");
+            // The escaped text read back: `t` itself (unescaped by its own rule, `&` not followed
+            // by a reference is text) and its escape.
+            for escaped in [t.as_str(), want.as_str()] {
+                let plain = xml_unescape(escaped);
+                assert!(xml_unescaped_equals(escaped, &plain), "{escaped:?}");
+                // Controls: the plain text one byte short, one longer, or with a byte changed.
+                assert!(
+                    !xml_unescaped_equals(escaped, &format!("{plain};")),
+                    "{escaped:?}"
+                );
+                if let Some(c) = plain.chars().last() {
+                    let short = &plain[..plain.len() - c.len_utf8()];
+                    assert!(!xml_unescaped_equals(escaped, short), "{escaped:?}");
+                    let swapped = format!("{short}{}", if c == '<' { '>' } else { '<' });
+                    assert!(!xml_unescaped_equals(escaped, &swapped), "{escaped:?}");
+                }
+            }
             // Controls: the escape with any one escaped byte left raw, or one byte longer, is refused.
             for (i, c) in t.char_indices().filter(|(_, c)| "&<>\r".contains(*c)) {
                 let left = format!(

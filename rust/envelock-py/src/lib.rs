@@ -1098,6 +1098,52 @@ fn xml_unescape_text<'py>(
     run(py, text, core::xml_unescape)
 }
 
+/// xml_body_is(got, text, start, end, utf8=None) -> bool: is `got` exactly
+/// `"\n" + xml_unescape_text(text[start:end]) + "\n"` (the strict XML reader's text of the raw body
+/// `text[start:end]`, as verify compares them)? Compared as it goes: no unescaped text, no
+/// concatenation. The body is found in the caller's UTF-8 copy of `text` when it is handed one, read
+/// in place for an ASCII `text`, else sliced and encoded.
+#[pyfunction]
+#[pyo3(signature = (got, text, start, end, utf8=None))]
+fn xml_body_is<'py>(
+    py: Python<'py>,
+    got: &Bound<'py, PyString>,
+    text: &Bound<'py, PyString>,
+    start: usize,
+    end: usize,
+    utf8: Option<&Bound<'py, Utf8>>,
+) -> PyResult<bool> {
+    let n = text.len()?;
+    let end = end.min(n);
+    let start = start.min(end);
+    let mut keep = None;
+    let copy = utf8.map(|u| u.get());
+    let part;
+    let raw = match utf8.map(|u| copy_of(u, text, &mut keep)).transpose()? {
+        Some(Some(all)) => match copy {
+            Some(c) => &all[c.byte_at(all.as_bytes(), start)..c.byte_at(all.as_bytes(), end)],
+            None => all,
+        },
+        // `str.isascii` reads a flag of the string: no pass over it.
+        _ if text.call_method0(intern!(py, "isascii"))?.is_truthy()? => {
+            &self::text(text, &mut keep)?[start..end]
+        }
+        _ => {
+            let range = pyo3::types::PySlice::new(py, to_isize(start)?, to_isize(end)?, 1);
+            part = text.get_item(range)?.cast_into::<PyString>()?;
+            self::text(&part, &mut keep)?
+        }
+    };
+    let mut keep_got = None;
+    let g = self::text(got, &mut keep_got)?;
+    Ok(detached(py, raw.len(), || {
+        g.len() >= 2
+            && g.starts_with('\n')
+            && g.ends_with('\n')
+            && core::xml_unescaped_equals(raw, &g[1..g.len() - 1])
+    }))
+}
+
 /// find_ascii(text, needle, start) -> int | None: `text.find(needle, start)` (-1 when absent) for an
 /// ASCII `text`, read in place (its code points are its bytes), or `None` for any other text (the
 /// caller searches with `str.find`).
@@ -1485,6 +1531,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(starts_increase, m)?)?;
     m.add_function(wrap_pyfunction!(sanitize_events, m)?)?;
     m.add_function(wrap_pyfunction!(xml_unescape_text, m)?)?;
+    m.add_function(wrap_pyfunction!(xml_body_is, m)?)?;
     m.add_function(wrap_pyfunction!(classes_present, m)?)?;
     m.add_function(wrap_pyfunction!(find_ascii, m)?)?;
     m.add_function(wrap_pyfunction!(blob_runs, m)?)?;

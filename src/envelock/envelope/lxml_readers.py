@@ -54,6 +54,7 @@ from collections.abc import Sequence
 
 from lxml import etree
 
+from ..eye import backend
 from ..eye.escape import Level, check_level, undefang_body, xml_escape_text, xml_unescape_text
 from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
@@ -175,12 +176,13 @@ class _Check:
         elif got.strip():
             self.problem(f"reader sees text outside the envelopes {what}: {got.strip()[:60]!r}", offset, path)
 
-    def raw_body(self, env: Envelope) -> str | None:
+    def body_span(self, env: Envelope) -> tuple[int, int] | None:
+        """Where the raw body of ``env`` is in the text (between its open tag and its close tag)."""
         m = OPEN_TAG_RE.match(self.text, env.offset)
         if m is None:
             return None
-        close = self.text.find(_CLOSE, m.end())
-        return None if close < 0 else self.text[m.end() : close]
+        close = backend.find(self.text, _CLOSE, m.end())
+        return None if close < 0 else (m.end(), close)
 
     def sequence(self, nodes: list[etree._Element], envs: Sequence[Envelope], path: tuple[int, ...], at: int) -> None:
         for i, (node, env) in enumerate(zip(nodes, envs, strict=False)):
@@ -215,15 +217,17 @@ class _Check:
             self.body_text(node.text or "", env, path)
 
     def body_text(self, got: str, env: Envelope, path: tuple[int, ...]) -> None:
-        raw = self.raw_body(env)
-        if raw is None or env.body is None:
+        span = self.body_span(env)
+        if span is None or env.body is None:
             self.problem("envelope offsets do not match the text", env.offset, path)
             return
-        want = "\n" + xml_unescape_text(raw) + "\n"
         # The grammar made env.body from this raw text with these options (the same undo of the
-        # same unescaped text), so once the reader's text is ``want`` the decode below can only
-        # agree; it is checked for envelopes handed in from elsewhere.
-        if got != want or (not self.from_grammar and _decoded(got[1:-1], env, self.reserved, self.tokens) != env.body):
+        # same unescaped text), so once the reader's text is the raw body unescaped the decode below
+        # can only agree; it is checked for envelopes handed in from elsewhere. The comparison is
+        # made without the unescaped text (backend.xml_body_is); it is built for the message only.
+        same = backend.xml_body_is(got, self.text, *span)
+        if not same or (not self.from_grammar and _decoded(got[1:-1], env, self.reserved, self.tokens) != env.body):
+            want = "\n" + xml_unescape_text(self.text[span[0] : span[1]]) + "\n"
             i = next((k for k, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), min(len(got), len(want)))
             self.problem(
                 f"round trip differs at body offset {max(i - 1, 0)}: "

@@ -359,6 +359,17 @@ def xml_unescape_text(text: str) -> str:
     return native_or("xml_unescape_text", levels.xml_unescape_text, text)
 
 
+def xml_body_is(got: str, text: str, start: int, end: int) -> bool:
+    """Is ``got`` the strict XML reader's text of the raw body ``text[start:end]``, that is
+    ``"\\n" + xml_unescape_text(text[start:end]) + "\\n"``? In the native core (no unescaped copy, no
+    concatenation; the body read in the UTF-8 copy of :func:`encoded_once` when ``text`` is its text)
+    when it is in use and can take both texts, else that comparison in Python."""
+    same = _if_native(lambda: bool(_native.xml_body_is(got, text, start, end, _copy_of(text))))
+    if same is not None:
+        return same
+    return got == "\n" + levels.xml_unescape_text(text[start:end]) + "\n"
+
+
 #: A run ``(start, end)`` in code points.
 Span = tuple[int, int]
 
