@@ -11,7 +11,9 @@ an ASCII text also with one ``é`` prepended (``+é``: the text is no longer ASC
 shortcut is off). One body per preface. The last column is native verify time / native compose time.
 
 For each, at each level, it times (best of N, ``time.perf_counter``) ``compose_preface`` and
-``verify_preface`` (of the composed preface) on three configurations of the same process:
+``verify_preface`` (of the composed preface) on two configurations of the same process, and
+``markupsafe.escape`` in the same rounds as the native calls (``_timing.best_interleaved``: one call
+of each per round, so that a change of the shared machine's speed mid-run moves all of them):
 
 * ``python``: the best pure-Python implementation (``ENVELOCK_IMPL=python``);
 * ``native``: everything native.
@@ -19,7 +21,7 @@ For each, at each level, it times (best of N, ``time.perf_counter``) ``compose_p
 (A ``before`` configuration, the native defang with the sanitize pass and the XML unescape in
 Python, measured their port; it was dropped once those calls no longer fell back on their own.)
 
-and ``markupsafe.escape`` of the same text, and prints MB/s (of the body's UTF-8 bytes) and the
+It prints MB/s (of the body's UTF-8 bytes) and the
 time ratio to ``markupsafe.escape`` (``x ms``: how many escapes of the text one call costs).
 Never a timed assertion in tests.
 """
@@ -41,6 +43,7 @@ from typing import Any
 
 import markupsafe
 from _results import write_results
+from _timing import best_interleaved
 
 from envelock import PrefaceEntry, compose_preface, verify_preface
 from envelock.escape import Level, check_level
@@ -175,18 +178,27 @@ def best(fn: Callable[[], object], budget: float, least: int = 2, most: int = 20
 def measure(body: str, level: Level, configs: tuple[str, ...], budget: float) -> dict[str, Any]:
     entry = [PrefaceEntry("external", "web:bench", body)]
     nbytes = len(body.encode("utf-8"))
-    out: dict[str, Any] = {"bytes": nbytes, "markupsafe": best(lambda: markupsafe.escape(body), budget, least=3)}
+    out: dict[str, Any] = {"bytes": nbytes}
     composed: dict[str, str] = {}
     for cfg in configs:
         with configuration(cfg):
             composed[cfg] = str(compose_preface(entry, level=level))
             if not verify_preface(composed[cfg], level=level).ok:
                 raise SystemExit(f"{cfg}: the composed preface does not verify")
-            preface = composed[cfg]
-            out[f"compose/{cfg}"] = best(lambda: compose_preface(entry, level=level), budget)
-            out[f"verify/{cfg}"] = best(lambda: verify_preface(preface, level=level), budget)  # noqa: B023 -- called here
     if len(set(composed.values())) != 1:
         raise SystemExit("the configurations compose different prefaces")
+    preface = composed[configs[0]]
+    for cfg in configs:
+        calls = {
+            f"compose/{cfg}": lambda: compose_preface(entry, level=level),
+            f"verify/{cfg}": lambda: verify_preface(preface, level=level),
+        }
+        with configuration(cfg):
+            if cfg == "native":
+                # The anchor in the same rounds as the calls it is the anchor of (_timing.best_interleaved).
+                out.update(best_interleaved({"markupsafe": lambda: markupsafe.escape(body), **calls}, budget))
+            else:
+                out.update(best_interleaved(calls, budget, least=2, most=20))
     return out
 
 
