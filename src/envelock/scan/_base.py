@@ -142,7 +142,8 @@ def _esc_char(m: re.Match[str]) -> str:
         v = m.group(g)
         if v is not None:
             cp = int(v, base)
-            if 0 < cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF:
+            # NUL too (fail closed): ``\u0000`` left as it was hid a tag behind NUL padding.
+            if 0 <= cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF:
                 return chr(cp)
             return m.group()
     return m.group()

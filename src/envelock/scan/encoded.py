@@ -14,6 +14,7 @@ from typing import TypeVar
 from ..eye import backend
 from ..eye.reader import (
     BRACKET_OPENER_RE,
+    MAX_RUN,
     OPENER_RE,
     Names,
     escape_starts,
@@ -374,6 +375,30 @@ def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
         out.append(_Raw(ENCODED_TAG.id, "warning", f"{labels.get(key, 'encoded reserved name')}", m.start(), m.end()))
 
 
+#: The raw characters a window after an encoded opener reads (a reserved name's escapes fit).
+_WINDOW = 192
+#: What stands for the text past a window that its bound cut off: padding (``MAX_RUN`` + 1 characters
+#: the eye skips). A reading still in its lead at the bound then gives up on padding and is reported
+#: (fail closed: ``\u003c`` + 80 ``\u0000`` + ``retrieved_content`` put the name past the window).
+_UNREAD = "\x00" * (MAX_RUN + 1)
+#: Raw characters enough for one escape of an escape (three rounds: ``&amp;#92;u003c``, ``%255Cu003c``),
+#: and how many first characters of them one scan keeps.
+_LAYERED_MAX = 24
+_FIRSTS_MAX = 4096
+
+
+def _bounded(raw: str) -> str:
+    """A window its bound cut off, decoded, then read on as padding (``_UNREAD``). The bound may cut an
+    escape (``&#92;u0063`` as ``&#``): from the last escape or reference that may be unfinished, the
+    window's end is dropped, for the padding to stand for it too."""
+    tail = max(raw.rfind(c, max(0, len(raw) - _LAYERED_MAX)) for c in _CUT_AT)
+    return _decode_escapes(raw if tail < 0 else raw[:tail]) + _UNREAD
+
+
+#: The characters an escape or a reference starts with.
+_CUT_AT = (*_INTRODUCERS, "&")
+
+
 def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names, out: list[_Raw]) -> None:
     """The escapes ``ms`` (the candidates' matches, in order) that decode to the start of a tag or token."""
     n = len(text)
@@ -424,11 +449,12 @@ def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names
     tokens = _exact_prefixes(names.exact)
     # What a window reads, by its raw text and the decodings before it (_once: the windows do not
     # overlap, each ending before the next opener).
-    read: dict[tuple[tuple[str, ...], str, bool], str | None] = {}
+    read: dict[tuple[tuple[str, ...], str, int], str | None] = {}
 
-    def read_window(window: tuple[tuple[str, ...], str, bool]) -> str | None:
-        opens, raw, cut_short = window
-        rest = _decode_escapes(raw) + ("<" if cut_short else "")
+    def read_window(window: tuple[tuple[str, ...], str, int]) -> str | None:
+        # ``cut``: below 0 when the next opener ends the window, above 0 when its bound does.
+        opens, raw, cut = window
+        rest = _bounded(raw) if cut > 0 else _decode_escapes(raw) + ("<" if cut < 0 else "")
         return next((w for w in (_encoded_danger(first + rest, ctx, names) for first in opens) if w is not None), None)
 
     for k, (s, e, opens, is_opener) in enumerate(found):
@@ -442,12 +468,13 @@ def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names
         cut = nxt[k]
         if cut == e or (e < n and text[e] == "<"):
             continue
-        danger = _once(read, (opens, text[e : min(s + 192, cut)], cut < s + 192), read_window)
+        bound = s + _WINDOW
+        danger = _once(read, (opens, text[e : min(bound, cut)], (cut > bound) - (cut < bound)), read_window)
         if danger is not None:
             # Map the end back roughly: the raw text up to the first whitespace after the name.
             if text[e - 1] == " ":
                 e -= 1
-            e = _word_end(text, e, min(n, s + 192))
+            e = _word_end(text, e, min(n, s + _WINDOW))
             out.append(_Raw(ENCODED_TAG.id, "warning", f"encoded form of {danger!r}", s, e))
     _scan_layered(text, layered, ctx, names, out)
 
@@ -466,23 +493,40 @@ def _word_end(text: str, e: int, lim: int) -> int:
 
 
 def _scan_layered(text: str, layered: list[int], ctx: Context, names: Names, out: list[_Raw]) -> None:
-    """Escapes of an escape's first character (``%5Cu003c``, ``&#37;3C``): a window from each, up to
-    the next one, decoded in up to three rounds (``_decode_escapes``), is read for a tag or token it
-    starts with. Each character is decoded once (the windows do not overlap): linear."""
+    """Escapes of an escape's first character (``%5Cu003c``, ``&#37;3C``): a window from each that
+    decodes to an opener (or another start of a tag or token), up to the next such one, decoded in up
+    to three rounds (``_decode_escapes``), is read for a tag or token it starts with. The escapes of
+    other characters do not end a window: ``%5Cu003c%5Cu0072etrieved_content>`` spells the name with
+    them. Each character is decoded once or twice (the windows do not overlap, and each escape's first
+    character is decoded once by its raw text): linear."""
     if not layered:
         return
     n = len(text)
     starts = _opener_starts(ctx)
+    # What each escape's text decodes to first, by that text: hostile text repeats one. Its keys
+    # overlap (an escape is shorter than _LAYERED_MAX), so the cache is bounded, not the text.
+    first: dict[str, str] = {}
+
+    def first_of(raw: str) -> str:
+        c = first.get(raw)
+        if c is None:
+            c = _decode_escapes(raw)[:1]
+            if len(first) < _FIRSTS_MAX:
+                first[raw] = c
+        return c
+
+    heads = [s for s in layered if first_of(text[s : s + _LAYERED_MAX]) in starts]
     # By the window's text (_once: the windows do not overlap either).
-    read: dict[str, str | None] = {}
+    read: dict[tuple[str, bool], str | None] = {}
 
-    def read_window(raw: str) -> str | None:
-        decoded = _decode_escapes(raw)
-        return _encoded_danger(decoded, ctx, names) if decoded[:1] in starts else None
+    def read_window(window: tuple[str, bool]) -> str | None:
+        raw, bounded = window
+        return _encoded_danger(_bounded(raw) if bounded else _decode_escapes(raw), ctx, names)
 
-    for k, s in enumerate(layered):
-        end = min(s + 192, layered[k + 1] if k + 1 < len(layered) else n)
-        danger = _once(read, text[s:end], read_window)
+    for k, s in enumerate(heads):
+        cut = heads[k + 1] if k + 1 < len(heads) else n
+        end = min(s + _WINDOW, cut)
+        danger = _once(read, (text[s:end], cut > s + _WINDOW), read_window)
         if danger is not None:
             e = _word_end(text, s, end)
             out.append(_Raw(ENCODED_TAG.id, "warning", f"encoded form of {danger!r}", s, e))

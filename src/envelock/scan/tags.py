@@ -140,7 +140,7 @@ RULES: tuple[Rule, ...] = (
 
 
 class _Hit(NamedTuple):
-    kind: str  # "reserved", "token" or "pipe"
+    kind: str  # "reserved", "token", "pipe", or "padding" (decoded text only: _padding_hit)
     name: str
     slash: bool
     end: int  # end of the construct in the text (after '>' when there is one)
@@ -295,19 +295,35 @@ _LEAD_PASS = modeleye._BANG | modeleye._PASS
 def _hit_after(text: str, pos: int, names: Names, ctx: Context, reading: Reading | None = None) -> _Hit | None:
     """The tag or token the eye reads after an opener ending at ``pos`` (:func:`_hit`; ``reading``:
     ``read_after(text, pos, names)`` when the caller has it), a bar opener that is no token read again
-    with the bar shape off (:func:`_unpiped_reading`); else ``None``. The passes over decoded text use
-    it (their openers are not records of the native loop)."""
+    with the bar shape off (:func:`_unpiped_reading`), or the envelope tag after padding the lookahead
+    gave up on (:func:`_padded_hit`); else ``None``. The passes over decoded text use it (their
+    openers are not records of the native loop)."""
     r = read_after(text, pos, names) if reading is None else reading
     hit = _hit(text, r, ctx)
     if hit is None and r.kind == "bar" and (u := _unpiped_reading(text, pos, names)) is not None:
+        r = u
         hit = _hit(text, u, ctx)
+    if r.kind == "padding":
+        return _padding_hit(text, pos, r.end, ctx)
     return hit
 
 
-def _padding_finding(text: str, start: int, end: int, reading_end: int, ctx: Context) -> _Raw:
-    """A finding for an opener the lookahead gave up on: an envelope tag if a reserved name
-    follows the padding (an ``error``), else the padding itself (a ``warning``; a ``note``
-    when it is code layout, :func:`envelock.scan.context.layout_padding`)."""
+def _padding_hit(text: str, end: int, reading_end: int, ctx: Context) -> _Hit | None:
+    """What a pass over decoded text reports for an opener ending at ``end`` that the lookahead gave
+    up on (at ``reading_end``): the envelope tag after the padding (:func:`_padded_hit`), else the
+    padding itself (kind ``padding``, up to where the eye gave up), unless it is code layout
+    (:func:`envelock.scan.context.layout_padding`). Fail closed, as for an opener in the text itself
+    (:func:`_padding_finding`): ``%3C`` + 80 ``%00`` + ``retrieved_content%3E`` hid its tag from the
+    encoded passes, whose window ends inside the padding."""
+    hit = _padded_hit(text, end, ctx)
+    if hit is not None or context.layout_padding(text, end, reading_end, _name_maps(ctx)[0]):
+        return hit
+    return _Hit("padding", "", False, reading_end, False)
+
+
+def _padded_hit(text: str, end: int, ctx: Context) -> _Hit | None:
+    """The envelope tag after the padding that follows an opener ending at ``end`` (the lookahead gave
+    up on it), when a reserved name follows the padding; else ``None``."""
     names, res_map, _, _ = _name_maps(ctx)
     window = text[end : end + MAX_LOOKAHEAD]
     first_alnum = next((k for k, c in enumerate(window) if modeleye.is_alnum(c)), len(window))
@@ -317,13 +333,22 @@ def _padding_finding(text: str, start: int, end: int, reading_end: int, ctx: Con
     skel = modeleye.skeleton(window[lead:])
     for r in names.reserved:
         if skel.startswith(r):
-            name = res_map.get(r, r)
             slash = any(c in _SLASH for c in window[:first_alnum])
-            close, _ = _tag_end(text, end + first_alnum)
-            rule = "envelope-close-tag" if slash else "envelope-open-tag"
-            what = "close" if slash else "open"
-            stop = max(close, end + first_alnum)
-            return _Raw(rule, "error", f"envelope {what} tag for {name!r} (disguised by padding)", start, stop)
+            close, closed = _tag_end(text, end + first_alnum)
+            return _Hit("reserved", res_map.get(r, r), slash, max(close, end + first_alnum), closed)
+    return None
+
+
+def _padding_finding(text: str, start: int, end: int, reading_end: int, ctx: Context) -> _Raw:
+    """A finding for an opener the lookahead gave up on: an envelope tag if a reserved name
+    follows the padding (an ``error``, :func:`_padded_hit`), else the padding itself (a ``warning``;
+    a ``note`` when it is code layout, :func:`envelock.scan.context.layout_padding`)."""
+    hit = _padded_hit(text, end, ctx)
+    if hit is not None:
+        rule = "envelope-close-tag" if hit.slash else "envelope-open-tag"
+        what = "close" if hit.slash else "open"
+        return _Raw(rule, "error", f"envelope {what} tag for {hit.name!r} (disguised by padding)", start, hit.end)
+    names = _name_maps(ctx)[0]
     stop = min(len(text), end + MAX_LOOKAHEAD)
     if context.layout_padding(text, end, reading_end, names):
         return _Raw("padded-opener", "note", "opener followed by code layout the eye reads past", start, stop)
@@ -432,7 +457,9 @@ def _first_danger(text: str, ctx: Context) -> str | None:
     for start, end, kind, name, slash, rend in opener_records(text, ctx.reserved, "angle", ctx.tokens):
         if end < n and text[end] == "\\":
             continue
-        if kind != "bar":
+        if kind == "padding":
+            hit = _padding_hit(text, end, rend, ctx)
+        elif kind != "bar":
             hit = _hit_of(text, kind, name, slash, rend, ctx)
         else:
             key = (text[end : end + _QUIET_WINDOW], rend - end, slash)
