@@ -31,7 +31,7 @@ from typing import Any
 
 from _results import write_results
 from lxml import etree
-from pipeline import MB, _cut, best, source_text
+from pipeline import _cut, best, source_text, text_arguments
 
 from envelock import PrefaceEntry, compose_preface, scan_text, verify_preface
 from envelock.envelope import lxml_readers
@@ -78,9 +78,7 @@ def lxml_parse(preface: str, level: Level, budget: float) -> float | None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--size", type=int, default=2 * MB)
-    ap.add_argument("--kinds", default="code,prose,markdown,html,multilingual")
-    ap.add_argument("--levels", default="reserved,markup,xml")
+    text_arguments(ap)
     ap.add_argument("--repeat", type=int, default=5, help="profiled calls per row")
     ap.add_argument("--top", type=int, default=4)
     ap.add_argument("--budget", type=float, default=0.5, help="seconds per timing of the lxml parse")

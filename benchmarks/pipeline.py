@@ -202,11 +202,16 @@ def measure(body: str, level: Level, configs: tuple[str, ...], budget: float) ->
     return out
 
 
+def text_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options that choose the real texts and levels (shared by the benchmarks that read them)."""
+    ap.add_argument("--size", type=int, default=2 * MB, help="bytes of each text")
+    ap.add_argument("--kinds", default="code,prose,markdown,html,multilingual")
+    ap.add_argument("--levels", default="reserved,markup,xml")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--size", type=int, default=2 * MB)
-    ap.add_argument("--levels", default="reserved,markup,xml")
-    ap.add_argument("--kinds", default="code,prose,markdown,html,multilingual")
+    text_arguments(ap)
     ap.add_argument("--budget", type=float, default=1.0, help="seconds per timing (at least 2 runs)")
     ap.add_argument("--out", type=Path, help="also write pipeline.txt and pipeline.json there")
     args = ap.parse_args()

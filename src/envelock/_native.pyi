@@ -45,8 +45,8 @@ __all__ = [
     "undefang_body",
     "uninterleave",
     "words_with_runs",
-    "xml_unescape_text",
     "xml_body_is",
+    "xml_unescape_text",
 ]
 
 # Stub-only type aliases (private: the module has no such attributes).
