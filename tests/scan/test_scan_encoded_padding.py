@@ -133,3 +133,76 @@ def test_control_no_padding_reading_in_decoded_text(monkeypatch: pytest.MonkeyPa
 def test_control_every_layered_escape_ends_a_window(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(encoded, "_LAYERED_MAX", 0)  # no escape's first character is read: no window
     assert _missed(LAYERED_NAMES)
+
+
+# Windows that run on over escapes that need not be openers (red-team finds): CSS ``\74 `` is ``t``
+# (and octal ``<``), and an encoded ``&`` starts a reference the window decodes whole.
+RUN_ON = [
+    "%3C/re\\74 rieved_content>",
+    "\\3c /re\\74 rieved_content>",
+    "%3C|eo\\74 _id|>",
+    "\\3c |eo\\74 _id|\\3e ",
+    "%3C/%26%23114%3Betrieved_content>",
+    "%3C%26%23x200B%3B/retrieved_content>",
+    "\\u003c%26%23x200B%3B/retrieved_content>",
+    "%3C%7Cim_end%7C%26gt%3B",
+]
+
+
+@pytest.mark.parametrize("text", RUN_ON)
+def test_a_window_runs_on_over_an_escape_that_need_not_be_an_opener(text: str) -> None:
+    assert encoded_findings(text), text
+
+
+def test_control_every_opener_ends_a_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(encoded, "_SEEN", {})  # verdicts made under the control are not kept
+    monkeypatch.setattr(encoded, "_cuts", lambda decoded: True)
+    assert _missed(RUN_ON) == RUN_ON
+
+
+def _decoded_chars(text: str) -> int:
+    """Characters the encoded pass hands to ``_decode_escapes`` in one scan."""
+    real = encoded._decode_escapes
+    box = [0]
+
+    def counted(window: str) -> str:
+        box[0] += len(window)
+        return real(window)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(encoded, "_decode_escapes", counted)
+    try:
+        scan_text(text)
+    finally:
+        mp.undo()
+    return box[0]
+
+
+def _aperiodic(unit: str, n: int) -> str:
+    """``unit`` followed by a letter that changes (no two windows alike: the pass's cache of windows
+    by their text does not hide the work)."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return "".join(unit + letters[(k * k + k // 26) % 26] + letters[k % 26] for k in range(n))
+
+
+WORK_SHAPES = ["%26", "%3C%26", "\\74 ", "%3C\\74 "]
+
+
+@pytest.mark.parametrize("unit", WORK_SHAPES)
+def test_windows_decode_each_character_a_bounded_number_of_times(unit: str) -> None:
+    text = _aperiodic(unit, 3000)
+    assert _decoded_chars(text) <= 4 * len(text), unit
+
+
+def test_control_windows_that_all_run_to_the_next_cutting_opener_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    def all_run_on(found: list[tuple[int, bool, bool]], n: int) -> list[int]:
+        ends, following = [n] * len(found), n
+        for k in range(len(found) - 1, -1, -1):
+            ends[k] = following
+            if found[k][2]:
+                following = found[k][0]
+        return ends
+
+    monkeypatch.setattr(encoded, "_window_ends", all_run_on)
+    text = _aperiodic("%26", 3000)
+    assert _decoded_chars(text) > 4 * len(text)

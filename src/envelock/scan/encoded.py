@@ -343,23 +343,43 @@ def _decodings(m: re.Match[str]) -> set[str]:
 
 #: What each escape text decodes to, for each set of start characters: (the decodings that start a
 #: tag or token, whether one is an escape's first character). Bounded: cleared past _SEEN_MAX.
-_SEEN: dict[frozenset[str], dict[str, tuple[tuple[str, ...], bool]]] = {}
+_SEEN: dict[frozenset[str], dict[str, tuple[tuple[str, ...], bool, bool]]] = {}
 _SEEN_MAX = 1 << 16
 
 
 _GROUP = re.Match.group
 #: The verdict of an escape that decodes to nothing a tag, a token or another escape starts with.
-_NOTHING: tuple[tuple[str, ...], bool] = ((), False)
+_NOTHING: tuple[tuple[str, ...], bool, bool] = ((), False, False)
 
 
-def _verdict(m: re.Match[str], starts: frozenset[str]) -> tuple[tuple[str, ...], bool]:
-    """What an escape decodes to that starts a tag or token, and whether it decodes to another
-    escape's first character (``_NOTHING`` when neither)."""
+def _verdict(m: re.Match[str], starts: frozenset[str]) -> tuple[tuple[str, ...], bool, bool]:
+    """What an escape decodes to that starts a tag or token, whether it decodes to another escape's
+    first character (``_NOTHING`` when neither), and whether it ends the window of an encoded opener
+    before it (:func:`_cuts`)."""
     decoded = _decodings(m)
     # An HTML reference counts only as a layer: one for an opener is the openers pass's.
     direct = () if m.groupdict().get("ref") is not None else tuple(sorted(d for d in decoded if d[:1] in starts))
     layer = any(d[:1] in _INTRODUCERS for d in decoded)
-    return (direct, layer) if direct or layer else _NOTHING
+    return (direct, layer, _cuts(decoded)) if direct or layer else _NOTHING
+
+
+def _cuts(decoded: set[str]) -> bool:
+    """Does an escape with these readings end the window of an encoded opener before it? Only when every
+    reading but a control is an opener itself (whose reading starts there). Not an escape that may also be a
+    letter (CSS ``\\74 `` is ``t``, as octal ``<``: ``%3C/re\\74 rieved_content>``), nor the ``&`` of an
+    encoded reference, which the window's decoding reads whole (``%3C/%26%23114%3Betrieved_content>``):
+    either would end the window inside the name (red-team finds)."""
+    cut_at = _window_cut_at()
+    # A C0 control (or nothing) is the reading of a short octal prefix (``\\3`` of CSS ``\\3c ``):
+    # not a character a reading could go on with, so it does not keep the window open.
+    readings = [d for d in decoded if d[:1] >= " "]
+    return bool(readings) and all(d[:1] in cut_at for d in readings)
+
+
+@lru_cache(maxsize=1)
+def _window_cut_at() -> frozenset[str]:
+    """The angle and bracket openers and look-alikes (an escape point's characters but ``&``)."""
+    return escape_starts() - {"&"}
 
 
 def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
@@ -399,6 +419,30 @@ def _bounded(raw: str) -> str:
 _CUT_AT = (*_INTRODUCERS, "&")
 
 
+def _window_ends(found: list[tuple[int, bool, bool]], n: int) -> list[int]:
+    """Where the window after each encoded character (its start, whether it is an opener, and whether
+    it :func:`_cuts`) ends, in a text of ``n`` characters (an exact token's first character ends
+    none: its token is followed on its own).
+
+    A reading stops at an opener, so a window ends at the next encoded one (a ``<`` stands for it)
+    and one right in front of another (``%3C%3C``) reads nothing. The window of an opener under every
+    reading (:func:`_cuts`) runs on over an encoded ``&`` (its reference is decoded with the window)
+    and over an escape that may also be a letter, up to the next such opener; the window of any other
+    ends at the next opener of either kind. So the windows of each kind do not overlap: every
+    character is decoded at most twice however dense they are (with ``%26`` + a letter repeated,
+    windows that all ran on to the next cutting opener decoded each character 60 times)."""
+    ends = [n] * len(found)
+    following, following_any = n, n
+    for k in range(len(found) - 1, -1, -1):
+        start, is_opener, cuts = found[k]
+        ends[k] = following if cuts else following_any
+        if is_opener:
+            following_any = start
+        if cuts:
+            following = start
+    return ends
+
+
 def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names, out: list[_Raw]) -> None:
     """The escapes ``ms`` (the candidates' matches, in order) that decode to the start of a tag or token."""
     n = len(text)
@@ -408,8 +452,8 @@ def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names
     # order; a decision is made once per distinct escape (hostile text repeats one).
     # Kept between scans with the same start characters (a batch repeats the same escapes).
     seen = _SEEN.setdefault(starts, {})
-    # (start, end, what it decodes to, whether that holds an opener), in order.
-    found: list[tuple[int, int, tuple[str, ...], bool]] = []
+    # (start, end, what it decodes to, whether that holds an opener, whether it ends a window), in order.
+    found: list[tuple[int, int, tuple[str, ...], bool, bool]] = []
     layered: list[int] = []
     # Dense escapes repeat a few texts (roff's ``\\fB``): each match is looked up by its text in C
     # (``map``), a decision is made per new text, and only the matches that decide something are
@@ -427,28 +471,19 @@ def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names
     # Whether each distinct decoding holds an opener, asked once (hostile text repeats a few).
     opener_in: dict[tuple[str, ...], bool] = {}
     for k in [k for k, v in enumerate(verdicts) if v is not _NOTHING]:
-        direct, layer = verdicts[k]
+        direct, layer, cuts = verdicts[k]
         if direct:
             is_opener = opener_in.get(direct)
             if is_opener is None:
                 is_opener = opener_in[direct] = any(d[0] in openers for d in direct)
             m = ms[k]
-            found.append((m.start(), m.end(), direct, is_opener))
+            found.append((m.start(), m.end(), direct, is_opener, cuts))
         elif layer:
             layered.append(ms[k].start())
     # (A CSS escape's one trailing space is part of it: ``\3c /x`` is ``</x``.)
-    # Where the next encoded opener (angle, bracket, reference) starts, after each: a reading stops
-    # at an opener, so a window ends there (a ``<`` stands for it) and one right in front of another
-    # (``%3C%3C``) reads nothing. Every character is then decoded once however dense they are.
-    nxt = [n] * len(found)
-    following = n
-    for k in range(len(found) - 1, -1, -1):
-        nxt[k] = following
-        if found[k][3]:
-            following = found[k][0]
+    nxt = _window_ends([(s, is_opener, cuts) for s, _, _, is_opener, cuts in found], n)
     tokens = _exact_prefixes(names.exact)
-    # What a window reads, by its raw text and the decodings before it (_once: the windows do not
-    # overlap, each ending before the next opener).
+    # What a window reads, by its raw text and the decodings before it (_once).
     read: dict[tuple[tuple[str, ...], str, int], str | None] = {}
 
     def read_window(window: tuple[tuple[str, ...], str, int]) -> str | None:
@@ -457,7 +492,7 @@ def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names
         rest = _bounded(raw) if cut > 0 else _decode_escapes(raw) + ("<" if cut < 0 else "")
         return next((w for w in (_encoded_danger(first + rest, ctx, names) for first in opens) if w is not None), None)
 
-    for k, (s, e, opens, is_opener) in enumerate(found):
+    for k, (s, e, opens, is_opener, _) in enumerate(found):
         if not is_opener:
             # The first character of an exact token alone (``>`` of ``>>TITLE<<``, ``]`` of ``]~b]``):
             # the token is followed one decoded character at a time, as long as it can go on.
