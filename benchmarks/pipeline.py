@@ -257,7 +257,15 @@ def main() -> int:
         f"# python: {backend.IMPLEMENTATIONS['fast' if 'fast' in backend.IMPLEMENTATIONS else 'reference'].NAME}; budget {args.budget} s per timing"
     )
     if args.out:
-        write_results(args.out, "pipeline", "\n".join(lines), {"rows": rows, "sources": sources})
+        meta = {
+            "date": time.strftime("%Y-%m-%d"),
+            "python": platform.python_version(),
+            "machine": platform.machine(),
+            "cpus": os.cpu_count(),
+            "size": args.size,
+            "command": "python benchmarks/pipeline.py" + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else ""),
+        }
+        write_results(args.out, "pipeline", "\n".join(lines), {"rows": rows, "sources": sources, "meta": meta})
     return 0
 
 

@@ -96,6 +96,56 @@ def speed(results: Mapping[str, Any]) -> str:
     return "\n" + "\n".join(lines) + "\n\n"
 
 
+#: The README's real-text table: (row label, text in ``pipeline.json``).
+REAL_TEXT_ROWS = (
+    ("stdlib source (ASCII)", "code"),
+    ("stdlib source + `é`", "code +é"),
+    ("`pydoc_data` prose", "prose"),
+    ("package READMEs (Markdown)", "markdown"),
+    ("python3-doc HTML", "html"),
+    ("man pages, 10 languages", "multilingual"),
+)
+LEVELS = ("reserved", "markup", "xml")
+
+
+def real_text(results: Mapping[str, Any]) -> str:
+    """The compose and verify ratios on real text (``benchmarks/pipeline.py``), native."""
+    meta = results.get("meta", {})
+    cell = {(r["text"], r["level"]): r for r in results["rows"]}
+    about = ", ".join(
+        a
+        for a in (
+            f"CPython {meta['python']}" if "python" in meta else None,
+            meta.get("machine"),
+            f"{meta['cpus']} CPUs" if "cpus" in meta else None,
+            f"{_size(meta['size'])} per text" if "size" in meta else None,
+        )
+        if a
+    )
+    intro = (
+        f"**On real text.** One run of `python benchmarks/pipeline.py` on {meta.get('date', '?')} ({about}; "
+        "`benchmarks/results/pipeline.json`, written here by `scripts/readme_figures.py`). Native compose "
+        "time as a multiple of `markupsafe.escape` of the same text (timed in the same rounds), and verify "
+        "time as a multiple of compose; lower is better:"
+    )
+    head = [f"compose `{lv}`" if k == 0 else f"`{lv}`" for k, lv in enumerate(LEVELS)]
+    head += [f"verify/compose `{lv}`" if k == 0 else f"`{lv}`" for k, lv in enumerate(LEVELS)]
+    lines = [
+        *textwrap.wrap(intro, width=96, break_long_words=False, break_on_hyphens=False),
+        "",
+        "| text | " + " | ".join(head) + " |",
+        "|---|" + "---|" * len(head),
+    ]
+    for label, name in REAL_TEXT_ROWS:
+        rows = [cell.get((name, lv)) for lv in LEVELS]
+        if not all(rows):
+            continue
+        ratios = [f"{r['compose/native'] / r['markupsafe']:.1f}x" for r in rows if r]
+        ratios += [f"{r['verify/native'] / r['compose/native']:.1f}x" for r in rows if r]
+        lines.append(f"| {label} | " + " | ".join(ratios) + " |")
+    return "\n" + "\n".join(lines) + "\n\n"
+
+
 #: The README's spotlighting table: (row label, mode in the results), and its columns (text classes).
 SPOTLIGHT_ROWS = (
     ("`datamark`", "datamark"),
@@ -241,6 +291,7 @@ def figures(root: Path = ROOT) -> dict[str, Callable[[], str]]:
         "corpus": corpus,
         "corpus-payloads": lambda: f"{corpus_counts(root)[0]} in all",
         "speed": lambda: speed(results("latest.json")),
+        "real-text": lambda: real_text(results("pipeline.json")),
         "spotlight": lambda: spotlight(results("spotlight.json")),
         "stdlib-reserved": lambda: stdlib_reserved(results("benign.json")),
         "growth": lambda: growth(results("levels.json")),
