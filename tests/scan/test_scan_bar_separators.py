@@ -193,3 +193,18 @@ def test_first_danger_finds_a_tag_after_quiet_bars(text: str) -> None:
 def test_control_a_too_short_quiet_window_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tags, "_QUIET_WINDOW", 3)
     assert tags._first_danger(QUIET_THEN_TAG, CTX) is None
+
+
+#: An opener before padding that is code layout (quiet), then one whose first characters after it are
+#: the same and whose padding hides the tag (decoded text reports an opener the lookahead gave up on
+#: once per distinct text after it, as it does a bar opener).
+LAYOUT_THEN_TAG = "<" + " " * 40 + "0: a\n" + "<" + " " * 40 + "retrieved_content>"
+
+
+def test_first_danger_finds_a_tag_after_quiet_padding() -> None:
+    assert tags._first_danger(LAYOUT_THEN_TAG, CTX) == reference_first_danger(LAYOUT_THEN_TAG) is not None
+
+
+def test_control_a_too_short_padding_window_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tags, "_PADDING_WINDOW", 3)
+    assert tags._first_danger(LAYOUT_THEN_TAG, CTX) is None

@@ -450,15 +450,26 @@ def _first_danger(text: str, ctx: Context) -> str | None:
     decoded blob may be a megabyte of ``<|`` (hex ``3c7c``). A bar opener that is no token is read
     again with the bar shape off (:func:`_unpiped_reading`), once per distinct text after it: the
     two readings of one depend on the ``_QUIET_WINDOW`` characters after the opener when no
-    reference (``&``) is among them (a reference's body may reach further)."""
+    reference (``&``) is among them (a reference's body may reach further). An opener the lookahead
+    gave up on is asked :func:`_padding_hit` once per distinct ``_PADDING_WINDOW`` after it, alike."""
     names = _name_maps(ctx)[0]
     n = len(text)
     quiet: set[tuple[str, int, bool]] = set()
+    quiet_padding: set[tuple[str, int]] = set()
     for start, end, kind, name, slash, rend in opener_records(text, ctx.reserved, "angle", ctx.tokens):
         if end < n and text[end] == "\\":
             continue
         if kind == "padding":
+            # Asked once per distinct text after the opener (a blob of ``<`` + 40 blanks repeated):
+            # the answer when it is none depends on the _PADDING_WINDOW characters after it (the tag
+            # after the padding within the lookahead, and the layout check's readings, each within
+            # the lookahead of where it starts) when no reference is among them.
+            pad_key = (text[end : end + _PADDING_WINDOW], rend - end)
+            if pad_key in quiet_padding:
+                continue
             hit = _padding_hit(text, end, rend, ctx)
+            if hit is None and "&" not in pad_key[0] and len(quiet_padding) < _QUIET_MAX:
+                quiet_padding.add(pad_key)
         elif kind != "bar":
             hit = _hit_of(text, kind, name, slash, rend, ctx)
         else:
@@ -483,6 +494,9 @@ def _first_danger(text: str, ctx: Context) -> str | None:
 #: opener's worth more for the last piece), and how many quiet windows one call keeps.
 _QUIET_WINDOW = MAX_LOOKAHEAD + modeleye.MAX_OPENER_LEN + 1
 _QUIET_MAX = 4096
+#: How far after an opener the lookahead gave up on its answer may look when it is none: the
+#: lookahead, and a reading that starts inside it (``context.layout_padding``).
+_PADDING_WINDOW = 2 * MAX_LOOKAHEAD + modeleye.MAX_OPENER_LEN + 1
 
 
 #: What a pass tells the native record loop about one record (``_native.opener_reports``): the end of
