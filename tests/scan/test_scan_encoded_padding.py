@@ -30,7 +30,7 @@ from collections.abc import Callable
 import pytest
 
 from envelock import scan_text
-from envelock.scan import encoded, tags
+from envelock.scan import _base, encoded, tags
 
 pytestmark = pytest.mark.usefixtures("impl")
 
@@ -162,7 +162,7 @@ def test_control_every_opener_ends_a_window(monkeypatch: pytest.MonkeyPatch) -> 
 
 def _decoded_chars(text: str) -> int:
     """Characters the encoded pass hands to ``_decode_escapes`` in one scan."""
-    real = encoded._decode_escapes
+    real = _base._decode_escapes
     box = [0]
 
     def counted(window: str) -> str:
