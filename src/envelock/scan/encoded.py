@@ -532,8 +532,10 @@ def _scan_layered(text: str, layered: list[int], ctx: Context, names: Names, out
     decodes to an opener (or another start of a tag or token), up to the next such one, decoded in up
     to three rounds (``_decode_escapes``), is read for a tag or token it starts with. The escapes of
     other characters do not end a window: ``%5Cu003c%5Cu0072etrieved_content>`` spells the name with
-    them. Each character is decoded once or twice (the windows do not overlap, and each escape's first
-    character is decoded once by its raw text): linear."""
+    them. Linear: each character is decoded in one window at most (the windows do not overlap), and
+    in the first characters of the escapes that start within ``_LAYERED_MAX`` before it, worked out
+    once per distinct text (``tests/scan/test_scan_encoded_padding.py`` counts about one decoded
+    character per character on dense escapes of escapes)."""
     if not layered:
         return
     n = len(text)
