@@ -451,33 +451,25 @@ def _first_danger(text: str, ctx: Context) -> str | None:
     again with the bar shape off (:func:`_unpiped_reading`), once per distinct text after it: the
     two readings of one depend on the ``_QUIET_WINDOW`` characters after the opener when no
     reference (``&``) is among them (a reference's body may reach further). An opener the lookahead
-    gave up on is asked :func:`_padding_hit` once per distinct ``_PADDING_WINDOW`` after it, alike."""
+    gave up on is asked :func:`_padding_hit` once per distinct ``_PADDING_WINDOW`` after it, alike
+    (:func:`_looked_past`)."""
     names = _name_maps(ctx)[0]
     n = len(text)
-    quiet: set[tuple[str, int, bool]] = set()
-    quiet_padding: set[tuple[str, int]] = set()
+    # The bar and padding openers whose second look found nothing, by what that look depends on.
+    quiet: set[tuple[str, str, int, bool]] = set()
+    looked_past = _looked_past()
     for start, end, kind, name, slash, rend in opener_records(text, ctx.reserved, "angle", ctx.tokens):
         if end < n and text[end] == "\\":
             continue
-        if kind == "padding":
-            # Asked once per distinct text after the opener (a blob of ``<`` + 40 blanks repeated):
-            # the answer when it is none depends on the _PADDING_WINDOW characters after it (the tag
-            # after the padding within the lookahead, and the layout check's readings, each within
-            # the lookahead of where it starts) when no reference is among them.
-            pad_key = (text[end : end + _PADDING_WINDOW], rend - end)
-            if pad_key in quiet_padding:
-                continue
-            hit = _padding_hit(text, end, rend, ctx)
-            if hit is None and "&" not in pad_key[0] and len(quiet_padding) < _QUIET_MAX:
-                quiet_padding.add(pad_key)
-        elif kind != "bar":
+        if kind not in looked_past:
             hit = _hit_of(text, kind, name, slash, rend, ctx)
         else:
-            key = (text[end : end + _QUIET_WINDOW], rend - end, slash)
+            key = (kind, text[end : end + looked_past[kind]], rend - end, slash)
             if key in quiet:
                 continue
-            hit = _hit_after(text, end, names, ctx, Reading("bar", name, slash, rend))
-            if hit is None and "&" not in key[0] and len(quiet) < _QUIET_MAX:
+            looked = Reading("bar" if kind == "bar" else "padding", name, slash, rend)
+            hit = _hit_after(text, end, names, ctx, looked)
+            if hit is None and "&" not in key[1] and len(quiet) < _QUIET_MAX:
                 quiet.add(key)
         if hit is not None:
             return visible(text[start : hit.end][:SNIPPET_MAX])
@@ -497,6 +489,13 @@ _QUIET_MAX = 4096
 #: How far after an opener the lookahead gave up on its answer may look when it is none: the
 #: lookahead, and a reading that starts inside it (``context.layout_padding``).
 _PADDING_WINDOW = 2 * MAX_LOOKAHEAD + modeleye.MAX_OPENER_LEN + 1
+
+
+def _looked_past() -> dict[str, int]:
+    """The readings ``_first_danger`` looks past (:func:`_hit_after`: a bar opener read again with the
+    bar shape off, an opener the lookahead gave up on), and how many characters after the opener
+    that look depends on when no reference is among them (read when called: tests shorten them)."""
+    return {"bar": _QUIET_WINDOW, "padding": _PADDING_WINDOW}
 
 
 #: What a pass tells the native record loop about one record (``_native.opener_reports``): the end of
