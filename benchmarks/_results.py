@@ -15,3 +15,11 @@ def write_results(out: Path, name: str, text: str, data: object) -> tuple[Path, 
     txt.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
     js.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return txt, js
+
+
+def show_results(out: Path, name: str, text: str, data: object) -> int:
+    """``text`` printed, then :func:`write_results`; 0, the script's exit status."""
+    text = text.rstrip("\n") + "\n"
+    print(text, end="")
+    write_results(out, name, text, data)
+    return 0

@@ -65,7 +65,9 @@ def main() -> int:
     lines = [head, f"{'jobs':>4} {'files':>6} {'MB':>7} {'s':>6} {'MB/s':>6}  findings"]
     for r in rows:
         mb = r["bytes"] / 2**20
-        lines.append(f"{r['jobs']:>4} {r['files']!s:>6} {mb:7.1f} {r['seconds']:6.1f} {mb / r['seconds']:6.1f}  {r['severities']}")
+        lines.append(
+            f"{r['jobs']:>4} {r['files']!s:>6} {mb:7.1f} {r['seconds']:6.1f} {mb / r['seconds']:6.1f}  {r['severities']}"
+        )
     print("\n".join(lines))
     write_results(args.out, "cli_stdlib", "\n".join(lines), {"header": head, "rows": rows})
     return 0

@@ -77,7 +77,9 @@ def main() -> int:
         results.append((f"Ray Data local, 2 CPUs (+{started:.1f} s start-up)", time.perf_counter() - t, n))
         ray.shutdown()
     base = results[0][1]
-    print(f"{args.n:,} documents, {mb:.1f} MB of text (examples/corpus_gen.py); one run each, this machine ({os.cpu_count()} CPUs)\n")
+    print(
+        f"{args.n:,} documents, {mb:.1f} MB of text (examples/corpus_gen.py); one run each, this machine ({os.cpu_count()} CPUs)\n"
+    )
     print("| route | seconds | MB/s | documents/s | per 100k documents | speed-up vs CLI -j 1 | findings |")
     print("|---|---|---|---|---|---|---|")
     for name, secs, n in results:

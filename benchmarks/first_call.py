@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _results import write_results
+from _results import show_results
 
 ROOT = Path(__file__).resolve().parents[1]
 TURN = ROOT / "examples" / "turn.json"
@@ -102,10 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         f"reference defang per '<' on python3-doc HTML ({costs['html_lt']:,} '<'): {costs['reference_us_per_lt']:.1f} us",
         f"hand-over bound those give (compile / cost per '<'): {bound:,.0f} '<'; fastpath.WARM_OPENERS = {fastpath.WARM_OPENERS:,}",
     ]
-    text = "\n".join(lines) + "\n"
-    print(text, end="")
-    write_results(args.out, "first_call", text, data)
-    return 0
+    return show_results(args.out, "first_call", "\n".join(lines), data)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ def tag_dense_html(size: int, rng: random.Random) -> str:
         '<table><tr><td class="n">{i}</td><td><b>bold</b></td></tr></table>\n',
         "<script>var x{i} = a < b && c > d; /* </div> */</script>\n",
         "<!-- comment {i} --><br/><img src=\"/i/{i}.png\" alt='pic'>\n",
-        '<style>.c{i} > p {{ color: red }}</style><pre><code>if (a<b) {{ }}</code></pre>\n',
+        "<style>.c{i} > p {{ color: red }}</style><pre><code>if (a<b) {{ }}</code></pre>\n",
     ]
     out: list[str] = []
     n = 0

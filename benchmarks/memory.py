@@ -62,8 +62,14 @@ def measure(kind: str, what: str, size: int) -> dict[str, object]:
     code = _CHILD.format(src=str(HERE.parent / "src"))
     proc = subprocess.run([sys.executable, "-c", code, kind, what, str(size)], capture_output=True, text=True, check=True)
     nbytes, above, impl = proc.stdout.split()
-    return {"text": kind, "call": what, "body_MB": int(nbytes) / 2**20, "peak_above_MB": int(above) / 2**20,
-            "x_body": int(above) / int(nbytes), "implementation": impl}
+    return {
+        "text": kind,
+        "call": what,
+        "body_MB": int(nbytes) / 2**20,
+        "peak_above_MB": int(above) / 2**20,
+        "x_body": int(above) / int(nbytes),
+        "implementation": impl,
+    }
 
 
 def main() -> int:
@@ -78,9 +84,7 @@ def main() -> int:
         f"implementation {rows[0]['implementation']}"
     )
     lines = [head, f"{'text':10} {'call':8} {'body MB':>8} {'peak MB':>8} {'x body':>7}"]
-    lines += [
-        f"{r['text']:10} {r['call']:8} {r['body_MB']:8.0f} {r['peak_above_MB']:8.0f} {r['x_body']:7.2f}" for r in rows
-    ]
+    lines += [f"{r['text']:10} {r['call']:8} {r['body_MB']:8.0f} {r['peak_above_MB']:8.0f} {r['x_body']:7.2f}" for r in rows]
     print("\n".join(lines))
     write_results(args.out, "memory", "\n".join(lines), {"rows": rows, "header": head})
     return 0

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from _results import write_results
+from _results import show_results
 from _trees import in_tree, trees
 
 #: One measurement in a fresh process: ``python -c CHILD calls`` prints {text name: seconds per call}.
@@ -77,10 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     for name in best[labels[0]]:
         lines.append(f"{name:22}" + "".join(f" {data['us_per_call'][t][name]:16.1f}" for t in labels))
-    text = "\n".join(lines) + "\n"
-    print(text, end="")
-    write_results(args.out, "per_text", text, data)
-    return 0
+    return show_results(args.out, "per_text", "\n".join(lines), data)
 
 
 if __name__ == "__main__":

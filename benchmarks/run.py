@@ -99,7 +99,9 @@ def _sentence(rng: random.Random) -> str:
 
 def _html(rng: random.Random) -> str:
     tag = rng.choice(["div", "p", "span", "a", "b", "em", "strong", "td", "tr", "li", "section", "script", "table", "footer"])
-    attrs = rng.choice(['', ' class="c1"', ' id="x9" class="btn btn-primary"', ' href="https://a.example/?q=1&amp;r=2"', ' style="color:red"'])
+    attrs = rng.choice(
+        ["", ' class="c1"', ' id="x9" class="btn btn-primary"', ' href="https://a.example/?q=1&amp;r=2"', ' style="color:red"']
+    )
     return f"<{tag}{attrs}>{' '.join(rng.choice(WORDS) for _ in range(rng.randint(1, 4)))}</{tag}>"
 
 
@@ -113,26 +115,30 @@ def _markdown(rng: random.Random) -> str:
 
 
 def _source(rng: random.Random) -> str:
-    return rng.choice([
-        "    if (a < b && b > c) { return a << 2; }\n",
-        "def run(self, items: list[str]) -> dict[str, int]:\n        return {k: len(k) for k in items if k}\n",
-        '    printf("%d\\n", x[i] <= y ? 1 : 0);\n',
-        "#include <stdio.h>\n#include <vector>\nstd::vector<std::string> v;\n",
-        "        # comment: keep < and > and & here\n",
-        "    let re = /<\\/?[a-z]+>/g; // tags\n",
-    ])
+    return rng.choice(
+        [
+            "    if (a < b && b > c) { return a << 2; }\n",
+            "def run(self, items: list[str]) -> dict[str, int]:\n        return {k: len(k) for k in items if k}\n",
+            '    printf("%d\\n", x[i] <= y ? 1 : 0);\n',
+            "#include <stdio.h>\n#include <vector>\nstd::vector<std::string> v;\n",
+            "        # comment: keep < and > and & here\n",
+            "    let re = /<\\/?[a-z]+>/g; // tags\n",
+        ]
+    )
 
 
 def _multilingual(rng: random.Random) -> str:
-    return rng.choice([
-        "Съешь же ещё этих мягких французских булок, да выпей чаю. ",
-        "敏捷的棕色狐狸跳过了懒狗。《书名》和〈篇名〉。 ",
-        "いろはにほへと ちりぬるを わかよたれそ つねならむ。 ",
-        "Ο γρήγορος καφέ αλεπού πηδά πάνω από το τεμπέλικο σκυλί. ",
-        "الثعلب البني السريع يقفز فوق الكلب الكسول. ",
-        "Le « renard » brun ‹ rapide › saute. Größe – Maß. ",
-        "हिन्दी पाठ का एक वाक्य यहाँ है। 😀👍🏽 ",
-    ])
+    return rng.choice(
+        [
+            "Съешь же ещё этих мягких французских булок, да выпей чаю. ",
+            "敏捷的棕色狐狸跳过了懒狗。《书名》和〈篇名〉。 ",
+            "いろはにほへと ちりぬるを わかよたれそ つねならむ。 ",
+            "Ο γρήγορος καφέ αλεπού πηδά πάνω από το τεμπέλικο σκυλί. ",
+            "الثعلب البني السريع يقفز فوق الكلب الكسول. ",
+            "Le « renard » brun ‹ rapide › saute. Größe – Maß. ",
+            "हिन्दी पाठ का एक वाक्य यहाँ है। 😀👍🏽 ",
+        ]
+    )
 
 
 def _real_text(kind: str) -> str:
@@ -301,7 +307,10 @@ def run(sizes: list[int], repeat: int, out: Path, kinds: tuple[str, ...]) -> dic
                     notes.append(f"{name} on {kind}/{size}: {type(exc).__name__}: {str(exc)[:80]}")
             nbytes = len(text.encode("utf-8"))
             results.append({"input": kind, "size": size, "bytes": nbytes, "seconds": row})
-            print(f"  {kind:15} {size // KB:>6} KB  " + "  ".join(f"{k}={nbytes / v / 1e6:.2f}" for k, v in row.items() if v > 0), flush=True)
+            print(
+                f"  {kind:15} {size // KB:>6} KB  " + "  ".join(f"{k}={nbytes / v / 1e6:.2f}" for k, v in row.items() if v > 0),
+                flush=True,
+            )
     return {"results": results, "notes": sorted(set(notes))}
 
 
@@ -336,7 +345,9 @@ def report(data: dict[str, Any]) -> str:
         cells = [f"{s[a] / s[b]:25.2f}" if a in s and b in s else f"{'-':>25}" for a, b in RATIOS]
         lines.append(f"{r['input']:15} {r['size'] // KB:>5}KB " + " ".join(cells))
     lines.append("")
-    lines.append("Scaling: time(8n) / time(n) (target <= 10) of compose on adversarial inputs, of verify on prefaces, of scan_text on scan-*")
+    lines.append(
+        "Scaling: time(8n) / time(n) (target <= 10) of compose on adversarial inputs, of verify on prefaces, of scan_text on scan-*"
+    )
     by = {(r["input"], r["size"]): r["seconds"] for r in results}
     sizes = sorted({r["size"] for r in results})
     for kind, metrics in SCALING.items():
@@ -363,7 +374,16 @@ def chart(data: dict[str, Any], path: Path) -> bool:
 
     results = data["results"]
     kinds = list(dict.fromkeys(r["input"] for r in results))
-    shown = ["compose[reserved]", "verify[reserved]", "defang", "markupsafe.escape", "original-regex", "html.escape", "lxml-xml-strict", "scan_text"]
+    shown = [
+        "compose[reserved]",
+        "verify[reserved]",
+        "defang",
+        "markupsafe.escape",
+        "original-regex",
+        "html.escape",
+        "lxml-xml-strict",
+        "scan_text",
+    ]
     styles = {n: (f"C{i}", "-o" if i < 3 else "--s") for i, n in enumerate(shown)}
     cols = 4
     rows = (len(kinds) + cols - 1) // cols
@@ -381,7 +401,7 @@ def chart(data: dict[str, Any], path: Path) -> bool:
         ax.set_xlabel("input size (bytes)")
         ax.set_ylabel("MB/s")
         ax.grid(True, which="both", alpha=0.3)
-    for ax in list(axes.flat)[len(kinds):]:
+    for ax in list(axes.flat)[len(kinds) :]:
         ax.axis("off")
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower right", ncol=2, fontsize=10)
@@ -424,9 +444,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.sizes:
         sizes = args.sizes
     repeat = 3 if args.quick else 5
-    kinds = tuple(k for k in (*TEXT_CLASSES, *ADVERSARIAL, *PREFACES, *SCAN_CLASSES) if not args.only or k in args.only.split(","))
+    kinds = tuple(
+        k for k in (*TEXT_CLASSES, *ADVERSARIAL, *PREFACES, *SCAN_CLASSES) if not args.only or k in args.only.split(",")
+    )
     args.out.mkdir(parents=True, exist_ok=True)
-    print(f"envelock {getattr(envelock, '__version__', '?')} defang impl={DEFANG.implementation()}; sizes {[s // KB for s in sizes]} KB; best of {repeat}")
+    print(
+        f"envelock {getattr(envelock, '__version__', '?')} defang impl={DEFANG.implementation()}; sizes {[s // KB for s in sizes]} KB; best of {repeat}"
+    )
     data = run(sizes, repeat, args.out, kinds)
     data["meta"] = {
         "python": sys.version.split()[0],

@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from _results import write_results
+from _results import show_results
 from _trees import in_tree, trees
 
 #: The shapes: the five the availability target names, then three that must not get slower, then
@@ -164,10 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         "repeat": args.repeat,
         "trees": {t: summarize(r) for t, r in runs.items()},
     }
-    text = report(data)
-    print(text, end="")
-    write_results(args.out, "scan_shapes_red_team" if args.red_team else "scan_shapes", text, data)
-    return 0
+    return show_results(args.out, "scan_shapes_red_team" if args.red_team else "scan_shapes", report(data), data)
 
 
 if __name__ == "__main__":

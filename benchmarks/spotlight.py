@@ -123,12 +123,22 @@ def source_text(kind: str) -> tuple[str, str]:
     if kind == "code":
         return _files(sorted(STDLIB.glob("*.py"))), "<stdlib>/*.py (sorted by name)"
     if kind == "multilingual":
-        names = ["prose_fr.txt", "prose_de.txt", "prose_vi.txt", "prose_el.txt", "prose_ru.txt", "prose_ja.txt", "multilingual.txt"]
+        names = [
+            "prose_fr.txt",
+            "prose_de.txt",
+            "prose_vi.txt",
+            "prose_el.txt",
+            "prose_ru.txt",
+            "prose_ja.txt",
+            "multilingual.txt",
+        ]
         return _files([BENIGN / n for n in names]), "tests/data/benign/prose_{fr,de,vi,el,ru,ja}.txt + multilingual.txt"
     if kind == "cjk":
         paths = sorted((STDLIB / "test" / "cjkencodings").glob("*-utf8.txt"))
         if paths:
-            return _files([*paths, BENIGN / "prose_ja.txt"]), "<stdlib>/test/cjkencodings/*-utf8.txt + tests/data/benign/prose_ja.txt"
+            return _files(
+                [*paths, BENIGN / "prose_ja.txt"]
+            ), "<stdlib>/test/cjkencodings/*-utf8.txt + tests/data/benign/prose_ja.txt"
         return _files([BENIGN / "prose_ja.txt"]), "tests/data/benign/prose_ja.txt (no stdlib test/cjkencodings here)"
     if kind == "html":
         page = STDLIB / "idlelib" / "help.html"
@@ -149,7 +159,10 @@ def make_text(kind: str, size: int) -> tuple[str, str, float]:
 
 def entries_for(text: str, chunk: int) -> list[PrefaceEntry]:
     stamp = "2026-11-29T21:29:03Z"
-    return [PrefaceEntry("external", f"web:https://docs.example/{k}", text[i : i + chunk], fetched_at=stamp) for k, i in enumerate(range(0, len(text), chunk))]
+    return [
+        PrefaceEntry("external", f"web:https://docs.example/{k}", text[i : i + chunk], fetched_at=stamp)
+        for k, i in enumerate(range(0, len(text), chunk))
+    ]
 
 
 def compose(entries: list[PrefaceEntry], m: Mode, marker: str | None = None, verify: bool = False) -> str:
@@ -177,7 +190,9 @@ def sample_markers(bodies: str) -> list[str]:
 def count_tokens(texts: list[str], python: str | None) -> dict[str, Any]:
     """``tokencount.count`` in this interpreter, or in ``python`` (another venv) through a pipe."""
     if python:
-        proc = subprocess.run([python, str(HERE / "tokencount.py")], input=json.dumps(texts), capture_output=True, text=True, check=False)
+        proc = subprocess.run(
+            [python, str(HERE / "tokencount.py")], input=json.dumps(texts), capture_output=True, text=True, check=False
+        )
         if proc.returncode != 0:
             return {"info": {"all": {"absent": f"{python} tokencount.py failed: {proc.stderr.strip()[-300:]}"}}, "counts": {}}
         return json.loads(proc.stdout)  # type: ignore[no-any-return]
@@ -211,9 +226,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         entries = entries_for(text, args.chunk)
         nbytes = len(text.encode("utf-8"))
         markers = sample_markers(text)
-        classes[kind] = {"source": where, "chars": len(text), "bytes": nbytes, "entries": len(entries), "times_repeated": round(reps, 2), "sample_markers": "".join(markers)}
+        classes[kind] = {
+            "source": where,
+            "chars": len(text),
+            "bytes": nbytes,
+            "entries": len(entries),
+            "times_repeated": round(reps, 2),
+            "sample_markers": "".join(markers),
+        }
         t_escape = median_time(lambda text=text: markupsafe.escape(text), args.repeat)
-        print(f"{kind:13} {nbytes / 1e3:7.0f} kB in {len(entries)} entries; markupsafe.escape {nbytes / t_escape / 1e6:.0f} MB/s", flush=True)
+        print(
+            f"{kind:13} {nbytes / 1e3:7.0f} kB in {len(entries)} entries; markupsafe.escape {nbytes / t_escape / 1e6:.0f} MB/s",
+            flush=True,
+        )
         for m in all_modes:
             variants = [m.marker] if m.marker is not None or m.spotlight not in ("datamark", "interleave") else markers
             composed = [compose(entries, m, marker=v) for v in variants]
@@ -230,7 +255,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 seconds = {
                     "compose": median_time(lambda m=m, e=entries: compose(e, m), args.repeat),
                     "verify": median_time(
-                        lambda c=composed[0], m=m: verify_preface(c, nonce=NONCE if m.nonce else None, spotlight=m.spotlight), args.repeat
+                        lambda c=composed[0], m=m: verify_preface(c, nonce=NONCE if m.nonce else None, spotlight=m.spotlight),
+                        args.repeat,
                     ),
                     "compose+verify": median_time(lambda m=m, e=entries: compose(e, m, verify=True), args.repeat),
                     "markupsafe.escape": t_escape,
@@ -238,18 +264,33 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 row["seconds"] = seconds
                 row["mb_s"] = {k: nbytes / v / 1e6 for k, v in seconds.items()}
             rows.append(row)
-            print(f"  {label(m):22}" + ("" if args.no_timing else "  ".join(f"{k}={v:.1f}" for k, v in row["mb_s"].items() if k != "markupsafe.escape")), flush=True)
+            print(
+                f"  {label(m):22}"
+                + (
+                    ""
+                    if args.no_timing
+                    else "  ".join(f"{k}={v:.1f}" for k, v in row["mb_s"].items() if k != "markupsafe.escape")
+                ),
+                flush=True,
+            )
     for m in all_modes:
         if m.spotlight in ("datamark", "interleave") and m.marker is None:
             continue
-        p = compose_preface([PrefaceEntry("external", "web:x", "x")], **({"spotlight": m.spotlight, "marker": m.marker} if m.marker else {"spotlight": m.spotlight}), **({"nonce": NONCE} if m.nonce else {}))
+        p = compose_preface(
+            [PrefaceEntry("external", "web:x", "x")],
+            **({"spotlight": m.spotlight, "marker": m.marker} if m.marker else {"spotlight": m.spotlight}),
+            **({"nonce": NONCE} if m.nonce else {}),
+        )
         hygiene[label(m)] = len(texts)
         texts.append(p.hygiene_rule())
     tokens = count_tokens(texts, args.tokenizer_python)
     for row in rows:
         idx = row.pop("text_index")
         row["tokens"] = {name: [counts[i] for i in idx] for name, counts in tokens["counts"].items()}
-    hygiene_tokens = {lbl: {name: counts[i] for name, counts in tokens["counts"].items()} | {"chars": len(texts[i])} for lbl, i in hygiene.items()}
+    hygiene_tokens = {
+        lbl: {name: counts[i] for name, counts in tokens["counts"].items()} | {"chars": len(texts[i])}
+        for lbl, i in hygiene.items()
+    }
     return {"classes": classes, "rows": rows, "tokenizers": tokens["info"], "hygiene_rule": hygiene_tokens}
 
 
@@ -283,9 +324,14 @@ def report(data: dict[str, Any]) -> str:
         if timed:
             s, bs = r["seconds"], b["seconds"]
             cells += [
-                f"{r['mb_s']['compose']:.1f}", f"{bs['compose'] / s['compose']:.2f}", f"{s['markupsafe.escape'] / s['compose']:.3f}",
-                f"{r['mb_s']['verify']:.1f}", f"{bs['verify'] / s['verify']:.2f}",
-                f"{r['mb_s']['compose+verify']:.1f}", f"{bs['compose+verify'] / s['compose+verify']:.2f}", f"{s['markupsafe.escape'] / s['compose+verify']:.3f}",
+                f"{r['mb_s']['compose']:.1f}",
+                f"{bs['compose'] / s['compose']:.2f}",
+                f"{s['markupsafe.escape'] / s['compose']:.3f}",
+                f"{r['mb_s']['verify']:.1f}",
+                f"{bs['verify'] / s['verify']:.2f}",
+                f"{r['mb_s']['compose+verify']:.1f}",
+                f"{bs['compose+verify'] / s['compose+verify']:.2f}",
+                f"{s['markupsafe.escape'] / s['compose+verify']:.3f}",
             ]
         table.append(cells)
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
@@ -310,14 +356,20 @@ def report(data: dict[str, Any]) -> str:
         if "absent" in info:
             lines.append(f"  {name}: absent ({info['absent']})")
         else:
-            lines.append(f"  {name}: {info['package']}, {info['n_vocab']} tokens, {info['vocabulary']} (sha256 {info['sha256'][:16]}...)")
+            lines.append(
+                f"  {name}: {info['package']}, {info['n_vocab']} tokens, {info['vocabulary']} (sha256 {info['sha256'][:16]}...)"
+            )
     lines.append("")
     lines.append("Text classes")
     for kind, c in data["classes"].items():
-        lines.append(f"  {kind}: {c['bytes']} bytes, {c['chars']} chars in {c['entries']} entries; {c['source']} (x{c['times_repeated']} of the source)")
+        lines.append(
+            f"  {kind}: {c['bytes']} bytes, {c['chars']} chars in {c['entries']} entries; {c['source']} (x{c['times_repeated']} of the source)"
+        )
     meta = data["meta"]
     lines.append("")
-    lines.append(f"envelock {meta['envelock']} impl={meta['impl']}, Python {meta['python']}, markupsafe {meta['markupsafe']}, {meta['platform']}, {meta['cpus']} CPUs ({meta['date']})")
+    lines.append(
+        f"envelock {meta['envelock']} impl={meta['impl']}, Python {meta['python']}, markupsafe {meta['markupsafe']}, {meta['platform']}, {meta['cpus']} CPUs ({meta['date']})"
+    )
     return "\n".join(lines)
 
 
@@ -328,7 +380,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=5, help="timed runs per measurement; the median is reported")
     ap.add_argument("--only", default="", help=f"comma-separated classes of {','.join(CLASSES)}")
     ap.add_argument("--no-timing", action="store_true", help="sizes and tokens only")
-    ap.add_argument("--tokenizer-python", default="", help="an interpreter (another venv) with tiktoken/tokenizers to count tokens in")
+    ap.add_argument(
+        "--tokenizer-python", default="", help="an interpreter (another venv) with tiktoken/tokenizers to count tokens in"
+    )
     ap.add_argument("--out", type=Path, default=HERE / "results")
     args = ap.parse_args(argv)
     t0 = time.time()

@@ -66,14 +66,23 @@ def _tiktoken(name: str) -> tuple[Callable[[str], int], dict[str, Any]]:
         ctor = getattr(openai_public, name)
         load = openai_public.load_tiktoken_bpe
         try:
-            openai_public.load_tiktoken_bpe = lambda _url, expected_hash=None, p=path: load_tiktoken_bpe(p, expected_hash=expected_hash)
+            openai_public.load_tiktoken_bpe = lambda _url, expected_hash=None, p=path: load_tiktoken_bpe(
+                p, expected_hash=expected_hash
+            )
             params = ctor()
         finally:
             openai_public.load_tiktoken_bpe = load
         enc = tiktoken.Encoding(**params)
-        info = {"package": f"tiktoken {tiktoken.__version__}", "vocabulary": path, "sha256": TIKTOKEN_SHA256[name], "n_vocab": enc.n_vocab}
+        info = {
+            "package": f"tiktoken {tiktoken.__version__}",
+            "vocabulary": path,
+            "sha256": TIKTOKEN_SHA256[name],
+            "n_vocab": enc.n_vocab,
+        }
         return (lambda text, enc=enc: len(enc.encode_ordinary(text))), info
-    raise LookupError(f"no {name}.tiktoken with the published SHA-256 in {_tiktoken_dirs()} (tiktoken.get_encoding would download it)")
+    raise LookupError(
+        f"no {name}.tiktoken with the published SHA-256 in {_tiktoken_dirs()} (tiktoken.get_encoding would download it)"
+    )
 
 
 def _claude_legacy() -> tuple[Callable[[str], int], dict[str, Any]]:

@@ -411,12 +411,12 @@ def _bounded(raw: str) -> str:
     """A window its bound cut off, decoded, then read on as padding (``_UNREAD``). The bound may cut an
     escape (``&#92;u0063`` as ``&#``): from the last escape or reference that may be unfinished, the
     window's end is dropped, for the padding to stand for it too."""
-    tail = max(raw.rfind(c, max(0, len(raw) - _LAYERED_MAX)) for c in _CUT_AT)
+    tail = max(raw.rfind(c, max(0, len(raw) - _LAYERED_MAX)) for c in _ESCAPE_STARTS)
     return _decode_escapes(raw if tail < 0 else raw[:tail]) + _UNREAD
 
 
 #: The characters an escape or a reference starts with.
-_CUT_AT = (*_INTRODUCERS, "&")
+_ESCAPE_STARTS = (*_INTRODUCERS, "&")
 
 
 def _window_ends(found: list[tuple[int, bool, bool]], n: int) -> list[int]:
