@@ -146,6 +146,21 @@ def real_text(results: Mapping[str, Any]) -> str:
     return "\n" + "\n".join(lines) + "\n\n"
 
 
+def verify_floor(results: Mapping[str, Any]) -> str:
+    """The range of verify's lxml floor (1 + lxml's parse alone / compose) per level, from
+    ``benchmarks/hotspots.py``."""
+    floors: dict[str, list[float]] = {}
+    for r in results["rows"]:
+        if "floor" in r:
+            floors.setdefault(r["level"], []).append(r["floor"])
+    parts = [f"`{lv}` {min(v):.2f}–{max(v):.2f}x" for lv, v in floors.items()]
+    return (
+        f"lxml's parse on top of one reading of the body (about what compose costs) puts verify's floor at "
+        f"{', '.join(parts)} compose on these texts while it reads with lxml "
+        "(`benchmarks/results/hotspots.json`, written here by `scripts/readme_figures.py`)."
+    )
+
+
 #: The README's spotlighting table: (row label, mode in the results), and its columns (text classes).
 SPOTLIGHT_ROWS = (
     ("`datamark`", "datamark"),
@@ -292,6 +307,7 @@ def figures(root: Path = ROOT) -> dict[str, Callable[[], str]]:
         "corpus-payloads": lambda: f"{corpus_counts(root)[0]} in all",
         "speed": lambda: speed(results("latest.json")),
         "real-text": lambda: real_text(results("pipeline.json")),
+        "verify-floor": lambda: verify_floor(results("hotspots.json")),
         "spotlight": lambda: spotlight(results("spotlight.json")),
         "stdlib-reserved": lambda: stdlib_reserved(results("benign.json")),
         "growth": lambda: growth(results("levels.json")),
