@@ -34,6 +34,7 @@ __all__ = [
     "opener_reports",
     "openers",
     "openers_many",
+    "openers_with_escapes",
     "read_after",
     "read_bracket",
     "sanitize_events",
@@ -167,6 +168,17 @@ def scheme_starts(
     must decode to to matter), the starts of quiet escapes (a fixed shape that decodes to none of
     them: ``core::escapes::quiet_at``) are left out; with ``copies``, so are those of escapes of a
     fixed shape followed by that many copies of themselves (``core::escapes::repeated_at``)."""
+
+def openers_with_escapes(
+    text: str | Utf8, schemes: list[tuple[str, str, str]], window: int
+) -> list[tuple[int, int, list[int]]] | None:
+    """The windows of the openers of either family (``reader.OPENER_PATTERN``,
+    ``BRACKET_OPENER_PATTERN``) whose reading may pass over an escape: one ``(start, end, starts)``
+    (code points) per distinct window text, in the order of its first opener, ``starts`` being every
+    opener with that window. An opener's window runs from its start to the next opener, or just past
+    the first ASCII closer (``>`` or ``]`` by family), or ``window`` code points, whichever comes
+    first; it counts when a start of one of ``schemes`` (as for :func:`scheme_starts`) lies in it
+    after the opener. ``None`` when a scheme is not ASCII."""
 
 def exact_tokens(text: str | Utf8, reserved: tuple[str, ...]) -> list[tuple[int, int]]:
     """``(start, end)`` (code points) of every exact token of ``text``: ``reader.exact_after`` at each

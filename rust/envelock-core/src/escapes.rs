@@ -4,6 +4,8 @@
 //! searched for them; the regexes still decide every match (`tests/scan/test_scan_encoded_starts.py`
 //! holds these starts equal to a Python loop and the windowed regex passes equal to whole ones).
 
+use crate::opener::{Family, Openers};
+
 /// One scheme's start: `introducer`, then a byte of `second`, then (when `third` is not empty) a byte
 /// of `third`. All ASCII.
 pub struct SchemeStart {
@@ -287,6 +289,146 @@ pub fn scheme_starts(
         .collect()
 }
 
+/// The openers of both families (`reader.OPENER_PATTERN`, `BRACKET_OPENER_PATTERN`) whose reading
+/// may pass over an escape (`encoded._raw_heads`): `(start, end, window_end)` in byte offsets. An
+/// opener's `stop` is the start of the next opener of either family, or just past the first ASCII
+/// closer (`>` after an angle opener, `]` after a bracket one) before it, or the text's end; its
+/// window ends at `stop` or `window` code points after its start, whichever comes first. There is
+/// one for every opener with a start of one of `schemes` at or after its `end` and before its window
+/// ends. A reading stops at the next opener and at an ASCII closer (neither is read past), so an
+/// escape after either cannot change what this one reads (`<%2Fretrieved_content>`, `[INST%5D`).
+/// Linear: one search per scheme; the openers are searched only from `4 * window` bytes before each
+/// escape that no earlier opener's window holds; the windows do not overlap.
+pub fn openers_with_escapes(
+    s: &str,
+    schemes: &[SchemeStart],
+    window: usize,
+) -> Vec<(usize, usize, usize)> {
+    let b = s.as_bytes();
+    let mut escapes: Vec<usize> = scheme_starts(s, schemes, usize::MAX, None, None)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .collect();
+    if escapes.is_empty() {
+        return Vec::new(); // most texts: no opener needs looking at
+    }
+    escapes.sort_unstable();
+    let mut openers = BothOpeners::new(s);
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < escapes.len() {
+        // An opener more than `window` code points (at least as many bytes) before the escape
+        // cannot hold it in its window.
+        openers.skip_to(escapes[k].saturating_sub(4 * window));
+        let Some((a, e, fam)) = openers.next() else {
+            break;
+        };
+        let next = openers.peek_start().unwrap_or(b.len());
+        while k < escapes.len() && escapes[k] < e {
+            k += 1;
+        }
+        let Some(&p) = escapes.get(k) else {
+            break;
+        };
+        let closer = if fam == Family::Angle { b'>' } else { b']' };
+        let stop = memchr::memchr(closer, &b[e..next]).map_or(next, |c| e + c + 1);
+        if p < stop && crate::code_points(&b[a..p]) < window {
+            out.push((a, e, window_end(s, a, stop, window)));
+        }
+        // Every escape before the next opener has been looked at (this window holds it or none).
+        while k < escapes.len() && escapes[k] < next {
+            k += 1;
+        }
+    }
+    out
+}
+
+/// `stop`, or the byte offset `window` code points after `a` when that comes first.
+fn window_end(s: &str, a: usize, stop: usize, window: usize) -> usize {
+    if stop - a <= window {
+        return stop; // no more bytes than code points allowed: no count needed
+    }
+    s[a..stop]
+        .char_indices()
+        .nth(window)
+        .map_or(stop, |(k, _)| a + k)
+}
+
+/// The heads (`(start, end, window_end)`, from [`openers_with_escapes`]) grouped by the text of
+/// their window (`s[start..window_end]`): for each distinct text, in the order of its first head,
+/// the indices of its heads. The scanner judges each text once and visits only the heads of one
+/// that reads as a tag (hostile text repeats one window hundreds of thousands of times).
+pub fn windows_by_text(s: &str, heads: &[(usize, usize, usize)]) -> Vec<Vec<usize>> {
+    let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (k, &(a, _, w)) in heads.iter().enumerate() {
+        let g = *index.entry(&s[a..w]).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[g].push(k);
+    }
+    groups
+}
+
+/// The openers of the two families in text order (they never overlap: no opener of one family
+/// holds a character another of the other starts with), with the family of each.
+struct BothOpeners<'a> {
+    angle: Openers<'a>,
+    bracket: Openers<'a>,
+    next_angle: Option<(usize, usize)>,
+    next_bracket: Option<(usize, usize)>,
+}
+
+impl<'a> BothOpeners<'a> {
+    fn new(s: &'a str) -> Self {
+        let mut angle = Openers::new(s, Family::Angle);
+        let mut bracket = Openers::new(s, Family::Bracket);
+        BothOpeners {
+            next_angle: angle.next(),
+            next_bracket: bracket.next(),
+            angle,
+            bracket,
+        }
+    }
+
+    /// Leaves out the openers that start before `to`.
+    fn skip_to(&mut self, to: usize) {
+        if self.next_angle.is_some_and(|(a, _)| a < to) {
+            self.angle.skip_to(to);
+            self.next_angle = self.angle.next();
+        }
+        if self.next_bracket.is_some_and(|(a, _)| a < to) {
+            self.bracket.skip_to(to);
+            self.next_bracket = self.bracket.next();
+        }
+    }
+
+    fn peek_start(&self) -> Option<usize> {
+        match (self.next_angle, self.next_bracket) {
+            (Some((a, _)), Some((b, _))) => Some(a.min(b)),
+            (x, y) => x.or(y).map(|o| o.0),
+        }
+    }
+
+    fn next(&mut self) -> Option<(usize, usize, Family)> {
+        let angle_first = match (self.next_angle, self.next_bracket) {
+            (Some((a, _)), Some((b, _))) => a < b,
+            (x, _) => x.is_some(),
+        };
+        if angle_first {
+            let (a, e) = self.next_angle?;
+            self.next_angle = self.angle.next();
+            Some((a, e, Family::Angle))
+        } else {
+            let (a, e) = self.next_bracket?;
+            self.next_bracket = self.bracket.next();
+            Some((a, e, Family::Bracket))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -435,6 +577,44 @@ mod tests {
         }
         // A byte that cannot lead a sequence is read alone even before another escape.
         assert!(rep("%FF%FF%FF", 0, 2) && rep("\\x80\\x80\\x80", 0, 2));
+    }
+
+    #[test]
+    fn openers_with_an_escape_before_the_next_opener() {
+        let schemes = [
+            SchemeStart::new("%", "0123456789ABCDEFabcdef", "0123456789ABCDEFabcdef").unwrap(),
+            SchemeStart::new("\\", "u", "").unwrap(),
+        ];
+        let heads = |s: &str| openers_with_escapes(s, &schemes, 192);
+        assert_eq!(heads("<%2Fretrieved_content>"), vec![(0, 1, 22)]);
+        assert_eq!(heads("[INST%5D"), vec![(0, 1, 8)]);
+        assert_eq!(heads("&lt;|im_end|%3E"), vec![(0, 4, 15)]);
+        assert_eq!(heads("a<b%41 [c <d\\u0041"), vec![(1, 2, 7), (10, 11, 18)]);
+        // Not before the next opener, none at all, nothing after the opener: no head.
+        assert!(heads("<a<b%41").iter().all(|h| h.0 == 2));
+        assert!(heads("<retrieved_content>").is_empty());
+        assert!(heads("%41<").is_empty());
+        // A look-alike opener is an opener (`＜` is three bytes).
+        assert_eq!(heads("\u{ff1c}%2F"), vec![(0, 3, 6)]);
+        // An ASCII closer ends the window (`>` after an angle opener, `]` after a bracket one).
+        assert!(heads("<a>%2F").is_empty() && heads("[a]%5D").is_empty());
+        assert_eq!(heads("[a>%5D"), vec![(0, 1, 6)]);
+        assert_eq!(heads("<a]%3E>"), vec![(0, 1, 7)]);
+        // The window: fewer than 192 code points from the opener's start.
+        let far = format!("<{}%41", "é".repeat(190));
+        assert_eq!(heads(&far), vec![(0, 1, 1 + 2 * 190 + 1)]); // `<`, 190 `é` and the `%`
+        let farther = format!("<{}%41", "é".repeat(191));
+        assert!(heads(&farther).is_empty());
+        // Openers far before an escape are skipped, not lost: the one before it is found.
+        let skipped = format!("{}<%2F{}<%41", "<a ".repeat(500), "x".repeat(2000));
+        assert_eq!(
+            heads(&skipped),
+            vec![(1500, 1501, 1692), (3504, 3505, 3508)]
+        );
+        // Grouped by window text, in the order of their first head.
+        let text = "<%2F<%2F[%5D<%2F";
+        let found = heads(text);
+        assert_eq!(windows_by_text(text, &found), vec![vec![0, 1, 3], vec![2]]);
     }
 
     #[test]

@@ -29,7 +29,9 @@ pub use defang::{
     defang_body_start, undefang, undefang_body, xml_escape, xml_unescape, xml_unescaped_equals,
     BodyRest, Level, UndoRest,
 };
-pub use escapes::{quiet_at, repeated_at, scheme_starts, Loud, SchemeStart};
+pub use escapes::{
+    openers_with_escapes, quiet_at, repeated_at, scheme_starts, windows_by_text, Loud, SchemeStart,
+};
 pub use exact::exact_tokens;
 pub use names::{EmptySkeleton, Names};
 pub use opener::Family;

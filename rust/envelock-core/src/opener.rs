@@ -321,6 +321,14 @@ impl<'a> Openers<'a> {
             cand: Candidates::new(s.as_bytes(), fam),
         }
     }
+
+    /// Goes on from byte `to` (when it is ahead): the openers found then are those of the whole
+    /// text that start at or after `to`. An opener is one character, or an `&` and ASCII letters,
+    /// digits, `#` and `;`: none holds a byte after its first where another opener could start, so
+    /// starting inside one finds nothing until its end, as the whole search does.
+    pub fn skip_to(&mut self, to: usize) {
+        self.pos = self.pos.max(to);
+    }
 }
 
 impl Iterator for Openers<'_> {

@@ -1415,6 +1415,53 @@ fn scheme_starts(
     Ok(Some(found))
 }
 
+/// One distinct window after raw openers: its span (its first opener's) and every opener with it.
+type RawWindow = (usize, usize, Vec<usize>);
+
+/// openers_with_escapes(text, schemes, window) -> [(start, end, [starts])] | None: the windows of
+/// the openers of either family whose reading may pass over an escape of one of `schemes`
+/// (`(introducer, second, third)`, as for `scheme_starts`; `core::escapes::openers_with_escapes`),
+/// one per distinct window text (`core::escapes::windows_by_text`), in the order of its first
+/// opener: that window's span and the starts of every opener with that window, in code points;
+/// `None` when a scheme is not ASCII bytes (the caller then runs the reference).
+#[pyfunction]
+fn openers_with_escapes(
+    py: Python<'_>,
+    text: &Bound<'_, PyAny>,
+    schemes: Vec<(String, String, String)>,
+    window: usize,
+) -> PyResult<Option<Vec<RawWindow>>> {
+    let Some(schemes) = schemes
+        .iter()
+        .map(|(i, s2, s3)| core::SchemeStart::new(i, s2, s3))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(None);
+    };
+    let mut keep = None;
+    let s = text_any(text, &mut keep)?;
+    let (heads, groups) = detached(py, s.len(), || {
+        let heads = core::openers_with_escapes(s, &schemes, window);
+        let groups = core::windows_by_text(s, &heads);
+        (heads, groups)
+    });
+    // The heads' offsets increase (a window ends at or before the next opener): one count.
+    let mut cc = core::CpCounter::new(s);
+    let spans: Vec<(usize, usize)> = heads
+        .iter()
+        .map(|&(a, _, w)| (cc.at(a), cc.at(w)))
+        .collect();
+    Ok(Some(
+        groups
+            .into_iter()
+            .map(|g| {
+                let (a, w) = spans[g[0]];
+                (a, w, g.into_iter().map(|k| spans[k].0).collect())
+            })
+            .collect(),
+    ))
+}
+
 /// exact_tokens(text, reserved) -> [(start, end)]: every exact token of `text` (code points;
 /// `core::exact::exact_tokens`, the reader's `exact_after` at each possible start).
 #[pyfunction]
@@ -1540,6 +1587,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(attribute_injections, m)?)?;
     m.add_function(wrap_pyfunction!(ascii_word_starts, m)?)?;
     m.add_function(wrap_pyfunction!(scheme_starts, m)?)?;
+    m.add_function(wrap_pyfunction!(openers_with_escapes, m)?)?;
     m.add_function(wrap_pyfunction!(class_runs, m)?)?;
     m.add_function(wrap_pyfunction!(words_with_runs, m)?)?;
     m.add_function(wrap_pyfunction!(exact_tokens, m)?)?;

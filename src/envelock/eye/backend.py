@@ -473,6 +473,16 @@ def native_scheme_starts(
     return _if_native(lambda: _native.scheme_starts(_readable(text), list(schemes), limit, loud, copies))
 
 
+def native_openers_with_escapes(
+    text: str, schemes: tuple[tuple[str, str, str], ...], window: int
+) -> list[tuple[int, int, list[int]]] | None:
+    """The windows of the openers whose reading may pass over an escape of one of ``schemes``, one
+    ``(start, end, starts)`` per distinct window text (``_native.openers_with_escapes``), or ``None``
+    when the native core is not in use or cannot take ``text`` or the schemes: the caller then runs
+    the reference (``envelock.scan.encoded._raw_windows_reference``)."""
+    return _if_native(lambda: _native.openers_with_escapes(_readable(text), list(schemes), window))
+
+
 def reading_kind_after(text: str, pos: int, reserved: tuple[str, ...], tokens: Tokens | None, names: reader.Names) -> str:
     """The kind of ``reader.read_after(text, pos, names)`` (``names``: ``names_for(reserved, tokens)``),
     read by the native reader when it is in use and there are no team tokens (the native fuzz harness

@@ -129,7 +129,24 @@ _ESC_RE = re.compile(
 _UTF7 = {"ADw": "<", "AD4": ">", "AC8": "/"}
 
 
+#: What each escape text decodes to (``_esc_char``): text with escapes repeats a few (roff's
+#: ``\\fB``, ``\\fP``), and the groups are looked at once per text. Bounded: cleared past
+#: ``_ESC_SEEN_MAX``.
+_ESC_SEEN: dict[str, str] = {}
+_ESC_SEEN_MAX = 1 << 14
+
+
 def _esc_char(m: re.Match[str]) -> str:
+    key = m.group()
+    got = _ESC_SEEN.get(key)
+    if got is None:
+        if len(_ESC_SEEN) >= _ESC_SEEN_MAX:
+            _ESC_SEEN.clear()
+        got = _ESC_SEEN[key] = _esc_char_of(m)
+    return got
+
+
+def _esc_char_of(m: re.Match[str]) -> str:
     if m.group(10):
         return _UTF7[m.group(10)]
     if m.group(11):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import codecs
 import re
 from collections.abc import Callable, Hashable, Iterator
@@ -389,6 +390,7 @@ def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
     ms = list(finder.finditer(text, _loud(_opener_starts(ctx))))
     if ms:  # most texts hold no escape at all
         _scan_escapes(text, ms, ctx, names, out)
+    _scan_raw_openers(text, ctx, names, out)
     cre, labels = _cipher_re(ctx.reserved)
     for m in _cipher_matches(text, cre, ctx):
         key = re.sub(r"[ \t_\-]", "", m.group()).lower()
@@ -512,6 +514,144 @@ def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names
             e = _word_end(text, e, min(n, s + _WINDOW))
             out.append(_Raw(ENCODED_TAG.id, "warning", f"encoded form of {danger!r}", s, e))
     _scan_layered(text, layered, ctx, names, out)
+
+
+#: One distinct window after raw openers: its span (the first opener's) and every opener with it.
+RawWindow = tuple[int, int, list[int]]
+
+
+def _raw_windows(text: str) -> list[RawWindow]:
+    """The windows of the raw openers (either family: ``<``, ``[``, a look-alike, a reference for one)
+    whose reading may pass over an escape, one ``(start, end, starts)`` per distinct window text, in
+    the order of its first opener. An opener's window runs to the next opener, or just past the first
+    ASCII closer after it (``>`` after an angle opener, ``]`` after a bracket one), or ``_WINDOW``
+    characters from its start, whichever comes first; it counts when the start of an escape of any
+    scheme lies in it after the opener. The eye reads past no opener and no ASCII closer (neither is
+    skippable nor a ``_PASS`` look-alike), so an escape after one cannot change the reading. One
+    native pass (``_native.openers_with_escapes``), else :func:`_raw_windows_reference`."""
+    if _SCHEME_STARTS is not None:
+        found = backend.native_openers_with_escapes(text, _SCHEME_STARTS, _WINDOW)
+        if found is not None:
+            return found
+    return _raw_windows_reference(text, _SCHEME_STARTS)
+
+
+def _raw_windows_reference(text: str, schemes: tuple[tuple[str, str, str], ...] | None) -> list[RawWindow]:
+    """The reference of :func:`_raw_windows`: the escapes' starts (``schemes``, or any escape's first
+    character when they could not be read) and the openers' regexes, in Python."""
+    escapes = sorted(m.start() for r in _scheme_start_res(schemes) for m in r.finditer(text))
+    if not escapes:
+        return []
+    openers = sorted((*m.span(), r is OPENER_RE) for r in (OPENER_RE, BRACKET_OPENER_RE) for m in r.finditer(text))
+    windows: dict[str, RawWindow] = {}
+    for i, (a, e, angle) in enumerate(openers):
+        nxt = openers[i + 1][0] if i + 1 < len(openers) else len(text)
+        closer = text.find(">" if angle else "]", e, nxt)
+        end = min(nxt if closer < 0 else closer + 1, a + _WINDOW)
+        k = bisect.bisect_left(escapes, e)
+        if k < len(escapes) and escapes[k] < end:
+            windows.setdefault(text[a:end], (a, end, []))[2].append(a)
+    return list(windows.values())
+
+
+@lru_cache(maxsize=4)
+def _scheme_start_res(schemes: tuple[tuple[str, str, str], ...] | None) -> tuple[re.Pattern[str], ...]:
+    """One regex per scheme whose matches start where it can (its introducer, a lookahead for the
+    next characters: every start, as ``core::escapes::scheme_starts`` finds them)."""
+    if schemes is None:
+        return (re.compile("[" + "".join(map(re.escape, _ESCAPE_STARTS)) + "]"),)
+
+    def one_of(chars: str) -> str:
+        return "[" + "".join(map(re.escape, sorted(chars))) + "]"
+
+    return tuple(re.compile(f"{re.escape(i)}(?={one_of(s2)}{one_of(s3) if s3 else ''})") for i, s2, s3 in schemes)
+
+
+def _scan_raw_openers(text: str, ctx: Context, names: Names, out: list[_Raw]) -> None:
+    """A raw opener whose reading an escape after it completes: ``<%2Fretrieved_content>``,
+    ``[INST%5D``, ``<\\u007cim_end|>``, ``&lt;|im_end|%3E``, ``<retrieved%5Fcontent>`` (red-team
+    finds: the escapes pass starts only at an encoded opener). The window after each such opener, up to
+    the next opener, an ASCII closer or ``_WINDOW`` (:func:`_raw_windows`), is decoded and read; it is
+    reported when the decoded reading is a tag or token and the raw one is not (the tags family
+    reports that one). Linear: the windows do not overlap, and each distinct one is read once."""
+    windows = _raw_windows(text)
+    if not windows:
+        return
+    n = len(text)
+    # Each distinct window (hostile text repeats one hundreds of thousands of times), decoded, with
+    # what it reads as decoded and as it stands; a window its bound may have cut is read on as padding.
+    reads: list[tuple[RawWindow, int, str, str]] = []
+    cut = [(w, _opener_end(text[w[0] : w[1]])) for w in windows]
+    raws = [text[a + e : end] for (a, end, _), e in cut]
+    for ((a, end, starts), e), raw, plain in zip(cut, raws, _decoded_all(raws), strict=True):
+        window = text[a:end]
+        opener = window[:e]
+        if plain == raw:
+            continue  # no escape decoded: the tags family reads this one as it stands
+        # A ``<`` stands for what ended the window (the next opener, or past a closer: the reading
+        # stops there).
+        bounded = len(window) >= _WINDOW
+        reads.append(
+            (
+                (a, end, starts),
+                e,
+                opener + (_bounded(raw) if bounded else plain + "<"),
+                opener + raw + (_UNREAD if bounded else "<"),
+            )
+        )
+    may = _may_read([r[2] for r in reads], ctx)
+    for (_, _, starts), e, decoded, as_is in (r for r, m in zip(reads, may, strict=True) if m):
+        danger = _encoded_danger(decoded, ctx, names)
+        if danger is None or _encoded_danger(as_is, ctx, names) is not None:
+            continue  # the tags family reports one that reads as a tag as it stands
+        # Only the openers of a window that reads as a tag are visited.
+        message = f"encoded form of {danger!r}"
+        out.extend(_Raw(ENCODED_TAG.id, "warning", message, s, _word_end(text, s + e, min(n, s + _WINDOW))) for s in starts)
+
+
+#: What stands between windows decoded in one call (:func:`_decoded_all`): a private-use character,
+#: which no escape, reference or UTF-7 run reads as part of itself.
+_APART = "\ue000"
+
+
+def _decoded_all(raws: list[str]) -> list[str]:
+    """``[_decode_escapes(r) for r in raws]``, in one call over them joined by :data:`_APART` (a call
+    per window costs its rounds' setup each: man pages' ``[\\fB…]`` give a thousand windows per 2 MB).
+    No escape reads across the separator, and a decoding that is done is left as it is by more
+    rounds; a text that holds the separator, or decodes to one, is decoded one window at a time."""
+    if len(raws) < 2 or any(_APART in r for r in raws):
+        return [_decode_escapes(r) for r in raws]
+    parts = _decode_escapes(_APART.join(raws)).split(_APART)
+    return parts if len(parts) == len(raws) else [_decode_escapes(r) for r in raws]
+
+
+def _may_read(texts: list[str], ctx: Context) -> list[bool]:
+    """Which of ``texts`` (each starting with an opener) :func:`_encoded_danger` may find a tag or
+    token in, screened in one native pass over all of them: one whose opener the native reader reads
+    as none (no tag, token, bar or padding) and that starts no exact token cannot (``_hit_after`` of a
+    reading of none is none). All of them without the native core (or with a team's tokens)."""
+    if not texts:
+        return []
+    joined = "".join(texts)
+    found = backend.native_openers(joined, ctx.reserved, ctx.tokens)
+    exact = backend.native_exact_tokens(joined, ctx.reserved, ctx.tokens)
+    if found is None or exact is None:
+        return [True] * len(texts)
+    # Each text ends in an opener (``<``) or in more padding than the eye reads past: no reading at
+    # one text's opener reaches into the next.
+    read = {start for start, *_ in found} | {start for start, _ in exact}
+    out: list[bool] = []
+    at = 0
+    for t in texts:
+        out.append(at in read)
+        at += len(t)
+    return out
+
+
+def _opener_end(window: str) -> int:
+    """Where the opener a raw window starts with ends (every window starts with one)."""
+    m = OPENER_RE.match(window) or BRACKET_OPENER_RE.match(window)
+    return 0 if m is None else m.end()
 
 
 _BLANK_RE = re.compile(r"\s")
