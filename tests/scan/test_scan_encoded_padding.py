@@ -185,7 +185,7 @@ def _aperiodic(unit: str, n: int) -> str:
     return "".join(unit + letters[(k * k + k // 26) % 26] + letters[k % 26] for k in range(n))
 
 
-WORK_SHAPES = ["%26", "%3C%26", "\\74 ", "%3C\\74 ", "%25", "%5C", "%5Cu003c", "&#92;", "%255C"]
+WORK_SHAPES = ["%26", "%3C%26", "\\74 ", "%3C\\74 ", "%25", "%5C", "%5Cu003c", "&#92;", "%255C", "%5Cu003e", "%5Cu003c%5Cu003e"]
 
 
 @pytest.mark.parametrize("unit", WORK_SHAPES)

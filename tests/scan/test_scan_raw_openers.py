@@ -156,8 +156,8 @@ TEXTS = st.lists(PIECES, max_size=24).map("".join)
 
 
 def native_windows(text: str) -> list[encoded.RawWindow]:
-    assert encoded._SCHEME_STARTS is not None
-    got = backend.native_openers_with_escapes(text, encoded._SCHEME_STARTS, encoded._WINDOW)
+    assert encoded._RAW_STARTS is not None
+    got = backend.native_openers_with_escapes(text, encoded._RAW_STARTS, encoded._WINDOW)
     assert got is not None
     return got
 
@@ -168,7 +168,7 @@ def windows(
     """A second reading of the definition, with switches for the broken variants the controls use:
     no bracket openers, windows past closers, no bound, windows cut at a blank (which the eye reads
     past), windows past the next opener."""
-    starts = sorted(m.start() for r in encoded._scheme_start_res(encoded._SCHEME_STARTS) for m in r.finditer(text))
+    starts = sorted(m.start() for r in encoded._scheme_start_res(encoded._RAW_STARTS) for m in r.finditer(text))
     families = (OPENER_RE, BRACKET_OPENER_RE) if brackets else (OPENER_RE,)
     openers = sorted((*m.span(), r is OPENER_RE) for r in families for m in r.finditer(text))
     found: dict[str, encoded.RawWindow] = {}
@@ -186,7 +186,7 @@ def windows(
 @pytest.mark.usefixtures("native")
 @given(TEXTS)
 def test_native_windows_equal_the_reference(text: str) -> None:
-    assert native_windows(text) == encoded._raw_windows_reference(text, encoded._SCHEME_STARTS) == windows(text)
+    assert native_windows(text) == encoded._raw_windows_reference(text, encoded._RAW_STARTS) == windows(text)
 
 
 @pytest.mark.usefixtures("native")
@@ -208,7 +208,7 @@ def test_control_a_broken_definition_differs(text: str, broken: dict[str, bool])
 def test_windows_in_code_points_past_wide_characters_and_grouped_by_text() -> None:
     text = "日本\U0001f600<%2Fx ＜\\u007c <%2Fx "
     want = [(3, 9, [3, 17]), (9, 17, [9])]
-    assert native_windows(text) == encoded._raw_windows_reference(text, encoded._SCHEME_STARTS) == want
+    assert native_windows(text) == encoded._raw_windows_reference(text, encoded._RAW_STARTS) == want
 
 
 # --- the closer cut loses nothing ----------------------------------------------------------------

@@ -15,6 +15,8 @@ from typing import TypeVar
 from ..eye import backend
 from ..eye.reader import (
     BRACKET_OPENER_RE,
+    LBRACKET_CHARS,
+    LT_CHARS,
     MAX_RUN,
     OPENER_RE,
     Names,
@@ -24,7 +26,7 @@ from ..eye.reader import (
     read_bracket,
     visible,
 )
-from . import regex_reach
+from . import context, regex_reach
 from ._base import BLOB_MAX, SNIPPET_MAX, Context, Rule, _decode_escapes, _Raw, ascii_folded, folds_ascii_case
 from .context import is_text
 from .tags import _first_danger, _hit_after, _name_maps
@@ -516,6 +518,12 @@ def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names
     _scan_layered(text, layered, ctx, names, out)
 
 
+#: Where an escape may start for the raw-opener windows: every scheme's start, and a quoted-printable
+#: soft line break (``=`` and a newline), which ``_decode_escapes`` removes and no scheme matches
+#: (``<|im_=\\nend|>`` was no finding: its only escape started no window).
+_RAW_STARTS = None if _SCHEME_STARTS is None else (*_SCHEME_STARTS, ("=", "\r\n", ""))
+
+
 #: One distinct window after raw openers: its span (the first opener's) and every opener with it.
 RawWindow = tuple[int, int, list[int]]
 
@@ -529,11 +537,11 @@ def _raw_windows(text: str) -> list[RawWindow]:
     scheme lies in it after the opener. The eye reads past no opener and no ASCII closer (neither is
     skippable nor a ``_PASS`` look-alike), so an escape after one cannot change the reading. One
     native pass (``_native.openers_with_escapes``), else :func:`_raw_windows_reference`."""
-    if _SCHEME_STARTS is not None:
-        found = backend.native_openers_with_escapes(text, _SCHEME_STARTS, _WINDOW)
+    if _RAW_STARTS is not None:
+        found = backend.native_openers_with_escapes(text, _RAW_STARTS, _WINDOW)
         if found is not None:
             return found
-    return _raw_windows_reference(text, _SCHEME_STARTS)
+    return _raw_windows_reference(text, _RAW_STARTS)
 
 
 def _raw_windows_reference(text: str, schemes: tuple[tuple[str, str, str], ...] | None) -> list[RawWindow]:
@@ -669,13 +677,14 @@ def _word_end(text: str, e: int, lim: int) -> int:
 
 def _scan_layered(text: str, layered: list[int], ctx: Context, names: Names, out: list[_Raw]) -> None:
     """Escapes of an escape's first character (``%5Cu003c``, ``&#37;3C``): a window from each that
-    decodes to an opener (or another start of a tag or token), up to the next such one, decoded in up
-    to three rounds (``_decode_escapes``), is read for a tag or token it starts with. The escapes of
-    other characters do not end a window: ``%5Cu003c%5Cu0072etrieved_content>`` spells the name with
-    them. Linear: each character is decoded in one window at most (the windows do not overlap), and
-    in the first characters of the escapes that start within ``_LAYERED_MAX`` before it, worked out
-    once per distinct text (``tests/scan/test_scan_encoded_padding.py`` counts about one decoded
-    character per character on dense escapes of escapes)."""
+    decodes to an opener (or another start of a tag or token), up to the next one (the next opener,
+    for an opener's), decoded in up to three rounds (``_decode_escapes``), is read for a tag or token
+    it starts with. The escapes of other characters do not end a window:
+    ``%5Cu003c%5Cu0072etrieved_content>`` spells the name with them. Linear: each character is
+    decoded in two windows at most (an opener's and another head's), and in the first characters of
+    the escapes that start within ``_LAYERED_MAX`` before it, worked out once per distinct text
+    (``tests/scan/test_scan_encoded_padding.py`` counts the decoded characters on dense escapes of
+    escapes)."""
     if not layered:
         return
     n = len(text)
@@ -692,21 +701,35 @@ def _scan_layered(text: str, layered: list[int], ctx: Context, names: Names, out
                 first[raw] = c
         return c
 
-    heads = [s for s in layered if first_of(text[s : s + _LAYERED_MAX]) in starts]
-    # By the window's text (_once: the windows do not overlap either).
+    heads = [(s, c) for s in layered if (c := first_of(text[s : s + _LAYERED_MAX])) in starts]
+    # By the window's text (_once).
     read: dict[tuple[str, bool], str | None] = {}
 
     def read_window(window: tuple[str, bool]) -> str | None:
         raw, bounded = window
         return _encoded_danger(_bounded(raw) if bounded else _decode_escapes(raw), ctx, names)
 
-    for k, s in enumerate(heads):
-        cut = heads[k + 1] if k + 1 < len(heads) else n
+    # An opener's window ends at the next opener only: a closer or an ``&`` is read inside it
+    # (``%5Cu003c|im_end|%5Cu003e`` was no finding: its own closer cut it). Any other head's window
+    # ends at the next head. Neither kind's windows overlap each other: each character is read twice
+    # at most.
+    cuts = [n] * len(heads)
+    following = [n, n]  # the next opener head, the next head
+    for k in range(len(heads) - 1, -1, -1):
+        s, c = heads[k]
+        opener = c in _LAYER_OPENERS
+        cuts[k] = following[0] if opener else following[1]
+        following = [s if opener else following[0], s]
+    for (s, _), cut in zip(heads, cuts, strict=True):
         end = min(s + _WINDOW, cut)
         danger = _once(read, (text[s:end], cut > s + _WINDOW), read_window)
         if danger is not None:
             e = _word_end(text, s, end)
             out.append(_Raw(ENCODED_TAG.id, "warning", f"encoded form of {danger!r}", s, e))
+
+
+#: The heads of layered windows that only another of them ends: the openers of both families.
+_LAYER_OPENERS = frozenset(LT_CHARS) | frozenset(LBRACKET_CHARS)
 
 
 @lru_cache(maxsize=16)
@@ -761,7 +784,11 @@ def _encoded_danger(decoded: str, ctx: Context, names: Names) -> str | None:
     bm = BRACKET_OPENER_RE.match(decoded)
     if bm:
         r = read_bracket(decoded, bm.end(), names)
-        if r.kind in ("token", "bar"):
+        # Padding the eye gives up on fails closed, as after an angle opener (``_hit_after``) and as
+        # the tags family reports it in plain text: ``[`` + 33 ``%00`` + ``INST]`` was no finding.
+        if r.kind in ("token", "bar") or (
+            r.kind == "padding" and not context.layout_padding(decoded, bm.end(), r.end, names, bracket=True)
+        ):
             return visible(decoded[: r.end][:SNIPPET_MAX])
     end = exact_after(decoded, 0, names)
     if end >= 0:
