@@ -517,6 +517,9 @@ pub struct Names {
     /// pending state for it), for the angle reading and the bracket reading?
     pub angle_lead_inert: [bool; 128],
     pub bracket_lead_inert: [bool; 128],
+    /// The child of the angle trie's root for each ASCII character (0: none; the root is no
+    /// one's child): the root has too many children for a short scan.
+    pub angle_root: [u32; 128],
 }
 
 /// Undecided by the first character: read on.
@@ -650,12 +653,14 @@ impl Names {
         let mut bracket_first = [FIRST_SLOW; 128];
         let mut angle_lead_inert = [false; 128];
         let mut bracket_lead_inert = [false; 128];
+        let mut angle_root = [0u32; 128];
         for c in 0..128u8 {
             let k = usize::from(c);
             angle_first[k] = first_class(&trie, c, pipes, false);
             bracket_first[k] = first_class(&brackets, c, pipes, true);
             angle_lead_inert[k] = lead_inert(&trie, c);
             bracket_lead_inert[k] = lead_inert(&brackets, c);
+            angle_root[k] = trie.child(0, c as char).unwrap_or(0);
         }
         Ok(Names {
             trie,
@@ -667,6 +672,7 @@ impl Names {
             bracket_first,
             angle_lead_inert,
             bracket_lead_inert,
+            angle_root,
         })
     }
 

@@ -203,6 +203,27 @@ fn step(s: &str, c: Cur) -> (Piece, Cur) {
 /// `closer_after(text, i, end, closers)` with `end` the reader's bound; `closer` a class bit.
 #[inline]
 pub fn closer_after(s: &str, start: Cur, closer: u16) -> Option<Cur> {
+    closer_first(s, start, closer).unwrap_or_else(|| closer_steps(s, start, closer))
+}
+
+/// The first step of [`closer_steps`] when it decides on a plain ASCII character that is
+/// neither skippable nor a slash (after a token's name, mostly a letter); `None`: not decided
+/// here. Sound because that step reads such a character as itself (no reference, one piece)
+/// and returns on it, inside the bound.
+#[inline]
+fn closer_first(s: &str, start: Cur, closer: u16) -> Option<Option<Cur>> {
+    let x = *s.as_bytes().get(start.i)?;
+    let f = chars::Fast::get().ascii_flags(x);
+    if x >= 0x80 || x == b'&' || start.rel >= MAX_LOOKAHEAD || f & (CAN_SKIP | SLASH) != 0 {
+        return None;
+    }
+    Some((f & closer != 0).then_some(Cur {
+        i: start.i + 1,
+        rel: start.rel + 1,
+    }))
+}
+
+fn closer_steps(s: &str, start: Cur, closer: u16) -> Option<Cur> {
     let mut c = start;
     let mut run = 0;
     while before_end(s, c) && run < MAX_RUN {
@@ -869,8 +890,125 @@ fn needs_general(trie: &Trie, st: u32, r: char) -> bool {
 pub fn read_after<'n>(s: &str, pos: usize, names: &'n Names, scratch: &mut Scratch) -> Reading<'n> {
     match fast_read(s, pos, names, false) {
         Ok(r) => r,
-        Err(done) => read_after_slow(s, pos, names, scratch, done),
+        Err(Some(lead)) => match fast_name(s, pos, lead, names, scratch) {
+            Some(r) => r,
+            None => read_after_slow(s, pos, names, scratch, Some(lead)),
+        },
+        Err(None) => read_after_slow(s, pos, names, scratch, None),
     }
+}
+
+/// The name phase of [`read_after_slow`] over plain ASCII, after a lead `fast_read` completed,
+/// with one state: `None` hands over to it (it starts again from `pos`; nothing is kept) at a
+/// bar first, at `&` or beyond ASCII, at a character read past by every reading but not skipped
+/// (`Parts::Empty`), or where a step leaves more than one state. Sound because every step it
+/// takes is that loop's own on the same state: `one_step`'s plain-ASCII branch, else its general
+/// step on one state (a letter stand-in is never ASCII, so `letter_in` makes nothing); the lead
+/// left no pending state, and a plain first piece is read again by that loop.
+fn fast_name<'n>(
+    s: &str,
+    pos: usize,
+    lead: Lead,
+    names: &'n Names,
+    scratch: &mut Scratch,
+) -> Option<Reading<'n>> {
+    let b = s.as_bytes();
+    let fast = chars::Fast::get();
+    let mut c = lead.at;
+    if b.get(c.i)
+        .map_or(true, |&x| x >= 0x80 || fast.ascii_flags(x) & PIPE != 0)
+    {
+        return None;
+    }
+    let trie = &names.trie;
+    let eye = Eye {
+        s,
+        trie,
+        closer: chars::GT,
+        quote: quote_opener(s, pos),
+        name_from: c.i,
+    };
+    let slash = lead.slash;
+    let mut st = 0;
+    let mut run = 0;
+    while before_end(s, c) {
+        let x = b[c.i];
+        if x >= 0x80 || x == b'&' {
+            return None;
+        }
+        c = Cur {
+            i: c.i + 1,
+            rel: c.rel + 1,
+        };
+        if fast.ascii_flags(x) & SKIP != 0 {
+            if trie.is_lettered(st) && !trie.holds(st) {
+                return Some(Reading::NONE);
+            }
+            run += 1;
+            if run >= MAX_RUN {
+                return Some(Reading::padding(slash, c));
+            }
+            continue;
+        }
+        let r = fast.ascii_single(x);
+        let colon = if r != 0 && !needs_general(trie, st, r as char) {
+            let k = if st == 0 {
+                Some(names.angle_root[usize::from(r)]).filter(|&k| k != 0)
+            } else {
+                trie.child(st, r as char)
+            };
+            if let Some(k) = k {
+                if let Some(hit) = eye.accept(k, c, slash) {
+                    return Some(hit);
+                }
+                run = 0;
+                st = k;
+                continue;
+            }
+            r == b':'
+        } else {
+            // Several readings (`l` is also `i`), or a digit that may extend a placeholder.
+            let parts = angle_parts_of(&Piece::one(x as char));
+            if parts.is_empty() {
+                return None;
+            }
+            let advanced = match eye.step_states(&[st], &parts, c, slash, &mut scratch.new) {
+                Err(hit) => return Some(hit),
+                Ok(adv) => adv,
+            };
+            match scratch.new[..] {
+                [] => {}
+                [k] => {
+                    st = k;
+                    run = parts.run_after(run, advanced);
+                    if run >= MAX_RUN {
+                        return Some(Reading::padding(slash, c));
+                    }
+                    continue;
+                }
+                _ => return None,
+            }
+            parts.any_colon_end()
+        };
+        // The name died. A namespace colon: read on from the root.
+        st = 0;
+        run = 0;
+        if colon {
+            continue;
+        }
+        if !keeps_reading(x as char) {
+            return Some(Reading::NONE);
+        }
+        match after_namespace(s, c) {
+            Some(a) => c = a,
+            None => return Some(Reading::NONE),
+        }
+    }
+    Some(if c.i < b.len() {
+        Reading::padding(slash, c)
+    } else {
+        Reading::NONE
+    })
 }
 
 /// The start of the name phase: the piece that ended the lead (decoded, or plain ASCII to be
@@ -1249,4 +1387,240 @@ fn exact_after_at(s: &str, i: usize, names: &Names) -> Option<usize> {
             r.first() == tail.first() && tail.starts_with(r)
         })
         .map(|r| j + r.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A name phase after a lead `fast_read` completed: `None` hands over to the general reader.
+    type NamePhase = for<'n> fn(&str, usize, Lead, &'n Names, &mut Scratch) -> Option<Reading<'n>>;
+
+    /// The angle reading at `pos` with `fast` as the name phase (as `read_after` composes it).
+    fn read_with<'n>(
+        fast: NamePhase,
+        s: &str,
+        pos: usize,
+        names: &'n Names,
+        sc: &mut Scratch,
+    ) -> (Reading<'n>, bool) {
+        match fast_read(s, pos, names, false) {
+            Ok(r) => (r, false),
+            Err(Some(lead)) => match fast(s, pos, lead, names, sc) {
+                Some(r) => (r, true),
+                None => (read_after_slow(s, pos, names, sc, Some(lead)), false),
+            },
+            Err(None) => (read_after_slow(s, pos, names, sc, None), false),
+        }
+    }
+
+    /// Pieces that steer the name phase into each of its branches: names and their prefixes (`s`
+    /// and `co` are tokens), several readings (`l`, `i`, `1`, `m`), digits of a placeholder
+    /// (`special_1`), namespaces (`dsml:`, `a:`), skipped characters, bars, closers, references,
+    /// look-alikes, letter stand-ins, guillemets, another opener.
+    const FRAGMENTS: [&str; 32] = [
+        "s",
+        "sys",
+        "system",
+        "co",
+        "code",
+        "im_end",
+        "retrieved_content",
+        "retr1eved",
+        "l",
+        "i",
+        "1",
+        "m",
+        "special_1",
+        "0",
+        ":",
+        "dsml:",
+        "a:",
+        "x",
+        " ",
+        "\u{200b}",
+        "/",
+        "!",
+        ">",
+        "|",
+        "&lt;",
+        "&amp;",
+        "\u{435}",
+        "\u{416}",
+        "\u{ab}",
+        "\u{bb}",
+        "<",
+        "-",
+    ];
+
+    /// Every text of up to three fragments read at every position, and long texts drawn from
+    /// them (past the run and lookahead bounds): the first text whose reading by `fast` is not
+    /// the general reader's (from the opener, without `fast_read`), with the number of readings
+    /// `fast` decided of each kind.
+    fn first_disagreement(fast: NamePhase) -> (Option<String>, [usize; 5]) {
+        let mut texts = vec![String::new()];
+        for _ in 0..3 {
+            let more: Vec<String> = texts
+                .iter()
+                .flat_map(|t| FRAGMENTS.iter().map(move |f| format!("{t}{f}")))
+                .collect();
+            texts.extend(more);
+        }
+        // Long texts from every fragment, from the plain ASCII ones, and from those with many
+        // skipped characters and namespaces (readings that go on to the bounds).
+        let ascii: Vec<&str> = FRAGMENTS
+            .into_iter()
+            .filter(|f| f.bytes().all(|c| c < 0x80 && c != b'&'))
+            .collect();
+        let long_runs = ["a:", " ", "  ", "-", "\\", "_", "x:", "l", "1", "sy"];
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for k in 0..6000 {
+            let palette = [&FRAGMENTS[..], &ascii, &long_runs][k % 3];
+            let mut t = String::new();
+            while t.len() < 400 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                t.push_str(palette[(x >> 32) as usize % palette.len()]);
+            }
+            texts.push(t);
+        }
+        // At the bounds exactly: a run of skipped characters after a name that is no token, and
+        // namespaces up to the lookahead after leads of every length.
+        for k in 28..36 {
+            texts.push(format!("sy{}", " ".repeat(k)));
+            texts.push(format!("{}{}", " ".repeat(k - 28), "a:".repeat(k * 4)));
+        }
+        let all = [
+            Names::default_names(),
+            Names::new(&["memory", "retrieved_content"], true, false).unwrap(),
+            Names::new(&["system"], false, true).unwrap(),
+        ];
+        let mut sc = Scratch::default();
+        let mut decided = [0usize; 5];
+        for names in &all {
+            for t in &texts {
+                let s = format!("<{t}");
+                for pos in (1..=s.len()).filter(|&p| s.is_char_boundary(p)) {
+                    let (got, by_fast) = read_with(fast, &s, pos, names, &mut sc);
+                    if got != read_after_slow(&s, pos, names, &mut sc, None) {
+                        return (Some(format!("{s:?} at {pos}")), decided);
+                    }
+                    if by_fast {
+                        decided[got.kind as usize] += 1;
+                    }
+                }
+            }
+        }
+        (None, decided)
+    }
+
+    #[test]
+    fn the_ascii_name_phase_reads_as_the_general_reader() {
+        let (bad, decided) = first_disagreement(fast_name);
+        assert_eq!(bad, None);
+        // It decides readings of every kind but a bar (it hands a bar over), or it tests nothing.
+        let [none, reserved, token, bar, padding] = decided;
+        assert!(
+            none > 1_000_000 && reserved > 10_000 && token > 10_000 && padding > 10_000,
+            "{decided:?}"
+        );
+        assert_eq!(bar, 0);
+    }
+
+    /// Control: deciding "none" where it should hand over.
+    fn decides_for_the_general_reader<'n>(
+        s: &str,
+        pos: usize,
+        lead: Lead,
+        names: &'n Names,
+        sc: &mut Scratch,
+    ) -> Option<Reading<'n>> {
+        fast_name(s, pos, lead, names, sc).or(Some(Reading::NONE))
+    }
+
+    /// Control: the lookahead counted from the name rather than from the opener.
+    fn bound_from_the_name<'n>(
+        s: &str,
+        pos: usize,
+        lead: Lead,
+        names: &'n Names,
+        sc: &mut Scratch,
+    ) -> Option<Reading<'n>> {
+        let at = Cur { rel: 0, ..lead.at };
+        let r = fast_name(s, pos, Lead { at, ..lead }, names, sc)?;
+        Some(Reading {
+            end_rel: r.end_rel + lead.at.rel,
+            ..r
+        })
+    }
+
+    /// The first `(text, start, rel)` where `first` decides otherwise than [`closer_steps`]: every
+    /// text of up to four pieces, from every position, near and at the lookahead bound; with the
+    /// number of answers `first` gave.
+    fn closer_disagreement(
+        first: fn(&str, Cur, u16) -> Option<Option<Cur>>,
+    ) -> (Option<String>, usize) {
+        let pieces = [
+            "x", ">", "]", "/", " ", "&gt;", "\u{200b}", "\u{ff1e}", "&", "\u{e9}",
+        ];
+        let mut texts = vec![String::new()];
+        for _ in 0..4 {
+            let more: Vec<String> = texts
+                .iter()
+                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            texts.extend(more);
+        }
+        let mut answered = 0;
+        for t in &texts {
+            for i in (0..=t.len()).filter(|&i| t.is_char_boundary(i)) {
+                for rel in [0, MAX_LOOKAHEAD - 1, MAX_LOOKAHEAD] {
+                    for closer in [chars::GT, chars::RBRACKET] {
+                        let c = Cur { i, rel };
+                        let want = closer_steps(t, c, closer);
+                        let got = first(t, c, closer);
+                        if got.is_some_and(|g| g != want) {
+                            return (Some(format!("{t:?} at {i}, {rel}")), answered);
+                        }
+                        answered += usize::from(got.is_some());
+                    }
+                }
+            }
+        }
+        (None, answered)
+    }
+
+    #[test]
+    fn the_closer_s_first_step_decides_as_its_loop() {
+        let (bad, answered) = closer_disagreement(closer_first);
+        assert_eq!(bad, None);
+        assert!(answered > 10_000, "{answered}");
+    }
+
+    #[test]
+    fn control_a_first_step_past_the_bound_or_at_a_slash_is_caught() {
+        let past_the_bound: fn(&str, Cur, u16) -> Option<Option<Cur>> = |s, c, closer| {
+            closer_first(s, Cur { rel: 0, ..c }, closer).map(|r| {
+                r.map(|e| Cur {
+                    rel: e.rel + c.rel,
+                    ..e
+                })
+            })
+        };
+        assert!(closer_disagreement(past_the_bound).0.is_some());
+        let at_a_slash: fn(&str, Cur, u16) -> Option<Option<Cur>> = |s, c, closer| {
+            closer_first(s, c, closer)
+                .or_else(|| (s.as_bytes().get(c.i) == Some(&b'/')).then_some(None))
+        };
+        assert!(closer_disagreement(at_a_slash).0.is_some());
+    }
+
+    #[test]
+    fn control_broken_name_phases_are_caught() {
+        assert!(first_disagreement(decides_for_the_general_reader)
+            .0
+            .is_some());
+        assert!(first_disagreement(bound_from_the_name).0.is_some());
+    }
 }
