@@ -304,6 +304,17 @@ def native_openers(text: str, reserved: tuple[str, ...], tokens: Tokens | None =
         return None
 
 
+def native_openers_many(
+    texts: list[str], reserved: tuple[str, ...], tokens: Tokens | None = None
+) -> list[list[NativeOpener]] | None:
+    """:func:`native_openers` of each of ``texts`` read on its own, in one native call
+    (``_native.openers_many``), or ``None`` when the native core is not in use or cannot take one of
+    them (or ``tokens``): the caller then reads each with the Python reader."""
+    if tokens is not None:
+        return None
+    return _if_native(lambda: _native.openers_many(texts, reserved))
+
+
 @lru_cache(maxsize=2)
 def _openers(text: str, reserved: tuple[str, ...]) -> list[NativeOpener]:
     # Cached: verify and the scanner ask twice for the same text (one family each).
