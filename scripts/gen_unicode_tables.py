@@ -146,8 +146,10 @@ RULES = {
     # reader's stand-in rule). What may stand in: a visible character read past (no blank, nothing
     # invisible, no mark that sits on the letter before).
     "stand_ins": (
-        "every non-ASCII code point of SKIP_RANGES except Python's whitespace, Default_Ignorable_Code_Point"
-        " and categories Zs Zl Zp Cc Cf Cs Mn"
+        "every non-ASCII code point of SKIP_RANGES, and every non-ASCII structural look-alike but a '<' one"
+        " that is no letter or number (closers, slashes, bars, brackets, '!'/'?', quotes: an angle reading"
+        " reads past them too), except Python's whitespace, Default_Ignorable_Code_Point and categories"
+        " Zs Zl Zp Cc Cf Cs Mn"
     ),
     # Fail closed on letters the eye has no fitting reading for (the reader's letter stand-in rule,
     # reader.is_letter_stand_in, from ALNUM_RANGES and the opener sets; no table of its own): inside a
@@ -597,12 +599,14 @@ def skip_set(t: Tables, structural: set[int], readings: dict[int, list[str]]) ->
     return skip, out
 
 
-def stand_ins(t: Tables, eye_skip: set[int], space: set[int]) -> list[int]:
-    """The ``stand_ins`` rule: what may stand for one letter of a reserved envelope name."""
+def stand_ins(t: Tables, eye_skip: set[int], space: set[int], passed: set[int]) -> list[int]:
+    """The ``stand_ins`` rule: what may stand for one letter of a reserved envelope name. ``passed``:
+    the structural look-alikes an angle reading also reads past (``reader._PASS``)."""
     refused = {"Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Mn"}
+    symbols = {cp for cp in passed if ud.category(chr(cp))[0] not in "LN"}
     return sorted(
         cp
-        for cp in eye_skip
+        for cp in eye_skip | symbols
         if cp > 0x7F and cp not in space and cp not in t.ign_set and ud.category(chr(cp)) not in refused
     )
 
@@ -732,7 +736,9 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
     # Python's str.isspace: bidirectional class WS, B or S, or category Zs.
     space = [cp for cp, c in cats.items() if c == "Zs" or ud.bidirectional(chr(cp)) in ("WS", "B", "S")]
     blank = t.blanks(space, eye_skip)
-    stand_in = stand_ins(t, eye_skip, set(space))
+    # Read past inside an angle reading (reader._PASS): every non-ASCII structural look-alike but a '<' one.
+    passed = {cp for cps in (gt, slash, bar, lbr, rbr, bang, quote) for cp in cps if cp > 0x7F} - set(lt)
+    stand_in = stand_ins(t, eye_skip, set(space), passed)
     if set(blank) & set(t.interleave_letters()):
         raise SystemExit("a blank is also an interleave letter")
 
@@ -933,7 +939,7 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         "BLANK": blank,
         "STAND_IN": stand_in,
     }
-    rust = rust_module(t, sets_rs, eye_readings, cats_rs, bang, eye_skip, refs)
+    rust = rust_module(t, sets_rs, eye_readings, cats_rs, bang, quote, eye_skip, refs)
     return {OUT: python, RUST_OUT: rust}
 
 
@@ -1027,6 +1033,7 @@ def rust_module(
     readings: dict[int, list[str]],
     cats: dict[str, list[int]],
     bang: list[int],
+    quote: list[int],
     eye_skip: set[int],
     refs: dict[str, tuple[list[tuple[str, bool, tuple[str, ...]]], list[int]]],
 ) -> str:
@@ -1069,6 +1076,7 @@ def rust_module(
         out += _rs_cps(k, f"{base!r} and its look-alikes (unicode_tables.{k}_LOOKALIKES), sorted.", [ord(base), *cps])
     seps = map(ord, modeleye._SEPARATORS)
     out += _rs_cps("BANG", "'!', '?' and their look-alikes (unicode_tables.BANG_CHARACTERS), sorted.", bang)
+    out += _rs_cps("QUOTE", "The quote look-alikes (unicode_tables.QUOTE_LOOKALIKES), sorted.", quote)
     out += _rs_cps("SEPARATORS", "Name separators a namespace prefix may hold (modeleye._SEPARATORS).", seps)
     keys = sorted(readings)
     out += [

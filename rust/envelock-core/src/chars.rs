@@ -27,15 +27,16 @@ pub const EITHER: u16 = 1 << 13;
 /// May the character stand for one letter of a reserved envelope name (`reader.is_stand_in`,
 /// `tables::STAND_IN_RANGES`)?
 pub const STAND_IN: u16 = 1 << 14;
-/// A non-ASCII structural look-alike other than a `<` look-alike (`reader._PASS`): an angle
-/// reading also reads past it (both readings; not a bar in the lead).
+/// A non-ASCII structural look-alike other than a `<` look-alike, quotes included
+/// (`reader._PASS`): an angle reading also reads past it (both readings; not a bar in the lead).
 pub const PASS: u16 = 1 << 15;
-/// The structural bits a [`PASS`] character has one of.
+/// The structural bits a [`PASS`] character has one of (or it is a quote look-alike, which has no
+/// bit of its own: `tables::QUOTE`).
 const PASS_ROLES: u16 = GT | SLASH | PIPE | LBRACKET | RBRACKET | BANG;
 
 /// [`PASS`] from the other bits of a code point.
 fn with_pass(cp: u32, f: u16) -> u16 {
-    if cp >= 0x80 && f & PASS_ROLES != 0 && f & LT == 0 {
+    if cp >= 0x80 && (f & PASS_ROLES != 0 || in_set(t::QUOTE, cp)) && f & LT == 0 {
         f | PASS
     } else {
         f

@@ -95,28 +95,34 @@ fn parts_of(piece: &Piece) -> Parts {
             CharReadings::Table(rs) if rs.iter().all(|r| r.is_empty()) => Parts::Empty,
             r => Parts::One(r),
         },
-        many => {
-            // Every combination of the readings of the first four characters, sorted, the first 16.
-            let mut combos: Vec<String> = vec![String::new()];
-            for c in many.iter().take(4) {
-                let rs = chars::readings(*c).to_vec();
-                let mut next = Vec::with_capacity(combos.len() * rs.len());
-                for a in &combos {
-                    for r in &rs {
-                        next.push(format!("{a}{r}"));
-                    }
-                }
-                combos = next;
-            }
-            combos.sort();
-            combos.dedup();
-            combos.truncate(16);
-            if combos.iter().all(String::is_empty) {
-                Parts::Empty
-            } else {
-                Parts::Many(combos)
+        many => combos_of(many, false),
+    }
+}
+
+/// Every combination of the readings of the first four characters of `many`, sorted, the first
+/// 16; with `pass`, a [`PASS`] character also reads as nothing (`_angle_parts`).
+fn combos_of(many: &[char], pass: bool) -> Parts {
+    let mut combos: Vec<String> = vec![String::new()];
+    for c in many.iter().take(4) {
+        let mut rs = chars::readings(*c).to_vec();
+        if pass && chars::has(*c, PASS) && !rs.iter().any(|r| r.is_empty()) {
+            rs.push(String::new());
+        }
+        let mut next = Vec::with_capacity(combos.len() * rs.len());
+        for a in &combos {
+            for r in &rs {
+                next.push(format!("{a}{r}"));
             }
         }
+        combos = next;
+    }
+    combos.sort();
+    combos.dedup();
+    combos.truncate(16);
+    if combos.iter().all(String::is_empty) {
+        Parts::Empty
+    } else {
+        Parts::Many(combos)
     }
 }
 
@@ -131,6 +137,10 @@ fn angle_parts_of(piece: &Piece) -> Parts {
                 v.push(String::new());
             }
             Parts::Many(v)
+        }
+        // A reference for several code points (`&nGt;` is U+226B U+20D2) reads as they read.
+        many if many.len() > 1 && many.iter().take(4).any(|c| chars::has(*c, PASS)) => {
+            combos_of(many, true)
         }
         _ => parts_of(piece),
     }
@@ -1177,6 +1187,13 @@ fn read_after_slow<'n>(
             Err(hit) => return hit,
             Ok(made) => advanced |= made,
         }
+        // A stand-in with readings of its own (a PASS look-alike: `</retrieved_c\u{2019}ntent>`)
+        // may stand for a letter too, as one that reads as nothing (`_stand_in` after `_letter_in`).
+        let before = new.len();
+        if let Some(hit) = eye.stand_in(states, &piece, c, slash, new) {
+            return hit;
+        }
+        advanced |= new.len() > before;
         if !new.is_empty() {
             std::mem::swap(states, new);
             run = parts.run_after(run, advanced);

@@ -79,6 +79,7 @@ from .unicode_tables import (
     LT_REFERENCES,
     PIPE_LOOKALIKES,
     QUOTATION_ANGLES,
+    QUOTE_LOOKALIKES,
     RBRACKET_LOOKALIKES,
     READINGS,
     SKIP_RANGES,
@@ -116,13 +117,16 @@ _OPENER_CHARS = frozenset(LT_CHARS + LBRACKET_CHARS)
 #: ``<!name`` and ``<?name`` read as tags too (declarations, processing instructions).
 _BANG = frozenset(chr(c) for c in BANG_CHARACTERS)
 #: Non-ASCII structural look-alikes that an angle reading also reads past (both readings): a
-#: character drawn as a bracket, a bar, a closer, a slash or ``!``/``?`` between the letters of a
-#: name stands for the separator it looks like (``</retrieved\ufe31content>``, ``</retrieved\u300ccontent>``),
-#: as it did while it had no role. Not the ``<`` look-alikes (each starts a reading of its own, and
-#: a reading ends at the next one: the work per opener stays bounded by the text up to it); in the
-#: lead, not the bars (a bar right after the opener is a token).
+#: character drawn as a bracket, a bar, a closer, a slash, ``!``/``?`` or a quote between the letters
+#: of a name stands for the separator it looks like (``</retrieved\ufe31content>``,
+#: ``</retrieved\u300ccontent>``, ``</retrieved\u2019content>``), as it did while it had no role. The
+#: quotes were left out until stop 42 (a red-team find: ``</retrieved\u2019content>``,
+#: ``<\u201c|im_end|>`` and ``<start_of\u2019turn>`` were left as they are). Not the ``<`` look-alikes
+#: (each starts a reading of its own, and a reading ends at the next one: the work per opener stays
+#: bounded by the text up to it); in the lead, not the bars (a bar right after the opener is a token).
+_QUOTES = "".join(chr(c) for c in QUOTE_LOOKALIKES)
 _PASS = frozenset(
-    c for c in GT_CHARS + SLASH_CHARS + PIPE_CHARS + LBRACKET_CHARS + RBRACKET_CHARS + "".join(_BANG) if c >= "\x80"
+    c for c in GT_CHARS + SLASH_CHARS + PIPE_CHARS + LBRACKET_CHARS + RBRACKET_CHARS + "".join(_BANG) + _QUOTES if c >= "\x80"
 ) - frozenset(LT_CHARS)
 #: The separators of a name (also in the generated skip set); ``_after_namespace`` reads past them.
 _SEPARATORS = frozenset("_-.\\")
@@ -707,9 +711,18 @@ def _lead_piece(piece: str, bang: bool) -> bool:
 
 def _angle_parts(piece: str) -> tuple[str, ...]:
     """The readings of a piece in an angle reading: a ``_PASS`` character also reads as nothing
-    (``""`` after its own readings)."""
+    (``""`` after its own readings), also inside a reference for several code points (``&nGt;`` is
+    U+226B U+20D2: read as the two characters are; it ended the reading until stop 42)."""
+    if len(piece) > 1 and any(c in _PASS for c in piece[:4]):
+        combos = {"".join(p) for p in product(*(_pass_readings(c) for c in piece[:4]))}
+        return tuple(sorted(combos))[:16]
     parts = _piece_readings(piece) if piece else ("",)
     return (*parts, "") if len(piece) == 1 and piece in _PASS and "" not in parts else parts
+
+
+def _pass_readings(c: str) -> tuple[str, ...]:
+    rs = readings(c)
+    return (*rs, "") if c in _PASS and "" not in rs else rs
 
 
 def _lead(
@@ -852,6 +865,14 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
                 return hit
             if lettered:
                 new = {**new, **lettered}
+                advanced = True
+            # A stand-in with readings of its own (a structural look-alike read past, ``_PASS``:
+            # ``</retrieved_c\u2019ntent>``) may stand for a letter too, as one that reads as nothing.
+            hit, stood = _stand_in(states, piece, i, accept, stand)
+            if hit is not None:
+                return hit
+            if stood:
+                new = {**new, **stood}
                 advanced = True
             if new:
                 states = new
