@@ -10,10 +10,9 @@ readings that end a character late, and one that reads none where there is a tag
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
-from helpers.data import NATIVE_HOW, skip_unless_required
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,15 +20,6 @@ from envelock.eye import backend
 from envelock.eye.reader import Reading, names_for
 from envelock.eye.tokens import RESERVED_NAMES
 from envelock.scan import _base, encoded
-
-
-@pytest.fixture
-def native() -> Iterator[None]:
-    if "native" not in backend.IMPLEMENTATIONS:
-        skip_unless_required(f"needs envelock._native ({NATIVE_HOW})", "ENVELOCK_REQUIRE_NATIVE")
-    with backend.use("native"):
-        yield
-
 
 CTX = _base.Context(RESERVED_NAMES)
 NAMES = names_for(CTX.reserved, CTX.tokens)

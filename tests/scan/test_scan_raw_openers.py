@@ -16,10 +16,9 @@ are the angle family only, and windows that run past the next opener (decoded wo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
-from helpers.data import NATIVE_HOW, skip_unless_required
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -138,14 +137,6 @@ def test_control_heads_of_the_angle_family_only_miss_the_brackets(monkeypatch: p
 
 
 # --- the heads: one native pass, held equal to the reference ---------------------------------------
-
-
-@pytest.fixture
-def native() -> Iterator[None]:
-    if "native" not in backend.IMPLEMENTATIONS:
-        skip_unless_required(f"needs envelock._native ({NATIVE_HOW})", "ENVELOCK_REQUIRE_NATIVE")
-    with backend.use("native"):
-        yield
 
 
 PIECES = st.sampled_from(

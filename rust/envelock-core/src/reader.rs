@@ -1410,6 +1410,19 @@ fn exact_after_at(s: &str, i: usize, names: &Names) -> Option<usize> {
 mod tests {
     use super::*;
 
+    /// Every concatenation of up to `most` of `pieces` (the empty text first).
+    fn concatenations(pieces: &[&str], most: usize) -> Vec<String> {
+        let mut texts = vec![String::new()];
+        for _ in 0..most {
+            let more: Vec<String> = texts
+                .iter()
+                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+                .collect();
+            texts.extend(more);
+        }
+        texts
+    }
+
     /// A name phase after a lead `fast_read` completed: `None` hands over to the general reader.
     type NamePhase = for<'n> fn(&str, usize, Lead, &'n Names, &mut Scratch) -> Option<Reading<'n>>;
 
@@ -1475,14 +1488,7 @@ mod tests {
     /// the general reader's (from the opener, without `fast_read`), with the number of readings
     /// `fast` decided of each kind.
     fn first_disagreement(fast: NamePhase) -> (Option<String>, [usize; 5]) {
-        let mut texts = vec![String::new()];
-        for _ in 0..3 {
-            let more: Vec<String> = texts
-                .iter()
-                .flat_map(|t| FRAGMENTS.iter().map(move |f| format!("{t}{f}")))
-                .collect();
-            texts.extend(more);
-        }
+        let mut texts = concatenations(&FRAGMENTS, 3);
         // Long texts from every fragment, from the plain ASCII ones, and from those with many
         // skipped characters and namespaces (readings that go on to the bounds).
         let ascii: Vec<&str> = FRAGMENTS
@@ -1581,14 +1587,7 @@ mod tests {
         let pieces = [
             "x", ">", "]", "/", " ", "&gt;", "\u{200b}", "\u{ff1e}", "&", "\u{e9}",
         ];
-        let mut texts = vec![String::new()];
-        for _ in 0..4 {
-            let more: Vec<String> = texts
-                .iter()
-                .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
-                .collect();
-            texts.extend(more);
-        }
+        let texts = concatenations(&pieces, 4);
         let mut answered = 0;
         for t in &texts {
             for i in (0..=t.len()).filter(|&i| t.is_char_boundary(i)) {
