@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from envelock import PrefaceEntry
+from envelock.envelope.invisible import handle_invisible
 
 FRAGMENTS = [
     "<", "</", "<\\", "\\", "/", ">", "&lt;", "&#60;", "&#x3c;", "&lt", "&amp;lt;", "&#47;", "&sol;",
@@ -45,7 +46,10 @@ fetched = st.one_of(
     st.sampled_from(["2026-11-29T21:29:03Z", "2026-11-29T21:29:03.000001+01:00", "1999-01-01T00:00:00-12:00"]),
 )
 
+#: A source the composer takes: something is left once invisible characters are stripped.
+sources = attr_text.filter(lambda s: bool(handle_invisible(s, "strip", index=0, field="source")[0]))
+
 entries = st.lists(
-    st.builds(PrefaceEntry, source=attr_text.filter(bool), origin=attr_text, body=any_text, fetched_at=fetched),
+    st.builds(PrefaceEntry, source=sources, origin=attr_text, body=any_text, fetched_at=fetched),
     max_size=4,
 )

@@ -16,6 +16,7 @@ from ..envelope.nesting import NestingPolicy
 from ..errors import InvalidEntry, NestingError
 from ..eye.escape import Level
 from ..eye.load_tokens import Tokens
+from . import strict_json
 from .exits import UsageError
 
 ENTRY_FIELDS = ("source", "origin", "body", "fetched_at")
@@ -28,7 +29,9 @@ def parse_entries(text: str) -> list[Any]:
         return []
     if stripped.startswith("["):
         try:
-            data = json.loads(stripped)
+            data = strict_json.loads(stripped)
+        except strict_json.DuplicateKeyError as e:
+            raise UsageError(f"invalid JSON: {e}") from None
         except json.JSONDecodeError as e:
             raise UsageError(f"invalid JSON: {e}") from e
         except RecursionError:
@@ -41,7 +44,9 @@ def parse_entries(text: str) -> list[Any]:
         if not line.strip():
             continue
         try:
-            values.append(json.loads(line))
+            values.append(strict_json.loads(line))
+        except strict_json.DuplicateKeyError as e:
+            raise UsageError(f"line {n}: invalid JSON Lines record: {e}") from None
         except json.JSONDecodeError as e:
             raise UsageError(f"line {n}: invalid JSON Lines record: {e}") from e
         except RecursionError:

@@ -30,6 +30,7 @@ from ..errors import BatchInputError
 from ..eye.escape import Level
 from ..eye.load_tokens import Tokens
 from ..types import Finding, Problem
+from . import strict_json
 from .baseline import Baseline, suppress
 from .exits import UsageError
 from .read import read_input, reason
@@ -105,7 +106,9 @@ def _jsonl_rows(data: bytes, field: str, id_field: str | None) -> Iterator[tuple
         if len(line) > MAX_TEXT_BYTES:
             raise BatchInputError(f"{where}record of {len(line)} bytes is over the limit of {MAX_TEXT_BYTES} bytes", row, field)
         try:
-            record = json.loads(line.decode("utf-8"))
+            record = strict_json.loads(line.decode("utf-8"))
+        except strict_json.DuplicateKeyError as e:
+            raise BatchInputError(f"{where}invalid JSON ({e})", row, field) from None
         except UnicodeDecodeError as e:
             raise BatchInputError(f"{where}not valid UTF-8 ({e.reason} at byte {e.start})", row, field) from None
         except json.JSONDecodeError as e:

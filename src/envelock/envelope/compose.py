@@ -124,6 +124,9 @@ def compose_preface(
             raise InvalidEntry(unknown_source_message(entry.source), index=index, field="source")
         fetched_at = normalize_fetched_at(entry.fetched_at, index=index)
         source, c1 = _attribute(entry.source, index=index, field="source", invisible=invisible)
+        if not source:
+            # Invisible characters only (a TAG character): stripped, nothing would be left.
+            raise InvalidEntry("source is only invisible characters: an envelope needs a provenance", index=index, field="source")
         origin, c2 = _attribute(entry.origin, index=index, field="origin", invisible=invisible)
         changes += c1 + c2
         body = entry.body

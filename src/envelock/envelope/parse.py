@@ -74,6 +74,12 @@ def _snippet(text: str, start: int, width: int = 40) -> str:
     return visible(text[start : start + width])
 
 
+def empty_provenance(source: str) -> bool:
+    """The composer refuses an empty source (``InvalidEntry``), so a text with one is none of its
+    outputs (red-team find of stop 42: it verified, and ``entries_of`` then could not be composed)."""
+    return not source
+
+
 def _attribute(scan: _Scan, raw: str, name: str, offset: int, path: tuple[int, ...]) -> str:
     if is_plain_attribute(raw):
         return raw  # written as it is: nothing to unescape, no character to refuse, no escape point
@@ -202,6 +208,8 @@ def _envelope(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple
             found = _snippet(raw, bad.start(), 8)
             scan.problem("structure", f"{name}: {found!r} is not escaped as the renderer escapes it", m.start(k), path)
     source = _attribute(scan, groups[0], "provenance", pos, path)
+    if empty_provenance(source):
+        scan.problem("provenance-empty", "provenance is empty: every envelope needs one (compose refuses it)", pos, path)
     origin = _attribute(scan, groups[1], "origin", pos, path)
     fetched_at: str | None = None
     if groups[2] is not None:

@@ -312,7 +312,8 @@ def native_openers_many(
     them (or ``tokens``): the caller then reads each with the Python reader."""
     if tokens is not None:
         return None
-    return _if_native(lambda: _native.openers_many(texts, reserved))
+    got = _if_native(lambda: _native.openers_many(texts, reserved))
+    return None if got is None else [list(records) for records in got]
 
 
 @lru_cache(maxsize=2)
