@@ -1,4 +1,4 @@
-"""pytest configuration: hypothesis profiles, the implementation fixture, the slow-test switch."""
+"""pytest configuration: hypothesis profiles, the implementation and native fixtures, the slow-test switch."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers.data import ROOT
+from helpers.data import NATIVE_HOW, ROOT, skip_unless_required
 from hypothesis import HealthCheck, settings
 
 from envelock.eye import backend, fastpath
@@ -50,6 +50,16 @@ def impl(request: pytest.FixtureRequest) -> Iterator[str]:
     name: str = request.param
     with backend.use(name):
         yield name
+
+
+@pytest.fixture
+def native() -> Iterator[None]:
+    """The test on the native core (skipped only where it is not built, failing then under
+    ``ENVELOCK_REQUIRE_NATIVE=1``)."""
+    if "native" not in backend.IMPLEMENTATIONS:
+        skip_unless_required(f"needs envelock._native ({NATIVE_HOW})", "ENVELOCK_REQUIRE_NATIVE")
+    with backend.use("native"):
+        yield
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
