@@ -58,6 +58,13 @@ def _marker(value: str) -> str:
         raise argparse.ArgumentTypeError(e.reason) from None
 
 
+def _file_name(value: str) -> str:
+    """A name to report stdin as: not empty (an empty name is the URI ``.``, the root itself)."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return value
+
+
 def _positive(value: str) -> int:
     try:
         n = int(value)
@@ -104,7 +111,7 @@ def _common(p: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
         help="also the control tokens of this tokenizer.json or tekken.json (repeatable): escaped, verified, scanned",
     )
     p.add_argument("--format", choices=formats, default="text", help="output format (default text)")
-    p.add_argument("--stdin-filename", default="<stdin>", metavar="NAME", help="name to report for '-'")
+    p.add_argument("--stdin-filename", type=_file_name, default="<stdin>", metavar="NAME", help="name to report for '-'")
     p.add_argument(
         "--pipe-timeout",
         type=_seconds,

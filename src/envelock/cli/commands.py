@@ -66,15 +66,25 @@ def _no_files(args: argparse.Namespace, targets: Sequence[Target]) -> UsageError
     )
 
 
-def _targets(args: argparse.Namespace) -> list[Target]:
+def _targets(args: argparse.Namespace, command: str) -> list[Target]:
     targets = expand(args.paths, _walk_options(args))
     if not any(t.readable for t in targets) and (not args.allow_empty or any(t.error for t in targets)):
-        raise _no_files(args, targets)
+        error = _no_files(args, targets)
+        if args.format != "text":
+            # The report first, as for an input that cannot be read: a CI job that uploads the SARIF
+            # gets a document saying the gate checked nothing, not an empty file (red-team, stop 42).
+            srcroot, resolved = _srcroot(args, args.paths)
+            why = str(error).split("\n", 1)[0]
+            results = [FileResult(p, relative_uri(p, srcroot, resolved.get(p)), error=why) for p in args.paths]
+            emit(args.format, command, results, EXIT_USAGE, quiet=True, srcroot=srcroot)
+        raise error
     return targets
 
 
 def _srcroot(args: argparse.Namespace, shown: Sequence[str]) -> tuple[Path, dict[str, Path]]:
     """%SRCROOT% and the real path of every file shown (each resolved once, for both)."""
+    if args.srcroot and Path(args.srcroot).exists() and not Path(args.srcroot).is_dir():
+        raise UsageError(f"--srcroot {args.srcroot}: not a directory (the root the report's paths are relative to)")
     files = [s for s in shown if not s.startswith("<")]
     resolved = reals(files)
     return srcroot_for(files, Path(args.srcroot) if args.srcroot else None, resolved), resolved
@@ -169,7 +179,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
             raise UsageError(str(e)) from e
     if rows.wanted(args):
         return _rows(args, "scan", baseline)
-    targets = _targets(args)
+    targets = _targets(args, "scan")
     shown = [args.stdin_filename if t.path == "-" else t.path for t in targets]
     srcroot, resolved = _srcroot(args, shown)
     options = ScanOptions(frozenset(args.disable), not args.no_inline_ignore, args.pipe_timeout, args.tokenizer)
@@ -181,7 +191,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     if rows.wanted(args):
         return _rows(args, "verify", None)
-    targets = _targets(args)
+    targets = _targets(args, "verify")
     shown = [args.stdin_filename if t.path == "-" else t.path for t in targets]
     srcroot, resolved = _srcroot(args, shown)
     results = []
