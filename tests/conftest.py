@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers.data import NATIVE_HOW, ROOT, skip_unless_required
+from helpers.data import ROOT, on_native
 from hypothesis import HealthCheck, settings
 
 from envelock.eye import backend, fastpath
@@ -54,11 +54,8 @@ def impl(request: pytest.FixtureRequest) -> Iterator[str]:
 
 @pytest.fixture
 def native() -> Iterator[None]:
-    """The test on the native core (skipped only where it is not built, failing then under
-    ``ENVELOCK_REQUIRE_NATIVE=1``)."""
-    if "native" not in backend.IMPLEMENTATIONS:
-        skip_unless_required(f"needs envelock._native ({NATIVE_HOW})", "ENVELOCK_REQUIRE_NATIVE")
-    with backend.use("native"):
+    """The test on the native core (:func:`helpers.data.on_native`)."""
+    with on_native():
         yield
 
 

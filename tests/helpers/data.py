@@ -6,6 +6,8 @@ import importlib
 import json
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any, NoReturn
@@ -31,6 +33,18 @@ def skip_unless_required(reason: str, require_env: str) -> NoReturn:
     if setting in ("", "0"):  # optional here: the one skip
         pytest.skip(reason, allow_module_level=True)
     pytest.fail(f"{reason}, but {require_env}={setting}", pytrace=False)  # any other setting requires it
+
+
+@contextmanager
+def on_native() -> Iterator[None]:
+    """The block on the native core (skipped only where it is not built, failing then under
+    ``ENVELOCK_REQUIRE_NATIVE=1``)."""
+    from envelock.eye import backend
+
+    if "native" not in backend.IMPLEMENTATIONS:
+        skip_unless_required(f"needs envelock._native ({NATIVE_HOW})", "ENVELOCK_REQUIRE_NATIVE")
+    with backend.use("native"):
+        yield
 
 
 def optional_module(name: str, *, require_env: str, how: str) -> ModuleType:

@@ -16,10 +16,9 @@ import codecs
 import re
 import string
 from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
-from helpers.data import NATIVE_HOW, skip_unless_required
+from helpers.data import on_native
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -77,22 +76,6 @@ def whole(k: int, text: str) -> list[tuple[int, int]]:
 
 def windowed(k: int, text: str, starts: list[int], margin: int) -> list[tuple[int, int]]:
     return [m.span() for m in encoded._in_windows(encoded._ENC_CANDIDATE_RE.passes[k], text, starts, margin)]
-
-
-@contextmanager
-def on_native() -> Iterator[None]:
-    """The block on the native core (skipped only where it is not built, failing then under
-    ``ENVELOCK_REQUIRE_NATIVE=1``)."""
-    if "native" not in backend.IMPLEMENTATIONS:
-        skip_unless_required(f"needs envelock._native ({NATIVE_HOW})", "ENVELOCK_REQUIRE_NATIVE")
-    with backend.use("native"):
-        yield
-
-
-@pytest.fixture
-def native() -> Iterator[None]:
-    with on_native():
-        yield
 
 
 def test_every_scheme_has_a_bounded_width() -> None:
@@ -389,7 +372,6 @@ def test_a_loud_set_holding_a_surrogate_leaves_nothing_out() -> None:
 COPIES = encoded._ENC_CANDIDATE_RE.copies
 
 
-
 def repeated_out(text: str, copies: int) -> list[tuple[int, int]]:
     """(scheme, offset) of every start the native search leaves out for ``copies`` copies after it."""
     every = backend.native_scheme_starts(text, SCHEME_STARTS, len(text) + 1)
@@ -400,7 +382,9 @@ def repeated_out(text: str, copies: int) -> list[tuple[int, int]]:
 
 def matched_out(text: str, copies: int) -> list[str]:
     """The starts left out where the pass's regex does match (the claim: none)."""
-    return [m.group() for k, i in repeated_out(text, copies) if (m := encoded._ENC_CANDIDATE_RE.passes[k].match(text, i)) is not None]
+    return [
+        m.group() for k, i in repeated_out(text, copies) if (m := encoded._ENC_CANDIDATE_RE.passes[k].match(text, i)) is not None
+    ]
 
 
 @given(REPEATS)

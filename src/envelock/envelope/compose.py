@@ -19,7 +19,7 @@ from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
 from ..types import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, Spotlight, SpotlightMode, Transformation
 from . import render
-from .entry import PrefaceEntry, check_entry, normalize_fetched_at
+from .entry import PrefaceEntry, check_entry, empty_provenance, normalize_fetched_at
 from .invisible import XML_IMPOSSIBLE_RE, ControlsPolicy, InvisiblePolicy, check_policies, handle_invisible, sanitize
 from .nesting import NESTING_POLICIES, NestingPolicy, Preface, _make, _shared, check_nested, is_preface
 from .provenance import is_known_source, unknown_source_message
@@ -124,7 +124,7 @@ def compose_preface(
             raise InvalidEntry(unknown_source_message(entry.source), index=index, field="source")
         fetched_at = normalize_fetched_at(entry.fetched_at, index=index)
         source, c1 = _attribute(entry.source, index=index, field="source", invisible=invisible)
-        if not source:
+        if empty_provenance(source):
             # Invisible characters only (a TAG character): stripped, nothing would be left.
             raise InvalidEntry("source is only invisible characters: an envelope needs a provenance", index=index, field="source")
         origin, c2 = _attribute(entry.origin, index=index, field="origin", invisible=invisible)

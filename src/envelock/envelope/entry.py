@@ -91,6 +91,12 @@ def normalize_fetched_at(value: object, *, index: int | None = None) -> str | No
     raise InvalidEntry(f"expected datetime, str or None, got {type(value).__name__}", index=index, field="fetched_at")
 
 
+def empty_provenance(source: str) -> bool:
+    """No provenance: an entry's ``source`` (before and after invisible characters are stripped) or an
+    envelope's ``provenance`` attribute. Compose refuses it; verify reports it (``provenance-empty``)."""
+    return not source
+
+
 def check_entry(entry: object, index: int) -> PrefaceEntry:
     """Type-check one entry; every refusal names the index and field."""
     if not isinstance(entry, PrefaceEntry):
@@ -100,7 +106,7 @@ def check_entry(entry: object, index: int) -> PrefaceEntry:
         if not isinstance(value, str):
             got = "null (None)" if value is None else type(value).__name__
             raise InvalidEntry(f"expected str, got {got}", index=index, field=field)
-    if entry.source == "":
+    if empty_provenance(entry.source):
         raise InvalidEntry("empty source: every envelope needs a provenance", index=index, field="source")
     return entry
 

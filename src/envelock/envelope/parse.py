@@ -31,7 +31,7 @@ from ..eye.reader import names_for, readings, visible
 from ..eye.tokens import RESERVED_NAMES
 from ..types import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, LineIndex, Problem, Spotlight
 from . import spotlight
-from .entry import CANONICAL_FETCHED_AT_RE, parse_iso8601
+from .entry import CANONICAL_FETCHED_AT_RE, empty_provenance, parse_iso8601
 from .invisible import first_problems
 from .render import (
     ATTR_INVALID_RE,
@@ -72,12 +72,6 @@ class _Scan:
 def _snippet(text: str, start: int, width: int = 40) -> str:
     """A short excerpt with invisible characters shown as ``U+XXXX``."""
     return visible(text[start : start + width])
-
-
-def empty_provenance(source: str) -> bool:
-    """The composer refuses an empty source (``InvalidEntry``), so a text with one is none of its
-    outputs (red-team find of stop 42: it verified, and ``entries_of`` then could not be composed)."""
-    return not source
 
 
 def _attribute(scan: _Scan, raw: str, name: str, offset: int, path: tuple[int, ...]) -> str:
@@ -209,6 +203,8 @@ def _envelope(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple
             scan.problem("structure", f"{name}: {found!r} is not escaped as the renderer escapes it", m.start(k), path)
     source = _attribute(scan, groups[0], "provenance", pos, path)
     if empty_provenance(source):
+        # None of the composer's outputs (red-team find of stop 42: it verified, and entries_of of it
+        # could not be composed).
         scan.problem("provenance-empty", "provenance is empty: every envelope needs one (compose refuses it)", pos, path)
     origin = _attribute(scan, groups[1], "origin", pos, path)
     fetched_at: str | None = None

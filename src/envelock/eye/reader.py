@@ -713,11 +713,12 @@ def _angle_parts(piece: str) -> tuple[str, ...]:
     """The readings of a piece in an angle reading: a ``_PASS`` character also reads as nothing
     (``""`` after its own readings), also inside a reference for several code points (``&nGt;`` is
     U+226B U+20D2: read as the two characters are; it ended the reading until stop 42)."""
-    if len(piece) > 1 and any(c in _PASS for c in piece[:4]):
-        combos = {"".join(p) for p in product(*(_pass_readings(c) for c in piece[:4]))}
-        return tuple(sorted(combos))[:16]
-    parts = _piece_readings(piece) if piece else ("",)
-    return (*parts, "") if len(piece) == 1 and piece in _PASS and "" not in parts else parts
+    if not any(c in _PASS for c in piece[:4]):
+        return _piece_readings(piece) if piece else ("",)
+    if len(piece) == 1:
+        return _pass_readings(piece)
+    combos = {"".join(p) for p in product(*(_pass_readings(c) for c in piece[:4]))}
+    return tuple(sorted(combos))[:16]
 
 
 def _pass_readings(c: str) -> tuple[str, ...]:

@@ -180,13 +180,20 @@ def _esc_char_of(m: re.Match[str]) -> str:
     return m.group()
 
 
+#: Quoted-printable soft line breaks (``=`` ending an encoded line), removed by :func:`_decode_escapes`;
+#: longest first.
+SOFT_BREAKS = ("=\r\n", "=\n")
+
+
 def _decode_escapes(window: str) -> str:
     """``window`` with its escapes decoded, in up to three rounds (an escape of an escape): HTML
     references, quoted-printable soft line breaks, backslash, ``%uXXXX``, quoted-printable and UTF-7
     forms (``_ESC_RE``), then percent-encoded UTF-8."""
     for _ in range(3):
         plain = html.unescape(window) if "&" in window else window
-        plain = plain.replace("=\r\n", "").replace("=\n", "") if "=\n" in plain or "=\r\n" in plain else plain
+        if "=" in plain:
+            for soft in SOFT_BREAKS:
+                plain = plain.replace(soft, "")
         new = unquote(_ESC_RE.sub(_esc_char, plain), errors="replace")
         if new == window:
             break

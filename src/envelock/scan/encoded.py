@@ -29,7 +29,7 @@ from ..eye.reader import (
     visible,
 )
 from . import context, regex_reach
-from ._base import BLOB_MAX, SNIPPET_MAX, Context, Rule, _decode_escapes, _Raw, ascii_folded, folds_ascii_case
+from ._base import BLOB_MAX, SNIPPET_MAX, SOFT_BREAKS, Context, Rule, _decode_escapes, _Raw, ascii_folded, folds_ascii_case
 from .context import is_text
 from .tags import _first_danger, _hit_after, _name_maps
 
@@ -523,7 +523,7 @@ def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names
 #: Where an escape may start for the raw-opener windows: every scheme's start, and a quoted-printable
 #: soft line break (``=`` and a newline), which ``_decode_escapes`` removes and no scheme matches
 #: (``<|im_=\\nend|>`` was no finding: its only escape started no window).
-_RAW_STARTS = None if _SCHEME_STARTS is None else (*_SCHEME_STARTS, ("=", "\r\n", ""))
+_RAW_STARTS = None if _SCHEME_STARTS is None else (*_SCHEME_STARTS, ("=", "".join(sorted({b[1] for b in SOFT_BREAKS})), ""))
 
 
 #: One distinct window after raw openers: its span (the first opener's) and every opener with it.
@@ -782,9 +782,9 @@ def _dangers(texts: list[str], ctx: Context, names: Names) -> list[str | None]:
     """``[_encoded_danger(t, ctx, names) for t in texts]``, with the openers at the start of each
     read by the native reader in one call (``_native.openers_many``) when it is in use; else (and for
     a reading it does not give where the Python reader's opener ends) by the Python reader. The
-    native fuzz harness holds the two readers equal at every position; ``test_scan_encoded_readings``
-    holds this equal to the reference on every implementation."""
-    many = backend.native_openers_many(texts, ctx.reserved, ctx.tokens) if len(texts) > 1 else None
+    native fuzz harness holds the two readers equal at every position;
+    ``tests/scan/test_scan_encoded_native_readings.py`` holds this equal to the reference."""
+    many = backend.native_openers_many(texts, ctx.reserved, ctx.tokens)
     if many is None:
         return [_encoded_danger(t, ctx, names) for t in texts]
     return [_encoded_danger(t, ctx, names, _readings_at_start(recs)) for t, recs in zip(texts, many, strict=True)]
