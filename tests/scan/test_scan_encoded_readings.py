@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 
 import pytest
+from helpers.scanning import encoded_findings, missed_encoded
 
-from envelock import scan_text
 from envelock.eye.reader import escape_starts
 from envelock.scan import _base, context, encoded
 
@@ -67,14 +67,6 @@ QUIET = [
 ]
 
 
-def encoded_findings(text: str) -> list[str]:
-    return [f.message for f in scan_text(text) if f.rule == "encoded-tag"]
-
-
-def _missed(cases: list[str]) -> list[str]:
-    return [t for t in cases if not encoded_findings(t)]
-
-
 FOUND = UTF8_BYTES + CSS_ZEROS + BRACED_ZEROS + SOFT_BREAKS + BRACKET_PADDING + LAYERED_CLOSERS
 
 
@@ -116,7 +108,7 @@ def test_control_the_old_decoder_misses_utf8_bytes_css_zeros_and_braced_zeros(fr
     fresh.setattr(_base, "_ESC_RE", _OLD_ESC_RE)
     fresh.setattr(_base, "_esc_char_of", esc_char_of)
     cases = UTF8_BYTES + CSS_ZEROS + BRACED_ZEROS
-    assert _missed(cases) == cases
+    assert missed_encoded(cases) == cases
 
 
 def test_utf8_bytes_that_are_no_sequence_are_read_one_by_one() -> None:
@@ -125,14 +117,14 @@ def test_utf8_bytes_that_are_no_sequence_are_read_one_by_one() -> None:
 
 def test_control_windows_from_the_schemes_alone_miss_soft_breaks(fresh: pytest.MonkeyPatch) -> None:
     fresh.setattr(encoded, "_RAW_STARTS", encoded._SCHEME_STARTS)
-    assert _missed(SOFT_BREAKS) == SOFT_BREAKS
+    assert missed_encoded(SOFT_BREAKS) == SOFT_BREAKS
 
 
 def test_control_padding_taken_for_layout_misses_bracket_padding(fresh: pytest.MonkeyPatch) -> None:
     fresh.setattr(context, "layout_padding", lambda *a, **k: True)
-    assert _missed(BRACKET_PADDING) == BRACKET_PADDING
+    assert missed_encoded(BRACKET_PADDING) == BRACKET_PADDING
 
 
 def test_control_every_head_ending_a_layered_window_misses_the_closers(fresh: pytest.MonkeyPatch) -> None:
     fresh.setattr(encoded, "_LAYER_OPENERS", escape_starts("<>[]&|"))
-    assert _missed(LAYERED_CLOSERS) == LAYERED_CLOSERS
+    assert missed_encoded(LAYERED_CLOSERS) == LAYERED_CLOSERS

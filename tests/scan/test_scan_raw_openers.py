@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from helpers.scanning import encoded_findings, missed_encoded
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -79,14 +80,6 @@ QUIET = [
 ]
 
 
-def encoded_findings(text: str) -> list[str]:
-    return [f.message for f in scan_text(text) if f.rule == "encoded-tag"]
-
-
-def _missed(cases: list[str]) -> list[str]:
-    return [t for t in cases if not encoded_findings(t)]
-
-
 @pytest.mark.usefixtures("impl")
 @pytest.mark.parametrize("text", HIDDEN)
 def test_a_tag_with_one_character_encoded_after_its_raw_opener_is_reported(text: str) -> None:
@@ -121,19 +114,19 @@ def test_a_tag_the_tags_family_reads_as_it_stands_is_not_reported_twice() -> Non
     assert encoded_findings("<|im_end\\u007c>") == []
 
 
-def test_control_without_the_pass_the_red_team_cases_are_missed(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_control_without_the_pass_the_red_team_cases_aremissed_encoded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(encoded, "_scan_raw_openers", lambda text, ctx, names, out: None)
-    assert _missed(RED_TEAM) == RED_TEAM
+    assert missed_encoded(RED_TEAM) == RED_TEAM
 
 
 def test_control_a_window_read_undecoded_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(encoded, "_decode_escapes", lambda window: window)
-    assert _missed(RED_TEAM) == RED_TEAM
+    assert missed_encoded(RED_TEAM) == RED_TEAM
 
 
 def test_control_heads_of_the_angle_family_only_miss_the_brackets(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(encoded, "_raw_windows", lambda text: windows(text, brackets=False))
-    assert _missed(["[INST%5D", "[/INST\\x5d"]) == ["[INST%5D", "[/INST\\x5d"]
+    assert missed_encoded(["[INST%5D", "[/INST\\x5d"]) == ["[INST%5D", "[/INST\\x5d"]
 
 
 # --- the heads: one native pass, held equal to the reference ---------------------------------------
