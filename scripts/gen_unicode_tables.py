@@ -846,7 +846,8 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         fmt_cps(quote),
         ")",
         "",
-        "#: Marks (general category M*): word characters for the scanner's invisible-in-word rule.",
+        "#: Marks (general category M*): word characters for the scanner's invisible-in-word rule, and (with",
+        "#: the default-ignorables) what a letter stand-in name reads past (``reader.attaches``).",
         "MARK_RANGES: tuple[tuple[int, int], ...] = (",
         fmt_ranges(to_ranges(cp for cp, c in cats.items() if c[0] == "M")),
         ")",
@@ -938,6 +939,7 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         "INTERLEAVE": t.interleave_letters(),
         "BLANK": blank,
         "STAND_IN": stand_in,
+        "MARK": [cp for cp, c in cats.items() if c[0] == "M"],
     }
     rust = rust_module(t, sets_rs, eye_readings, cats_rs, bang, quote, eye_skip, refs)
     return {OUT: python, RUST_OUT: rust}

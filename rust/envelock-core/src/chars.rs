@@ -6,6 +6,7 @@
 
 use std::sync::LazyLock;
 
+use crate::decode::Piece;
 use crate::tables as t;
 
 pub const SKIP: u16 = 1;
@@ -290,6 +291,21 @@ pub fn has(c: char, bit: u16) -> bool {
         EITHER => either_slow(cp),
         _ => flags_slow(cp) & bit != 0,
     }
+}
+
+/// `reader.attaches`: only marks and default-ignorables beyond ASCII (`MARK_RANGES`,
+/// `DEFAULT_IGNORABLE_RANGES`), nothing a reader sees apart from the letter before it.
+pub fn attaches(piece: &Piece) -> bool {
+    attach_only(piece.as_slice())
+}
+
+/// [`attaches`] of the characters `cs`.
+pub fn attach_only(cs: &[char]) -> bool {
+    !cs.is_empty()
+        && cs.iter().all(|&c| {
+            let cp = c as u32;
+            cp >= 0x80 && (has(c, IGNORABLE) || in_ranges(t::MARK_RANGES, cp))
+        })
 }
 
 /// `reader.is_skip`: in `SKIP_RANGES` (no letter reading at all).

@@ -535,20 +535,23 @@ impl<'n> Eye<'_, 'n> {
 
     /// `_step(states, parts, i, accept, live)`: the reading if one is accepted, else whether a
     /// new state came from a non-empty reading (`advanced`); the new states are in `new`.
+    /// `attach`: the piece only attaches to the letter before it (`chars::attaches`).
     fn step_states(
         &self,
         states: &[u32],
         parts: &Parts,
         at: Cur,
         slash: bool,
+        attach: bool,
         new: &mut Vec<u32>,
     ) -> Result<bool, Reading<'n>> {
         let trie = self.trie;
         new.clear();
         let mut advanced = false;
         for &st in states {
-            // A lettered state takes an empty reading only at a separator position of its name.
-            let empty_ok = !trie.is_lettered(st) || trie.holds(st);
+            // A lettered state takes an empty reading only at a separator position of its name,
+            // or for what attaches to its letter.
+            let empty_ok = attach || !trie.is_lettered(st) || trie.holds(st);
             let hit = parts.find_map(|p| {
                 if p.is_empty() && !empty_ok {
                     return None;
@@ -628,8 +631,11 @@ impl<'n> Eye<'_, 'n> {
         slash: bool,
         out: &mut Vec<u32>,
     ) -> Option<Reading<'n>> {
+        // One stand-in, or (a reference for two code points: `&caps;`) one followed by what
+        // attaches to it, as the two written out read.
         match piece.as_slice() {
             [ch] if chars::has(*ch, STAND_IN) => {}
+            [ch, rest @ ..] if chars::has(*ch, STAND_IN) && chars::attach_only(rest) => {}
             _ => return None,
         }
         let trie = self.trie;
@@ -700,7 +706,14 @@ fn lead<'n>(
         scratch.states.push(0);
         scratch.states.extend_from_slice(&scratch.pending);
         if !scratch.pending.is_empty() || !parts.is_empty() {
-            match eye.step_states(&scratch.states, &parts, nxt, *slash, &mut scratch.new) {
+            match eye.step_states(
+                &scratch.states,
+                &parts,
+                nxt,
+                *slash,
+                chars::attaches(&piece),
+                &mut scratch.new,
+            ) {
                 Err(hit) => return LeadEnd::Done(hit),
                 Ok(adv) => advanced = adv,
             }
@@ -982,7 +995,7 @@ fn fast_name<'n>(
             if parts.is_empty() {
                 return None;
             }
-            let advanced = match eye.step_states(&[st], &parts, c, slash, &mut scratch.new) {
+            let advanced = match eye.step_states(&[st], &parts, c, slash, false, &mut scratch.new) {
                 Err(hit) => return Some(hit),
                 Ok(adv) => adv,
             };
@@ -1114,7 +1127,10 @@ fn read_after_slow<'n>(
         if states.len() == 1 {
             match one_step(s, fast, c, &mut pending) {
                 One::Skip(nc) => {
-                    if trie.is_lettered(states[0]) && !trie.holds(states[0]) {
+                    if trie.is_lettered(states[0])
+                        && !trie.holds(states[0])
+                        && !chars::attaches(&step(s, c).0)
+                    {
                         return Reading::NONE;
                     }
                     c = nc;
@@ -1161,8 +1177,11 @@ fn read_after_slow<'n>(
         c = nc;
         let parts = angle_parts_of(&piece);
         if parts.is_empty() {
-            // A letter stand-in state reads past nothing but at a separator position of its name.
-            states.retain(|&k| !trie.is_lettered(k) || trie.holds(k));
+            // A letter stand-in state reads past nothing but at a separator position of its name,
+            // or what attaches to its letter.
+            if !chars::attaches(&piece) {
+                states.retain(|&k| !trie.is_lettered(k) || trie.holds(k));
+            }
             if states.is_empty() {
                 return Reading::NONE;
             }
@@ -1179,10 +1198,11 @@ fn read_after_slow<'n>(
             }
             continue;
         }
-        let mut advanced = match eye.step_states(states, &parts, c, slash, new) {
-            Err(hit) => return hit,
-            Ok(adv) => adv,
-        };
+        let mut advanced =
+            match eye.step_states(states, &parts, c, slash, chars::attaches(&piece), new) {
+                Err(hit) => return hit,
+                Ok(adv) => adv,
+            };
         match eye.letter_in(states, &piece, c, slash, new) {
             Err(hit) => return hit,
             Ok(made) => advanced |= made,
@@ -1355,7 +1375,8 @@ fn read_bracket_slow<'n>(
             }
             continue;
         }
-        let advanced = match eye.step_states(states, &parts, c, slash, new) {
+        let advanced = match eye.step_states(states, &parts, c, slash, chars::attaches(&piece), new)
+        {
             Err(hit) => return hit,
             Ok(adv) => adv,
         };

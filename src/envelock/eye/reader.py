@@ -77,6 +77,7 @@ from .unicode_tables import (
     LT_LOOKALIKES,
     LT_NUMERIC,
     LT_REFERENCES,
+    MARK_RANGES,
     PIPE_LOOKALIKES,
     QUOTATION_ANGLES,
     QUOTE_LOOKALIKES,
@@ -278,6 +279,29 @@ class _Skip:
 
 _SKIP = _Skip()
 _STAND_IN = _RangeSet(STAND_IN_RANGES)
+
+
+def _union(*tables: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """Range tables merged into one sorted, disjoint table (marks and ignorables overlap: U+FE00)."""
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(r for t in tables for r in t):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(hi, out[-1][1]))
+        else:
+            out.append((lo, hi))
+    return tuple(out)
+
+
+_ATTACHES = _RangeSet(_union(MARK_RANGES, DEFAULT_IGNORABLE_RANGES))
+
+
+def attaches(piece: str) -> bool:
+    """Is ``piece`` only marks and default-ignorables beyond ASCII (generated ``MARK_RANGES``,
+    ``DEFAULT_IGNORABLE_RANGES``): nothing a reader sees apart from the letter before it? A letter
+    stand-in name reads past these anywhere: ``</retrieved_co\u0418\u0306tent>`` (the decomposed
+    form of ``\u0419``) and ``</\u042fETRI\u200bEVED_CONTENT>`` read as the name their composed
+    and unbroken forms do (red-team finds of stop 43)."""
+    return bool(piece) and all(c >= "\x80" and c in _ATTACHES for c in piece)
 
 
 def is_stand_in(ch: str) -> bool:
@@ -760,7 +784,7 @@ def _lead(
         advanced = False
         base = {"": None, **pending}
         if pending or any(parts):
-            hit, new, advanced = _step(base, parts, nxt, accept, live, hold)
+            hit, new, advanced = _step(base, parts, nxt, accept, live, None if attaches(piece) else hold)
             if hit is not None:
                 return nxt, run, pending, hit, piece, nxt
             new.pop("", None)
@@ -845,8 +869,10 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
         i = nxt
         parts = _angle_parts(piece)
         if not any(parts):
-            # A letter stand-in state reads past nothing but at a separator position of its name.
-            states = {s: None for s in states if not s.startswith(LETTERED) or s[1:] in hold}
+            # A letter stand-in state reads past nothing but at a separator position of its name, or
+            # what attaches to its letter.
+            if not attaches(piece):
+                states = {s: None for s in states if not s.startswith(LETTERED) or s[1:] in hold}
             if not states:
                 return _NONE
             hit, stood = _stand_in(states, piece, i, accept, stand)
@@ -858,7 +884,7 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
             if run >= MAX_RUN:
                 return Reading("padding", "", slash, i)
         else:
-            hit, new, advanced = _step(states, parts, i, accept, live, hold)
+            hit, new, advanced = _step(states, parts, i, accept, live, None if attaches(piece) else hold)
             if hit is not None:
                 return hit
             hit, lettered = _letter_in(states, piece, i, accept, names._letter)
@@ -1079,7 +1105,9 @@ def _stand_in(
     (in order) grows by each letter a reserved name has there (code point order); the first that
     ``accept`` takes is the reading, else the new states (marked :data:`STOOD_IN`)."""
     new: dict[str, None] = {}
-    if not stand or len(piece) != 1 or not is_stand_in(piece):
+    # One stand-in, or (a reference for two code points: ``&caps;``) one followed by what attaches
+    # to it, as the two written out read.
+    if not stand or not piece or not is_stand_in(piece[0]) or (len(piece) > 1 and not attaches(piece[1:])):
         return None, new
     for s in states:
         if s.startswith(STOOD_IN):

@@ -18997,7 +18997,8 @@ QUOTE_LOOKALIKES: tuple[int, ...] = (
     0x1F678,  # SANS-SERIF HEAVY LOW DOUBLE COMMA QUOTATION MARK ORNAMENT
 )
 
-#: Marks (general category M*): word characters for the scanner's invisible-in-word rule.
+#: Marks (general category M*): word characters for the scanner's invisible-in-word rule, and (with
+#: the default-ignorables) what a letter stand-in name reads past (``reader.attaches``).
 MARK_RANGES: tuple[tuple[int, int], ...] = (
     (0x0300, 0x036F),
     (0x0483, 0x0489),
