@@ -23,6 +23,7 @@ __all__ = [
     "class_runs",
     "classes_present",
     "datamark",
+    "decode_escapes",
     "defang",
     "defang_body",
     "defang_many",
@@ -130,6 +131,10 @@ def sanitize_events(text: str | Utf8, first: bool = False) -> tuple[list[tuple[i
 
 def xml_unescape_text(text: str) -> str:
     """``levels.xml_unescape_text``; returns ``text`` itself when nothing changes."""
+
+def decode_escapes(text: str, rounds: int) -> str | None:
+    """``scan._base._decode_escapes(text)`` in up to ``rounds`` rounds, or ``None`` where that holds a lone surrogate (a UTF-7
+    segment decoding to one); returns ``text`` itself when nothing changes."""
 
 def xml_body_is(got: str, text: str, start: int, end: int, utf8: Utf8 | None = None) -> bool:
     """``got == "\\n" + levels.xml_unescape_text(text[start:end]) + "\\n"``, compared without making

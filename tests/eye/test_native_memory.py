@@ -57,6 +57,7 @@ CALLS: dict[str, Callable[[str], object]] = {
     "undatamark": lambda s: _native.undatamark(s, "\u02c6"),
     "interleave": lambda s: _native.interleave(s, "\u02c6", 7),
     "uninterleave": lambda s: _native.uninterleave(s, "\u02c6"),
+    "decode_escapes": lambda s: _native.decode_escapes(s, 8),
     # the scanner's native loops and its order check, through the scan that calls them (their arguments are its own)
     "findings": lambda s: envelock.scan_text(s),
     "opener_reports": lambda s: envelock.scan_text(s),

@@ -18,6 +18,7 @@ pub mod prose;
 pub mod reader;
 pub mod sanitize;
 pub mod spotlight;
+pub mod unescape;
 #[rustfmt::skip]
 #[allow(clippy::all)]
 pub mod tables;

@@ -1098,6 +1098,28 @@ fn xml_unescape_text<'py>(
     run(py, text, core::xml_unescape)
 }
 
+/// decode_escapes(text, rounds) -> str | None: `scan._base._decode_escapes(text)` (HTML references,
+/// backslash, percent, quoted-printable and UTF-7 escapes, in up to `rounds` rounds), or `None` where
+/// that answer holds a lone surrogate (a UTF-7 segment decoding to one); `text` itself when nothing
+/// changes.
+#[pyfunction]
+fn decode_escapes<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    rounds: usize,
+) -> PyResult<Option<Bound<'py, PyString>>> {
+    let mut keep = None;
+    let s = self::text(text, &mut keep)?;
+    let out = detached(py, s.len(), || {
+        core::unescape::decode_escapes(s, rounds).map(|o| (o != s).then_some(o))
+    });
+    let_go(None, 0, keep);
+    Ok(out.map(|o| match o {
+        Some(o) => PyString::new(py, &o),
+        None => text.clone(),
+    }))
+}
+
 /// xml_body_is(got, text, start, end, utf8=None) -> bool: is `got` exactly
 /// `"\n" + xml_unescape_text(text[start:end]) + "\n"` (the strict XML reader's text of the raw body
 /// `text[start:end]`, as verify compares them)? Compared as it goes: no unescaped text, no
@@ -1578,6 +1600,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(starts_increase, m)?)?;
     m.add_function(wrap_pyfunction!(sanitize_events, m)?)?;
     m.add_function(wrap_pyfunction!(xml_unescape_text, m)?)?;
+    m.add_function(wrap_pyfunction!(decode_escapes, m)?)?;
     m.add_function(wrap_pyfunction!(xml_body_is, m)?)?;
     m.add_function(wrap_pyfunction!(classes_present, m)?)?;
     m.add_function(wrap_pyfunction!(find_ascii, m)?)?;

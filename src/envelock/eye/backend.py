@@ -408,6 +408,13 @@ def native_binary_group_starts(text: str) -> list[int] | None:
     return _if_native(lambda: _native.binary_group_starts(_readable(text)))
 
 
+def native_decode_escapes(text: str, rounds: int) -> str | None:
+    """``scan._base._decode_escapes(text)`` in up to ``rounds`` rounds (``_native.decode_escapes``), or
+    ``None`` when the native core is not in use, cannot take ``text`` (a lone surrogate) or its
+    answer would hold one: the caller then decodes in Python."""
+    return _if_native(lambda: _native.decode_escapes(text, rounds))
+
+
 def native_line_markers(text: str, markers: tuple[str, ...]) -> list[Span] | None:
     """The spans of ``markers`` (ASCII) at the start of ``text`` or of a line, after at most eight
     blanks (``_native.line_markers``, ASCII case folding), or ``None`` when the native core is not in

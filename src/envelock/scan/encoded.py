@@ -29,7 +29,18 @@ from ..eye.reader import (
     visible,
 )
 from . import context, regex_reach
-from ._base import BLOB_MAX, SNIPPET_MAX, SOFT_BREAKS, Context, Rule, _decode_escapes, _Raw, ascii_folded, folds_ascii_case
+from ._base import (
+    BLOB_MAX,
+    ESCAPE_LAYERS,
+    SNIPPET_MAX,
+    SOFT_BREAKS,
+    Context,
+    Rule,
+    _decode_escapes,
+    _Raw,
+    ascii_folded,
+    folds_ascii_case,
+)
 from .context import is_text
 from .tags import _first_danger, _hit_after, _name_maps
 
@@ -95,7 +106,8 @@ def _cipher_re(reserved: tuple[str, ...]) -> tuple[re.Pattern[str], dict[str, st
 # they decode to (``_opener_starts``, from the reader's tables), never by a list of encodings of
 # ``<``: a hand-written list knew ``<`` and ``＜`` only, and ``%E2%80%B9/retrieved_content>`` or
 # ``\u3008|im_end|〉`` went unreported.
-_PCT = r"%(?:25){0,3}"
+# ``%25`` layers up to :data:`ESCAPE_LAYERS` in all (a bound: the windowed passes need one).
+_PCT = rf"%(?:25){{0,{ESCAPE_LAYERS - 1}}}"
 _HEX2 = "[0-9a-fA-F]{2}"
 
 
@@ -344,6 +356,22 @@ def _decodings(m: re.Match[str]) -> set[str]:
         if k <= len(digits) and all(c in "01234567" for c in digits[:k]):
             out.add(_code_point(int(digits[:k], 8)))
     return out
+
+
+#: What each escape text decodes to (:func:`_decodings`), by its text and its last group: a token
+#: followed through dense escapes (``%3Cs%3E`` repeated) asks for the same few again and again.
+#: Bounded: cleared past _SEEN_MAX.
+_DECODED: dict[tuple[str, int | None], frozenset[str]] = {}
+
+
+def _decodings_seen(m: re.Match[str]) -> frozenset[str]:
+    key = (m.group(), m.lastindex)
+    got = _DECODED.get(key)
+    if got is None:
+        if len(_DECODED) >= _SEEN_MAX:
+            _DECODED.clear()
+        got = _DECODED[key] = frozenset(_decodings(m))
+    return got
 
 
 #: What each escape text decodes to, for each set of start characters: (the decodings that start a
@@ -772,7 +800,7 @@ def _encoded_exact(
                 grown.add((p, i + 1))
             steps = {(text[i], i + 1)}
             if text[i] in "%\\=+" and (m := _ENC_OPENER_RE.match(text, i)) is not None:
-                steps |= {(c, m.end()) for c in _decodings(m) if c}
+                steps |= {(c, m.end()) for c in _decodings_seen(m) if c}
             grown |= {(p + c, j) for c, j in steps if p + c in prefixes}
         states = grown
     return None
