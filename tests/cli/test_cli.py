@@ -454,9 +454,11 @@ def test_library_typed_errors_and_strict_provenance() -> None:
         compose_preface([], max_depth="2")  # type: ignore[arg-type]  # deliberately the wrong type
     with pytest.raises(InvalidEntry, match="field 'strict_provenance'"):
         compose_preface([], strict_provenance="yes")  # type: ignore[arg-type]  # deliberately the wrong type
-    typo = [PrefaceEntry("external", "o", "b"), PrefaceEntry("System-Config", "o", "b")]
-    assert 'provenance="System-Config"' in compose_preface(typo)  # control: renders as is
-    with pytest.raises(InvalidEntry, match="'System-Config' is not a trust tier") as e:
+    # A typo that reads as no tier (``System-Config`` reads as one: refused without strict too,
+    # tests/envelope/test_provenance_lookalikes.py).
+    typo = [PrefaceEntry("external", "o", "b"), PrefaceEntry("sytem-config", "o", "b")]
+    assert 'provenance="sytem-config"' in compose_preface(typo)  # control: renders as is
+    with pytest.raises(InvalidEntry, match="'sytem-config' is not a trust tier") as e:
         compose_preface(typo, strict_provenance=True)
     assert (e.value.index, e.value.field) == (1, "source")
     assert compose_preface([PrefaceEntry("artifact:42", "o", "b")], strict_provenance=True)

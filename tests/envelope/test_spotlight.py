@@ -633,7 +633,8 @@ def test_nonce_and_spotlight_problems_at_their_paths() -> None:
     missing = outer[:second] + outer[second:].replace(f' nonce="{NONCE}"', "", 1)
     v = verify_preface(missing, nonce=NONCE)
     assert [(p.code, p.entry, p.path) for p in v.problems] == [("nonce-missing", 1, (1, 1))]
-    assert verify_preface(missing).ok  # without the option, a nonce is not required
+    # Without the option no nonce is required, but one turn carries one nonce or none (stop 43).
+    assert [(p.code, p.path) for p in verify_preface(missing).problems] == [("nonce-mixed", (1, 1))]
     # spotlight-mismatch on a nested text body
     assert [(p.code, p.path) for p in verify_preface(outer, spotlight="base64").problems] == [
         ("spotlight-mismatch", (0,)), ("spotlight-mismatch", (1, 0)), ("spotlight-mismatch", (1, 1))]

@@ -5,6 +5,8 @@
   writes ASCII digits only; an input string in other digits is refused too (ISO 8601 is ASCII).
 * An empty ``provenance`` verified, and ``entries_of`` of it could not be composed (the composer
   refuses an empty source).
+* Envelopes of one text with different nonces, or a nonce on some only, verified (stop 43); compose
+  gives every envelope of a turn the same nonce or none (``nonce-mixed``).
 * ``envelock compose`` read ``{"source": "external", …, "source": "system-config"}`` as its last
   value silently; readers disagree on a duplicate key, so the CLI refuses one (exit 2), in
   ``compose``'s entries and in the JSON Lines rows of ``scan``/``verify``.
@@ -21,7 +23,7 @@ from pathlib import Path
 import pytest
 from helpers.cli import run
 
-from envelock import InvalidEntry, PrefaceEntry, compose_preface, verify_preface
+from envelock import InvalidEntry, Preface, PrefaceEntry, compose_preface, verify_preface
 from envelock.cli import strict_json
 from envelock.envelope import entry, parse
 
@@ -102,3 +104,37 @@ def test_control_a_reader_that_keeps_the_last_value_composes_it(monkeypatch: pyt
     r = run("compose", "-", stdin=DUPLICATE)
     assert r.returncode == 0, r
     assert b'provenance="system-config"' in r.stdout
+
+
+def _turn(body: str, nonce: str | None) -> str:
+    return str(compose_preface([PrefaceEntry("external", "o", body)], nonce=nonce))
+
+
+#: Envelopes of one text with different nonces, or a nonce on some only (red-team find of stop 43):
+#: compose gives every envelope of a turn, nested ones too, the same nonce or none.
+MIXED = {
+    "two-nonces": _turn("A", "N1nonce123") + "\n\n" + _turn("B", "N2nonce456"),
+    "nonce-then-none": _turn("A", "N1nonce123") + "\n\n" + _turn("B", None),
+    "none-then-nonce": _turn("A", None) + "\n\n" + _turn("B", "N1nonce123"),
+}
+
+
+@pytest.mark.parametrize("text", MIXED.values(), ids=MIXED.keys())
+@pytest.mark.parametrize("level", LEVELS)
+def test_mixed_nonces_are_no_composer_form(level: str, text: str) -> None:
+    assert codes(text, level) == {"nonce-mixed"}
+    with pytest.raises(ValueError):
+        Preface(text)
+
+
+def test_one_nonce_or_none_verifies() -> None:
+    for nonce in (None, "N1nonce123"):
+        text = str(compose_preface([PrefaceEntry("external", "o", "A"), PrefaceEntry("external", "p", "B")], nonce=nonce))
+        assert codes(text, "reserved") == set()
+        nested = str(compose_preface([PrefaceEntry("tool", "t", Preface(text))], nonce=nonce))
+        assert codes(nested, "reserved") == set()
+
+
+def test_control_mixed_nonces_verify_without_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parse, "_other_nonce", lambda envelopes: None)
+    assert all(codes(text, "reserved") == set() for text in MIXED.values())

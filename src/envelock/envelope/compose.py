@@ -22,7 +22,7 @@ from . import render
 from .entry import PrefaceEntry, check_entry, empty_provenance, normalize_fetched_at
 from .invisible import XML_IMPOSSIBLE_RE, ControlsPolicy, InvisiblePolicy, check_policies, handle_invisible, sanitize
 from .nesting import NESTING_POLICIES, NestingPolicy, Preface, _make, _shared, check_nested, is_preface
-from .provenance import is_known_source, unknown_source_message
+from .provenance import is_known_source, passes_for_higher, unknown_source_message
 from .spotlight import MARKED_MODES, check_nonce, check_options, choose_marker, encode_body, new_seed
 from .verify import _Expected, check_preface
 
@@ -127,6 +127,12 @@ def compose_preface(
         if empty_provenance(source):
             # Invisible characters only (a TAG character): stripped, nothing would be left.
             raise InvalidEntry("source is only invisible characters: an envelope needs a provenance", index=index, field="source")
+        posing = passes_for_higher(source)
+        if posing is not None:
+            shown = source if len(source) <= 60 else source[:60] + "..."
+            message = f"{shown!r} reads as the tier {posing.label!r} but is not it"
+            message += " (write the tier exactly, or a source that does not look like it)"
+            raise InvalidEntry(message, index=index, field="source")
         origin, c2 = _attribute(entry.origin, index=index, field="origin", invisible=invisible)
         changes += c1 + c2
         body = entry.body

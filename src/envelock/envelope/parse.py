@@ -33,6 +33,7 @@ from ..types import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, LineIndex, Problem, S
 from . import spotlight
 from .entry import CANONICAL_FETCHED_AT_RE, empty_provenance, parse_iso8601
 from .invisible import first_problems
+from .provenance import passes_for_higher
 from .render import (
     ATTR_INVALID_RE,
     CLOSE_TAG,
@@ -206,6 +207,9 @@ def _envelope(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple
         # None of the composer's outputs (red-team find of stop 42: it verified, and entries_of of it
         # could not be composed).
         scan.problem("provenance-empty", "provenance is empty: every envelope needs one (compose refuses it)", pos, path)
+    elif (posing := passes_for_higher(source)) is not None:
+        message = f"provenance {_snippet(source, 0)!r} reads as the tier {posing.label!r} but is not it (compose refuses it)"
+        scan.problem("provenance-lookalike", message, pos, path)
     origin = _attribute(scan, groups[1], "origin", pos, path)
     fetched_at: str | None = None
     if groups[2] is not None:
@@ -304,6 +308,13 @@ def scan_preface(
         envelopes, end = _sequence(scan, 0, 0, ())
     if end >= 0 and end != len(text):
         scan.problem("text-outside", f"text after the last envelope: {_snippet(text, end)!r}", end, ())
+    other = _other_nonce(envelopes)
+    if other is not None:
+        # Compose gives every envelope of a turn, nested ones too, the turn's nonce or none: a text that
+        # mixes them (two turns pasted together, one envelope's nonce dropped) is no composer form,
+        # and as a Preface it would nest with the nonce of none of them (red-team find of stop 43).
+        env, path = other
+        scan.problem("nonce-mixed", f"nonce attribute is {_nonce_shown(env.nonce)}, another envelope's differs", env.offset, path)
     starts = [e.offset for e in envelopes]
 
     def owner(offset: int) -> tuple[int, ...]:
@@ -318,6 +329,24 @@ def scan_preface(
         message = f"invisible TAG/bidi character U+{ord(text[hidden[0]]):04X} (compose strips these)"
         scan.problem("invisible-text", message, hidden[0], owner(hidden[0]))
     return envelopes, scan.problems, scan.depth_seen
+
+
+def _other_nonce(envelopes: list[Envelope]) -> tuple[Envelope, tuple[int, ...]] | None:
+    """The first envelope (in text order, at every depth) whose nonce is not the first envelope's."""
+    stack: list[tuple[Envelope, tuple[int, ...]]] = [(e, (k,)) for k, e in reversed(list(enumerate(envelopes)))]
+    first: list[str | None] = []
+    while stack:
+        env, path = stack.pop()
+        if not first:
+            first.append(env.nonce)
+        elif env.nonce != first[0]:
+            return env, path
+        stack.extend((c, (*path, k)) for k, c in reversed(list(enumerate(env.children))))
+    return None
+
+
+def _nonce_shown(nonce: str | None) -> str:
+    return "absent" if nonce is None else repr(nonce[:8] + "...")
 
 
 def parse_preface(

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from enum import IntEnum
+from functools import lru_cache
+
+from ..eye.reader import skeleton
 
 
 class Trust(IntEnum):
@@ -63,6 +66,33 @@ def trust_of(source: str) -> Trust:
     if sep and rest and kind in TIER_BY_KIND:
         return TIER_BY_KIND[kind]
     return Trust.EXTERNAL
+
+
+@lru_cache(maxsize=1)
+def _skeletons() -> tuple[dict[str, Trust], dict[str, Trust]]:
+    """The model's-eye skeletons of the tier names and of the content-key kinds, with their tiers."""
+    return {skeleton(k): t for k, t in TIER_BY_NAME.items()}, {skeleton(k): t for k, t in TIER_BY_KIND.items()}
+
+
+def read_tier(source: str) -> Trust:
+    """The highest tier a reader may take ``source`` for: :func:`trust_of`, or the tier whose name (or
+    a content key of whose kind) ``source`` reads as to the model's eye (its skeleton: case, look-alikes,
+    separators and invisible characters folded). ``trust_of`` is exact by design; this is what a model
+    sees: ``System-Config``, ``system-config\u200b`` and ``\u0455ystem-config`` read as ``system-config``."""
+    names, kinds = _skeletons()
+    skel = skeleton(source)
+    kind, sep, rest = skel.partition(":")
+    return max(
+        trust_of(source), names.get(skel, Trust.EXTERNAL), kinds.get(kind, Trust.EXTERNAL) if sep and rest else Trust.EXTERNAL
+    )
+
+
+def passes_for_higher(source: str) -> Trust | None:
+    """The tier ``source`` passes for when a reader takes it for one above its own (``None`` when not):
+    compose refuses such a source and verify reports it, whatever ``strict_provenance`` is (red-team
+    find of stop 43: ``system-config\u200b`` rendered a provenance that reads as the top tier)."""
+    tier = read_tier(source)
+    return tier if tier > trust_of(source) else None
 
 
 def is_known_source(source: str) -> bool:
