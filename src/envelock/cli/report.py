@@ -327,6 +327,17 @@ def sarif_report(command: str, results: Sequence[FileResult], srcroot: Path | No
 # Writing
 
 
+def one_line(text: str) -> str:
+    """``text`` as one line of a log: what is not printable (a newline or a bidi control in a file
+    name, which a walked directory may hold) written as its escape, so a name cannot print a line of
+    its own, such as a false summary, into a CI log (red-team find of stop 43)."""
+    return (
+        text
+        if text.isprintable()
+        else "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    )
+
+
 def emit(
     fmt: str,
     command: str,
@@ -350,16 +361,16 @@ def emit(
     else:
         for r in results:
             if r.error:
-                print(f"{r.path}: error: {r.error}", file=err)
+                print(one_line(f"{r.path}: error: {r.error}"), file=err)
             if not quiet:
                 if r.skipped:
-                    print(f"{r.path}: skipped: {r.skipped}", file=err)
+                    print(one_line(f"{r.path}: skipped: {r.skipped}"), file=err)
                 if r.decoding:
-                    print(f"{r.path}: decoded: {r.decoding}", file=err)
+                    print(one_line(f"{r.path}: decoded: {r.decoding}"), file=err)
                 for n in r.notices:
-                    print(f"{r.path}: {n}", file=err)
+                    print(one_line(f"{r.path}: {n}"), file=err)
             for f in r.findings:
-                out.write(f"{r.where}:{f.line}:{f.column}: {f.severity} {f.rule} {f.message} [{f.snippet}]\n")
+                out.write(one_line(f"{r.where}:{f.line}:{f.column}: {f.severity} {f.rule} {f.message} [{f.snippet}]") + "\n")
         if not quiet:
             print(summary_line(command, results), file=err)
     out.flush()

@@ -87,14 +87,15 @@ def _scan_decoded(decoded: Decoded, size: int, options: ScanOptions) -> Checked:
         return Checked(size=size, skipped=decoded.skipped)
     checked = scan_text_checked(decoded.text, options, decoding=decoded.how, size=size)
     if (
-        decoded.eight_bit is not None
+        decoded.other is not None
         and not _has_error(checked.findings)
-        and _has_error(scan_text(decoded.eight_bit, disable=options.disable, tokens=options.tokens))
+        and _has_error(scan_text(decoded.other, disable=options.disable, tokens=options.tokens))
     ):
-        # Two readings of the same bytes, and only the one a consumer that does not sniff would take
-        # shows an error: that one is reported (fail closed).
-        how = f"{decoded.how}; read as UTF-8 it shows an error-level finding that reading hides: reported as UTF-8"
-        return scan_text_checked(decoded.eight_bit, options, decoding=how, size=size)
+        # Two readings of the same bytes, and only the one another consumer may take shows an
+        # error: that one is reported (fail closed).
+        name = decoded.other_name
+        how = f"{decoded.how}; read as {name} it shows an error-level finding that reading hides: reported as {name}"
+        return scan_text_checked(decoded.other, options, decoding=how, size=size)
     return checked
 
 
