@@ -323,6 +323,16 @@ def parse_emoji_starts(path: Path) -> set[int]:
     return out
 
 
+def parse_emoji_modifiers(path: Path) -> set[int]:
+    """The modifiers of every RGI_Emoji_Modifier_Sequence in emoji-sequences.txt (the skin tones)."""
+    out: set[int] = set()
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if line and line.split(";")[1].strip() == "RGI_Emoji_Modifier_Sequence":
+            out.add(int(line.split(";", 1)[0].split()[-1], 16))
+    return out
+
+
 def fold(s: str) -> str:
     return ud.normalize("NFKC", ud.normalize("NFKC", s).casefold())
 
@@ -345,6 +355,7 @@ class Tables:
         self.dcp_version = parse_version(udir / "DerivedCoreProperties.txt")
         self.tags = parse_tag_sequences(udir / "emoji-sequences.txt")
         self.emoji_starts = parse_emoji_starts(udir / "emoji-sequences.txt")
+        self.emoji_modifiers = parse_emoji_modifiers(udir / "emoji-sequences.txt")
         self.cps = list(assigned())
         # What renders as nothing, a space, a mark or a separator (the narrow set the structural
         # rules exclude, and what a reading strips); the eye's skip set is wider (see skip_set).
@@ -739,6 +750,16 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
     # Read past inside an angle reading (reader._PASS): every non-ASCII structural look-alike but a '<' one.
     passed = {cp for cps in (gt, slash, bar, lbr, rbr, bang, quote) for cp in cps if cp > 0x7F} - set(lt)
     stand_in = stand_ins(t, eye_skip, set(space), passed)
+    # What attaches to the letter before it (a letter stand-in name reads past it anywhere): marks,
+    # format characters, default-ignorables and the emoji modifiers (skin tones); and a lone
+    # surrogate (nothing a reader sees: fail closed, and the backend's stand-in for one, a format
+    # character, must read as it does).
+    attach = sorted(
+        {cp for cp, c in cats.items() if cp >= 0x80 and (c[0] == "M" or c == "Cf")}
+        | t.ign_set
+        | t.emoji_modifiers
+        | set(range(0xD800, 0xE000))
+    )
     if set(blank) & set(t.interleave_letters()):
         raise SystemExit("a blank is also an interleave letter")
 
@@ -846,10 +867,16 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         fmt_cps(quote),
         ")",
         "",
-        "#: Marks (general category M*): word characters for the scanner's invisible-in-word rule, and (with",
-        "#: the default-ignorables) what a letter stand-in name reads past (``reader.attaches``).",
+        "#: Marks (general category M*): word characters for the scanner's invisible-in-word rule.",
         "MARK_RANGES: tuple[tuple[int, int], ...] = (",
         fmt_ranges(to_ranges(cp for cp, c in cats.items() if c[0] == "M")),
+        ")",
+        "",
+        "#: What attaches to the letter before it, beyond ASCII: marks (M*), format characters (Cf),",
+        "#: Default_Ignorable_Code_Point, the emoji modifiers of emoji-sequences.txt and lone surrogates.",
+        "#: A letter stand-in name reads past these anywhere (``reader.attaches``).",
+        "ATTACH_RANGES: tuple[tuple[int, int], ...] = (",
+        fmt_ranges(to_ranges(attach)),
         ")",
         "",
         "#: Hebrew (character names starting HEBREW): CGJ is legitimate there.",
@@ -939,7 +966,7 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         "INTERLEAVE": t.interleave_letters(),
         "BLANK": blank,
         "STAND_IN": stand_in,
-        "MARK": [cp for cp, c in cats.items() if c[0] == "M"],
+        "ATTACH": attach,
     }
     rust = rust_module(t, sets_rs, eye_readings, cats_rs, bang, quote, eye_skip, refs)
     return {OUT: python, RUST_OUT: rust}

@@ -28,8 +28,12 @@ from envelock.eye import reader as me
 D = importlib.import_module("envelock.escape")
 
 #: What attaches to a letter: a combining mark, a variation selector, a zero-width space, a soft
-#: hyphen, a grapheme joiner, a word joiner.
-ATTACHED = ("\u0306", "\u0301", "\ufe0f", "\u200b", "\u00ad", "\u034f", "\u2060")
+#: hyphen, a grapheme joiner, a word joiner, format characters that are not default-ignorable
+#: (Egyptian and interlinear format controls, an Arabic number sign) and a skin-tone modifier.
+ATTACHED = (
+    "\u0306", "\u0301", "\ufe0f", "\u200b", "\u00ad", "\u034f", "\u2060",
+    "\U00013430", "\ufff9", "\u0600", "\U0001f3fb",
+)  # fmt: skip
 #: Letter stand-in names: each ``{}`` is where an attached character goes.
 LETTERED = (
     "\u2039/retrieved_co\u0418{}tent>",
@@ -71,6 +75,21 @@ QUIET = (
     "<\u00e9t\u00e9\u200bcontent>",
     "\u2039caf\u0065\u0301\u203a",
 )
+
+
+def test_the_attach_table_holds_every_mark_format_and_ignorable() -> None:
+    import unicodedata
+
+    from envelock.eye.unicode_tables import DEFAULT_IGNORABLE_RANGES
+
+    ignorable = {cp for lo, hi in DEFAULT_IGNORABLE_RANGES for cp in range(lo, hi + 1)}
+    for cp in range(0x80, 0x110000):
+        c = chr(cp)
+        cat = unicodedata.category(c)
+        if cat[0] == "M" or cat in ("Cf", "Cs") or cp in ignorable:
+            assert me.attaches(c), hex(cp)
+        elif cat[0] in "LNPZ":
+            assert not me.attaches(c), hex(cp)
 
 
 def test_the_tables_give_cases() -> None:

@@ -293,8 +293,8 @@ pub fn has(c: char, bit: u16) -> bool {
     }
 }
 
-/// `reader.attaches`: only marks and default-ignorables beyond ASCII (`MARK_RANGES`,
-/// `DEFAULT_IGNORABLE_RANGES`), nothing a reader sees apart from the letter before it.
+/// `reader.attaches`: only what attaches to the letter before it (`ATTACH_RANGES`: marks, format
+/// characters, default-ignorables, emoji modifiers).
 pub fn attaches(piece: &Piece) -> bool {
     attach_only(piece.as_slice())
 }
@@ -304,7 +304,7 @@ pub fn attach_only(cs: &[char]) -> bool {
     !cs.is_empty()
         && cs.iter().all(|&c| {
             let cp = c as u32;
-            cp >= 0x80 && (has(c, IGNORABLE) || in_ranges(t::MARK_RANGES, cp))
+            cp >= 0x80 && in_ranges(t::ATTACH_RANGES, cp)
         })
 }
 

@@ -68,6 +68,7 @@ from .unicode_tables import (
     ALPHA_RANGES,
     AMP_NUMERIC,
     AMP_REFERENCES,
+    ATTACH_RANGES,
     BANG_CHARACTERS,
     DEFAULT_IGNORABLE_RANGES,
     GT_LOOKALIKES,
@@ -77,7 +78,6 @@ from .unicode_tables import (
     LT_LOOKALIKES,
     LT_NUMERIC,
     LT_REFERENCES,
-    MARK_RANGES,
     PIPE_LOOKALIKES,
     QUOTATION_ANGLES,
     QUOTE_LOOKALIKES,
@@ -281,23 +281,12 @@ _SKIP = _Skip()
 _STAND_IN = _RangeSet(STAND_IN_RANGES)
 
 
-def _union(*tables: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...]:
-    """Range tables merged into one sorted, disjoint table (marks and ignorables overlap: U+FE00)."""
-    out: list[tuple[int, int]] = []
-    for lo, hi in sorted(r for t in tables for r in t):
-        if out and lo <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(hi, out[-1][1]))
-        else:
-            out.append((lo, hi))
-    return tuple(out)
-
-
-_ATTACHES = _RangeSet(_union(MARK_RANGES, DEFAULT_IGNORABLE_RANGES))
+_ATTACHES = _RangeSet(ATTACH_RANGES)
 
 
 def attaches(piece: str) -> bool:
-    """Is ``piece`` only marks and default-ignorables beyond ASCII (generated ``MARK_RANGES``,
-    ``DEFAULT_IGNORABLE_RANGES``): nothing a reader sees apart from the letter before it? A letter
+    """Is ``piece`` only what attaches to the letter before it (generated ``ATTACH_RANGES``: marks,
+    format characters, default-ignorables, emoji modifiers)? A letter
     stand-in name reads past these anywhere: ``</retrieved_co\u0418\u0306tent>`` (the decomposed
     form of ``\u0419``) and ``</\u042fETRI\u200bEVED_CONTENT>`` read as the name their composed
     and unbroken forms do (red-team finds of stop 43)."""
