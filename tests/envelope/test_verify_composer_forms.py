@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from helpers.cli import run
 
-from envelock import InvalidEntry, Preface, PrefaceEntry, compose_preface, verify_preface
+from envelock import InvalidEntry, NestingError, Preface, PrefaceEntry, compose_preface, verify_preface
 from envelock.cli import strict_json
 from envelock.envelope import entry, parse
 
@@ -138,3 +138,14 @@ def test_one_nonce_or_none_verifies() -> None:
 def test_control_mixed_nonces_verify_without_the_check(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parse, "_other_nonce", lambda envelopes: None)
     assert all(codes(text, "reserved") == set() for text in MIXED.values())
+
+
+def test_compose_never_mixes_nonces_when_nesting() -> None:
+    # A turn without a nonce cannot hold a body composed with one (stop 43: verify=False wrote a
+    # nonce-mixed text), as a turn with one cannot hold a body without it.
+    inner = compose_preface([PrefaceEntry("web:a", "o", "inner")], nonce="N1nonce123")
+    with pytest.raises(NestingError, match="cannot nest in a turn without one"):
+        compose_preface([PrefaceEntry("tool", "t", inner)], verify=False)
+    bare = compose_preface([PrefaceEntry("web:a", "o", "inner")])
+    with pytest.raises(NestingError, match="without this turn's nonce"):
+        compose_preface([PrefaceEntry("tool", "t", bare)], nonce="N1nonce123", verify=False)

@@ -127,9 +127,11 @@ def compose_preface(
         if empty_provenance(source):
             # Invisible characters only (a TAG character): stripped, nothing would be left.
             raise InvalidEntry("source is only invisible characters: an envelope needs a provenance", index=index, field="source")
-        posing = passes_for_higher(source)
+        # What is rendered, against the trust of what was given: stripping an invisible character
+        # may leave a tier name (system-config + U+E0020 renders as system-config).
+        posing = passes_for_higher(source, own=entry.source)
         if posing is not None:
-            shown = source if len(source) <= 60 else source[:60] + "..."
+            shown = entry.source if len(entry.source) <= 60 else entry.source[:60] + "..."
             message = f"{shown!r} reads as the tier {posing.label!r} but is not it"
             message += " (write the tier exactly, or a source that does not look like it)"
             raise InvalidEntry(message, index=index, field="source")
@@ -145,7 +147,11 @@ def compose_preface(
                     body, index=index, level=lvl, reserved=reserved, nesting=nesting, max_depth=max_depth, tokens=tokens
                 ),
             )
-            if nonce is not None and body.nonce != nonce:
+            if body.nonce != nonce:
+                # One turn, one nonce (or none), at every depth: a nonce-less turn cannot hold a body
+                # composed with one either (its text would mix them: nonce-mixed).
+                if nonce is None:
+                    raise NestingError("a Preface body composed with a nonce cannot nest in a turn without one", index=index)
                 raise NestingError("a Preface body composed without this turn's nonce cannot nest here", index=index)
             content = body
         else:

@@ -68,6 +68,10 @@ def trust_of(source: str) -> Trust:
     return Trust.EXTERNAL
 
 
+#: ASCII punctuation and blanks a skeleton keeps at its ends (``skeleton`` folds letters, digits and look-alikes).
+_AROUND = "".join(chr(c) for c in range(0x20, 0x7F) if not chr(c).isalnum())
+
+
 @lru_cache(maxsize=1)
 def _skeletons() -> tuple[dict[str, Trust], dict[str, Trust]]:
     """The model's-eye skeletons of the tier names and of the content-key kinds, with their tiers."""
@@ -80,19 +84,22 @@ def read_tier(source: str) -> Trust:
     separators and invisible characters folded). ``trust_of`` is exact by design; this is what a model
     sees: ``System-Config``, ``system-config\u200b`` and ``\u0455ystem-config`` read as ``system-config``."""
     names, kinds = _skeletons()
-    skel = skeleton(source)
+    # Punctuation around a tier name changes nothing a reader sees: ``(system-config)``, ``system-config:``.
+    skel = skeleton(source).strip(_AROUND)
     kind, sep, rest = skel.partition(":")
     return max(
         trust_of(source), names.get(skel, Trust.EXTERNAL), kinds.get(kind, Trust.EXTERNAL) if sep and rest else Trust.EXTERNAL
     )
 
 
-def passes_for_higher(source: str) -> Trust | None:
-    """The tier ``source`` passes for when a reader takes it for one above its own (``None`` when not):
-    compose refuses such a source and verify reports it, whatever ``strict_provenance`` is (red-team
-    find of stop 43: ``system-config\u200b`` rendered a provenance that reads as the top tier)."""
+def passes_for_higher(source: str, *, own: str | None = None) -> Trust | None:
+    """The tier ``source`` passes for when a reader takes it for one above its own, ``trust_of(own)``
+    (``own``: the source as given, when ``source`` is what compose renders of it; ``None`` when it does
+    not pass for a higher one): compose refuses such a source and verify reports it, whatever
+    ``strict_provenance`` is (red-team finds of stop 43: ``system-config\u200b`` rendered a provenance
+    that reads as the top tier, and ``system-config`` + a TAG character rendered exactly it)."""
     tier = read_tier(source)
-    return tier if tier > trust_of(source) else None
+    return tier if tier > trust_of(source if own is None else own) else None
 
 
 def is_known_source(source: str) -> bool:
