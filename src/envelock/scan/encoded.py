@@ -8,7 +8,7 @@ import bisect
 import codecs
 import re
 from collections.abc import Callable, Hashable, Iterator
-from functools import lru_cache
+from functools import lru_cache, partial
 from html.entities import html5
 from typing import TypeVar, cast
 
@@ -358,22 +358,6 @@ def _decodings(m: re.Match[str]) -> set[str]:
     return out
 
 
-#: What each escape text decodes to (:func:`_decodings`), by its text and its last group: a token
-#: followed through dense escapes (``%3Cs%3E`` repeated) asks for the same few again and again.
-#: Bounded: cleared past _SEEN_MAX.
-_DECODED: dict[tuple[str, int | None], frozenset[str]] = {}
-
-
-def _decodings_seen(m: re.Match[str]) -> frozenset[str]:
-    key = (m.group(), m.lastindex)
-    got = _DECODED.get(key)
-    if got is None:
-        if len(_DECODED) >= _SEEN_MAX:
-            _DECODED.clear()
-        got = _DECODED[key] = frozenset(_decodings(m))
-    return got
-
-
 #: What each escape text decodes to, for each set of start characters: (the decodings that start a
 #: tag or token, whether one is an escape's first character). Bounded: cleared past _SEEN_MAX.
 _SEEN: dict[frozenset[str], dict[str, tuple[tuple[str, ...], bool, bool]]] = {}
@@ -517,6 +501,9 @@ def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names
     # (A CSS escape's one trailing space is part of it: ``\3c /x`` is ``</x``.)
     nxt = _window_ends([(s, is_opener, cuts) for s, _, _, is_opener, cuts in found], n)
     tokens = _exact_prefixes(names.exact)
+    # What each escape a token is followed through decodes to, by its text and last group (_once):
+    # ``%3Cs%3E`` repeated asks for the same few again and again.
+    decoded: dict[tuple[str, int | None], frozenset[str]] = {}
     # What a window reads, by its raw text and the decodings before it (_once).
     read: dict[tuple[tuple[str, ...], str, int], str | None] = {}
 
@@ -530,7 +517,7 @@ def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names
         if not is_opener:
             # The first character of an exact token alone (``>`` of ``>>TITLE<<``, ``]`` of ``]~b]``):
             # the token is followed one decoded character at a time, as long as it can go on.
-            token = _encoded_exact(text, e, opens, tokens)
+            token = _encoded_exact(text, e, opens, tokens, decoded)
             if token is not None:
                 out.append(_Raw(ENCODED_TAG.id, "warning", f"encoded form of {visible(token[0])!r}", s, token[1]))
             continue
@@ -778,13 +765,22 @@ def _exact_prefixes(exact: tuple[str, ...]) -> tuple[frozenset[str], frozenset[s
     return frozenset(exact), frozenset(t[:k] for t in exact for k in range(1, len(t) + 1))
 
 
+def _decodings_of(m: re.Match[str], _key: object) -> frozenset[str]:
+    return frozenset(_decodings(m))
+
+
 def _encoded_exact(
-    text: str, e: int, firsts: tuple[str, ...], tokens: tuple[frozenset[str], frozenset[str]]
+    text: str,
+    e: int,
+    firsts: tuple[str, ...],
+    tokens: tuple[frozenset[str], frozenset[str]],
+    decoded: dict[tuple[str, int | None], frozenset[str]],
 ) -> tuple[str, int] | None:
     """An exact token whose first character is encoded (ending at ``e``), its other characters raw or
     encoded: the token read and its raw end, else ``None``. Every way of reading the text is followed
     (a ``%`` as itself or as an escape) while it is a prefix of a token, so the work is bounded by the
-    longest token; backslashes right after the first character are read past, as the eye does."""
+    longest token; backslashes right after the first character are read past, as the eye does.
+    ``decoded``: the scan's decodings of escapes, by text (:func:`_once`)."""
     whole, prefixes = tokens
     n = len(text)
     states = {(c, e) for c in firsts if c in prefixes}
@@ -800,7 +796,8 @@ def _encoded_exact(
                 grown.add((p, i + 1))
             steps = {(text[i], i + 1)}
             if text[i] in "%\\=+" and (m := _ENC_OPENER_RE.match(text, i)) is not None:
-                steps |= {(c, m.end()) for c in _decodings_seen(m) if c}
+                readings = _once(decoded, (m.group(), m.lastindex), partial(_decodings_of, m))
+                steps |= {(c, m.end()) for c in readings if c}
             grown |= {(p + c, j) for c, j in steps if p + c in prefixes}
         states = grown
     return None
