@@ -330,7 +330,9 @@ def sarif_report(command: str, results: Sequence[FileResult], srcroot: Path | No
 def one_line(text: str) -> str:
     """``text`` as one line of a log: what is not printable (a newline or a bidi control in a file
     name, which a walked directory may hold) written as its escape, so a name cannot print a line of
-    its own, such as a false summary, into a CI log (red-team find of stop 43)."""
+    its own, such as a false summary, into a CI log (red-team find of stop 43). Python's escapes, not
+    the snippets' ``U+XXXX`` (:func:`~envelock.eye.reader.visible`): a file name that is not UTF-8
+    is reported by its bytes (``c\\udcff.txt``), as the report wrote it before."""
     return (
         text
         if text.isprintable()
