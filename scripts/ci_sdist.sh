@@ -5,6 +5,7 @@
 # .ci/run calls this; run it alone with `bash scripts/ci_sdist.sh`.
 #
 # Environment: PYTHON (default python3), ENVELOCK_SDIST_PYTEST_ARGS (default "-q -p no:cacheprovider"),
+# ENVELOCK_SDIST_WHEEL_ARGS (passed to `pip wheel`), ENVELOCK_SDIST_WHEELS (a folder to copy the built wheel to),
 # ENVELOCK_SHARED (the shared data folder; default ../shared next to this checkout, passed on so
 # that tests needing it run instead of skipping), ENVELOCK_SDIST_KEEP=1 keeps the temporary folder.
 set -euo pipefail
@@ -55,14 +56,29 @@ if [ "$missing" = 1 ]; then
   exit 1
 fi
 
-# 3. A fresh venv: install the sdist itself (with cargo on PATH this builds the native core from
-#    the unpacked sources), and the `test` dependency group from the unpacked pyproject.toml,
-#    then run the suite from the unpacked folder.
+# 3. A fresh venv. The sdist's wheel is built through its own backend, as `pip install` of the
+#    sdist does first (with cargo on PATH this builds the native core from the unpacked sources);
+#    that wheel and the `test` dependency group from the unpacked pyproject.toml are installed, then
+#    the suite runs from the unpacked folder. ENVELOCK_SDIST_WHEEL_ARGS are passed to `pip wheel`
+#    (.ci/run: `-C build-args=--compatibility=pypi`, a manylinux tag); with ENVELOCK_SDIST_WHEELS
+#    set, the wheel is also copied there (.ci/run checks and tests that one wheel, built once).
 "$PYTHON" -m venv "$work/venv"
 PY="$work/venv/bin/python"
 "$PY" -m pip install -q --upgrade 'pip>=25.1'   # --group
-"$PY" -m pip install -q "$sdist" --group "$src/pyproject.toml:test"
-"$PY" -c "import envelock, envelock.cli; print('envelock', envelock.__version__, 'from', envelock.__file__)"
+# shellcheck disable=SC2086  # the arguments are split on purpose
+"$PY" -m pip wheel -q --no-deps -w "$work/wheel" ${ENVELOCK_SDIST_WHEEL_ARGS:-} "$sdist"
+wheel="$(ls "$work"/wheel/envelock-*.whl)"
+echo "== built $(basename "$wheel") from the sdist"
+if [ -n "${ENVELOCK_SDIST_WHEELS:-}" ]; then
+  mkdir -p "$ENVELOCK_SDIST_WHEELS"
+  cp "$wheel" "$ENVELOCK_SDIST_WHEELS/"
+fi
+"$PY" -m pip install -q "$wheel" --group "$src/pyproject.toml:test"
+"$PY" -c "import envelock, envelock.cli, envelock.escape as e; print('envelock', envelock.__version__, e.implementation(), 'from', envelock.__file__)"
+if [ "${ENVELOCK_REQUIRE_NATIVE:-0}" = 1 ]; then   # .ci/run: the wheel built from the sdist carries the native core
+  (cd "$work" && "$PY" -c "import envelock.escape as e; assert e.implementation() == 'native', e.implementation()")
+  test "$("$work/venv/bin/envelock" --version)" = "envelock $("$PY" -c 'import envelock; print(envelock.__version__)') (native)"
+fi
 case "$("$PY" -c 'import envelock; print(envelock.__file__)')" in
   "$checkout"/*) echo "the test venv imports envelock from the checkout, not from the sdist" >&2; exit 1 ;;
 esac

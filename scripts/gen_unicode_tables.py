@@ -36,6 +36,7 @@ test suite runs it when ``../shared`` is present).
 from __future__ import annotations
 
 import argparse
+import bisect
 import re
 import sys
 from collections.abc import Callable, Iterable
@@ -497,20 +498,29 @@ class Tables:
                 table[cp] = rs
         return table
 
+    def _named(self) -> list[tuple[int, str, str, str, str, str]]:
+        # by_name runs ten times over every code point: its name, fold and prototype are computed once
+        if not hasattr(self, "_named_cache"):
+            self._named_cache = [
+                (cp, c, ud.name(c, ""), fold(c), p, fold(p))
+                for cp in self.cps
+                for c in (chr(cp),)
+                for p in (self.confuse(c),)
+            ]
+        return self._named_cache
+
     def by_name(self, rule: str, target: str, *, cats_ok: Callable[[str], bool] | None = None) -> list[int]:
         """Code points whose name matches ``RULES[rule]``, or that fold or look like ``target``: NFKC
         gives it, or the UTS #39 prototype is ``target`` once or repeated (``⨠`` is ``>>``, ``⋘``
         ``<<<``: a reader takes the first for the closer it is drawn as)."""
         pat = re.compile(RULES[rule])
         out: set[int] = set()
-        for cp in self.cps:
-            c = chr(cp)
+        for cp, c, name, folded, proto, folded_proto in self._named():
             if cp in self.skip or cp in self.ign_set:
                 continue
-            proto = self.confuse(c)
-            if pat.match(ud.name(c, "")) or fold(c) == target or (proto and proto == target * len(proto)):
+            if pat.match(name) or folded == target or (proto and proto == target * len(proto)):
                 out.add(cp)
-            elif cats_ok is not None and cats_ok(c) and fold(self.confuse(c)) == target:
+            elif cats_ok is not None and cats_ok(c) and folded_proto == target:
                 out.add(cp)
         out.discard(ord(target))
         return sorted(out)
@@ -979,6 +989,24 @@ VIEW_MAY_DIFFER = {"XML_IMPOSSIBLE", "BLANK_RANGES"}
 _NOT_CHARACTER_TABLES = {"UNICODE_VERSION", "LT_REFERENCES", "LBRACKET_REFERENCES", "AMP_REFERENCES", "SURROGATE_VIEW"}
 
 
+def _in_spans(spans: list[tuple[int, int]]) -> Callable[[int], bool]:
+    """Membership in a union of inclusive ``(lo, hi)`` spans, by bisection over the merged runs (the
+    surrogate-view search asks it of every code point, for every table)."""
+    runs: list[list[int]] = []
+    for lo, hi in sorted(spans):
+        if runs and lo <= runs[-1][1] + 1:
+            runs[-1][1] = max(runs[-1][1], hi)
+        else:
+            runs.append([lo, hi])
+    los = [lo for lo, _ in runs]
+
+    def inside(cp: int) -> bool:
+        i = bisect.bisect_right(los, cp) - 1
+        return i >= 0 and cp <= runs[i][1]
+
+    return inside
+
+
 def _reads(name: str, table: object) -> Callable[[int], object]:
     """What a character table says of a code point: ``False`` when it does not hold it, else ``True``
     or the value it maps it to. A table of a shape not read here stops the generator (none is passed over)."""
@@ -998,8 +1026,7 @@ def _reads(name: str, table: object) -> Callable[[int], object]:
             chars = {c for x in items for c in x}  # characters, or sequences of them
             return lambda cp: chr(cp) in chars
         if all(isinstance(x, tuple) and len(x) == 2 and all(isinstance(y, int) for y in x) for x in items):
-            spans = sorted(items)
-            return lambda cp: any(lo <= cp <= hi for lo, hi in spans)
+            return _in_spans(items)
     raise SystemExit(f"{name}: a character table of a shape surrogate_view_char does not read")
 
 

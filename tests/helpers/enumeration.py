@@ -3,7 +3,8 @@ generated variants and say which it left unchanged."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import itertools
+from collections.abc import Callable, Iterable, Iterator
 
 from envelock.eye import reader as me
 
@@ -20,6 +21,12 @@ def misses(defang: Defang, variants: Iterator[str]) -> tuple[int, list[str]]:
         if defang(v) == v:
             missed.append(v)
     return n, missed
+
+
+def shard(variants: Iterable[str], k: int, of: int) -> Iterator[str]:
+    """Every ``of``-th variant from the ``k``-th: the shards of one enumeration are disjoint and
+    together are all of it, so a long pass can be split over test workers without leaving any out."""
+    return itertools.islice(variants, k, None, of)
 
 
 def show(missed: list[str]) -> str:
