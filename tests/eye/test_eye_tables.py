@@ -205,7 +205,8 @@ class _SkipWithout:
 def test_control_a_lost_skip_is_caught(broken_reader: pytest.MonkeyPatch) -> None:
     lost = SKIPS[len(SKIPS) // 2]  # a range end the enumeration tries
     broken_reader.setattr(me, "_SKIP", _SkipWithout(me._SKIP, lost))
-    _, missed = misses(IMPLS["reference"], skip_variants())
+    # the variants the lost character is in (the full enumeration, as above, finds the same misses)
+    _, missed = misses(IMPLS["reference"], (v for v in skip_variants() if lost in v))
     assert any(lost in m for m in missed)
 
 

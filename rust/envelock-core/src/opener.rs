@@ -100,60 +100,81 @@ fn semi(b: &[u8], e: usize) -> usize {
     }
 }
 
-/// The first bytes of the names of a reference table, as a 256-bit set.
-fn first_bytes(refs: RefTable) -> [u64; 4] {
-    let mut set = [0u64; 4];
-    for (name, _, _) in refs {
+/// The entries of a reference table by the first byte of their name, each list in table order
+/// (the first alternative that matches wins, as in `reader._named`).
+struct ByFirst([Vec<u16>; 128]);
+
+fn by_first(refs: RefTable) -> ByFirst {
+    let mut lists: [Vec<u16>; 128] = std::array::from_fn(|_| Vec::new());
+    for (k, (name, _, _)) in refs.iter().enumerate() {
         let b = name.as_bytes()[0];
-        set[usize::from(b >> 6)] |= 1 << (b & 63);
+        let k = u16::try_from(k).expect("a reference table of at most 65,535 names");
+        lists[usize::from(b & 0x7f)].push(k);
     }
-    set
+    ByFirst(lists)
 }
 
-/// The first-byte sets of `AMP_REFERENCES`, `LT_REFERENCES` and `LBRACKET_REFERENCES` (built once).
-static FIRST_BYTES: std::sync::LazyLock<[[u64; 4]; 3]> = std::sync::LazyLock::new(|| {
+/// The first-byte index of `AMP_REFERENCES`, `LT_REFERENCES` and `LBRACKET_REFERENCES` (built once):
+/// dense references (`&lt;` repeated) try only the names that start with their first letter.
+static BY_FIRST: std::sync::LazyLock<[ByFirst; 3]> = std::sync::LazyLock::new(|| {
     [
-        first_bytes(t::AMP_REFERENCES),
-        first_bytes(t::LT_REFERENCES),
-        first_bytes(t::LBRACKET_REFERENCES),
+        by_first(t::AMP_REFERENCES),
+        by_first(t::LT_REFERENCES),
+        by_first(t::LBRACKET_REFERENCES),
     ]
 });
 
-#[inline]
-fn may_start_name(refs: RefTable, c0: u8) -> bool {
-    let sets: &[[u64; 4]; 3] = &FIRST_BYTES;
-    let set = if std::ptr::eq(refs, t::AMP_REFERENCES) {
-        &sets[0]
+fn index_of(refs: RefTable) -> Option<&'static ByFirst> {
+    let all: &'static [ByFirst; 3] = &BY_FIRST;
+    if std::ptr::eq(refs, t::AMP_REFERENCES) {
+        Some(&all[0])
     } else if std::ptr::eq(refs, t::LT_REFERENCES) {
-        &sets[1]
+        Some(&all[1])
     } else if std::ptr::eq(refs, t::LBRACKET_REFERENCES) {
-        &sets[2]
+        Some(&all[2])
     } else {
-        return true;
-    };
-    set[usize::from(c0 >> 6)] & (1 << (c0 & 63)) != 0
+        None
+    }
+}
+
+/// Whether `refs[k]` matches at `j`, and where it ends.
+#[inline]
+fn named_at(
+    b: &[u8],
+    j: usize,
+    entry: &(&'static str, bool, &'static [&'static str]),
+) -> Option<usize> {
+    let (name, legacy, exclusions) = *entry;
+    let nb = name.as_bytes();
+    // Byte by byte, not `starts_with`: most names of the first letter differ at the second byte,
+    // and a library `memcmp` call per name cost more than the whole comparison.
+    let rest = &b[j..];
+    if rest.len() < nb.len() || nb.iter().zip(rest).any(|(x, y)| x != y) {
+        return None;
+    }
+    let e = j + nb.len();
+    if e < b.len() && b[e] == b';' {
+        return Some(e + 1);
+    }
+    if legacy && !exclusions.iter().any(|x| b[e..].starts_with(x.as_bytes())) {
+        return Some(e);
+    }
+    None
 }
 
 /// `reader._named(refs)` at `j`: the end of the first alternative (in table order) that matches.
 fn named_end(b: &[u8], j: usize, refs: RefTable) -> Option<usize> {
     let c0 = *b.get(j)?;
-    if !may_start_name(refs, c0) {
-        return None;
+    match index_of(refs) {
+        Some(index) if c0 < 0x80 => index.0[usize::from(c0)]
+            .iter()
+            .find_map(|&k| named_at(b, j, &refs[usize::from(k)])),
+        Some(_) => None,
+        None => refs
+            .iter()
+            .filter(|(name, _, _)| name.as_bytes()[0] == c0)
+            .find_map(|entry| named_at(b, j, entry)),
     }
-    for &(name, legacy, exclusions) in refs {
-        let nb = name.as_bytes();
-        if nb[0] != c0 || !b[j..].starts_with(nb) {
-            continue;
-        }
-        let e = j + nb.len();
-        if e < b.len() && b[e] == b';' {
-            return Some(e + 1);
-        }
-        if legacy && !exclusions.iter().any(|x| b[e..].starts_with(x.as_bytes())) {
-            return Some(e);
-        }
-    }
-    None
 }
 
 /// A reference of a family at `j` (after the `&` and the layers): named, then decimal, then hex.
@@ -351,6 +372,49 @@ impl Iterator for Openers<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `named_end` as it was before the first-byte index: every name of the table, in table order.
+    fn named_end_linear(b: &[u8], j: usize, refs: RefTable, order: &[usize]) -> Option<usize> {
+        order.iter().find_map(|&k| named_at(b, j, &refs[k]))
+    }
+
+    /// Every text a name of each table can be followed by: `;`, nothing, a letter, each exclusion.
+    fn named_cases(refs: RefTable) -> Vec<String> {
+        let mut out = Vec::new();
+        for (name, _, exclusions) in refs {
+            for tail in [";", "", "x", "=", "1"].iter().chain(exclusions.iter()) {
+                out.push(format!("{name}{tail}"));
+                out.push(format!("{}{tail}", &name[..name.len() - 1])); // one letter short
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_first_byte_index_finds_what_the_table_order_finds() {
+        for refs in [t::AMP_REFERENCES, t::LT_REFERENCES, t::LBRACKET_REFERENCES] {
+            let order: Vec<usize> = (0..refs.len()).collect();
+            let cases = named_cases(refs);
+            for case in &cases {
+                let b = case.as_bytes();
+                assert_eq!(
+                    named_end(b, 0, refs),
+                    named_end_linear(b, 0, refs, &order),
+                    "{case:?}"
+                );
+            }
+            // Control: an index that lost any one name answers some case otherwise. (The order
+            // within a first byte cannot show: the exclusions and `;` make every table's answer
+            // the same in any order; the index keeps it all the same.)
+            for lost in 0..refs.len() {
+                let without: Vec<usize> = (0..refs.len()).filter(|&k| k != lost).collect();
+                assert!(cases
+                    .iter()
+                    .any(|c| named_end_linear(c.as_bytes(), 0, refs, &without)
+                        != named_end_linear(c.as_bytes(), 0, refs, &order)));
+            }
+        }
+    }
 
     fn all(s: &str, fam: Family) -> Vec<&str> {
         Openers::new(s, fam).map(|(a, e)| &s[a..e]).collect()
