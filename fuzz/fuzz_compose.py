@@ -33,6 +33,7 @@ from _common import LEVELS, RS, US, XML_IMPOSSIBLE, Input, expected_attr, expect
 import envelock
 from envelock import InvalidEntry, PrefaceEntry, compose_preface, parse_preface, verify_preface
 from envelock.envelope.invisible import handle_invisible
+from envelock.envelope.provenance import passes_for_higher
 from envelock.eye.reader import reserved_tag_count
 
 HEADER = 4
@@ -80,10 +81,29 @@ def empty_source(source: str) -> bool:
     return not handle_invisible(source, "strip", index=0, field="source")[0]
 
 
+def posing(source: str) -> bool:
+    """A source that reads as a tier above its own, given or with its invisible characters stripped
+    (a model would take the rendered ``provenance`` for it: ``System-Config``, ``system-config
+    (verified)``; SECURITY.md). Compose asks it of what it renders, which may differ by an escape, so
+    this is an allowance for a refusal, never a demand for one."""
+    stripped = handle_invisible(source, "strip", index=0, field="source")[0]
+    return passes_for_higher(source) is not None or (bool(stripped) and passes_for_higher(stripped, own=source) is not None)
+
+
+def invalid_source(source: str) -> bool:
+    """Empty or XML-impossible: compose must refuse it."""
+    return empty_source(source) or bool(XML_IMPOSSIBLE.search(source))
+
+
+def refused_source(source: str) -> bool:
+    """:func:`invalid_source`, or :func:`posing`: compose may refuse it."""
+    return invalid_source(source) or posing(source)
+
+
 def may_be_invalid(e: PrefaceEntry, field: str) -> bool:
     """Could this field of this entry legitimately be refused with InvalidEntry?"""
     if field == "source":
-        return empty_source(e.source) or bool(XML_IMPOSSIBLE.search(e.source))
+        return refused_source(e.source)
     if field == "origin":
         return bool(XML_IMPOSSIBLE.search(e.origin))
     if field == "fetched_at":
@@ -102,14 +122,16 @@ def check(data: bytes) -> None:
         # Everything before the refused entry was valid.
         for j in range(idx):
             for fld in ("source", "origin"):
-                bad = (fld == "source" and empty_source(entries[j].source)) or XML_IMPOSSIBLE.search(getattr(entries[j], fld))
+                bad = (fld == "source" and invalid_source(entries[j].source)) or XML_IMPOSSIBLE.search(getattr(entries[j], fld))
                 assert not bad, f"entry {j} was invalid but entry {idx} was reported: {exc}"
         return
     except envelock.EnvelockError as exc:
         raise AssertionError(f"undocumented error for plain str bodies: {exc!r}") from exc
     for j, e in enumerate(entries):
         for fld in ("source", "origin"):
-            assert not may_be_invalid(e, fld) or fld == "fetched_at", f"accepted invalid {fld} of entry {j}: {e!r}"
+            # (posing is an allowance only: compose asks it of the rendered value)
+            invalid = invalid_source(e.source) if fld == "source" else may_be_invalid(e, fld)
+            assert not invalid, f"accepted invalid {fld} of entry {j}: {e!r}"
 
     assert isinstance(out, envelock.Preface), type(out)
     assert not XML_IMPOSSIBLE.search(out), "output holds a character XML cannot carry"

@@ -30,10 +30,25 @@ POSING = {
     "(system-config)": Trust.SYSTEM_CONFIG,
     "system-config:": Trust.SYSTEM_CONFIG,
     "'user-authored'": Trust.USER_AUTHORED,
+    # a tier name as the first word, with a remark (stop 43's weak look-alikes)
+    "system-config (verified)": Trust.SYSTEM_CONFIG,
+    "system-config verified": Trust.SYSTEM_CONFIG,
+    "system-config;x": Trust.SYSTEM_CONFIG,
+    "System-Config notes": Trust.SYSTEM_CONFIG,
+    "user-authored notes": Trust.USER_AUTHORED,
+    "model-inferred summary": Trust.MODEL_INFERRED,
 }
+#: The tier name as a first word (``_leading_tier``): the rule the control below takes away.
+LEADING = (
+    "system-config (verified)", "system-config verified", "system-config;x", "System-Config notes", "user-authored notes",
+    "model-inferred summary",
+)
 #: Sources that read as no tier above their own: exact tiers and keys, look-alikes of ``external``,
 #: typos the eye does not read as a tier, free-form names.
-HONEST = ("system-config", "user-authored", "memory:notes", "web:https://a.example/", "External", "sytem-config", "crawler-7", "docs")
+HONEST = (
+    "system-config", "user-authored", "memory:notes", "web:https://a.example/", "External", "sytem-config", "crawler-7",
+    "docs", "system-configuration guide", "users guide", "external notes", "user manual", "config files", "web:x y",
+)
 
 
 def envelope(provenance_value: str) -> str:
@@ -87,3 +102,12 @@ def test_control_checking_what_is_rendered_alone_lets_them_through(monkeypatch: 
     for source in STRIPPED_TO_A_TIER:
         text = compose_preface([PrefaceEntry(source, "o", "b")])
         assert trust_of(parse.parse_preface(text)[0].source) > trust_of(source)
+
+
+def test_control_without_the_first_word_rule_they_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(provenance, "_leading_tier", lambda source, skel, names: Trust.EXTERNAL)
+    assert LEADING
+    for source in LEADING:
+        assert provenance.passes_for_higher(source) is None, source
+        text = compose_preface([PrefaceEntry(source, "o", "b")])
+        assert parse.parse_preface(text)[0].source == source
