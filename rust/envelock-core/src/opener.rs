@@ -32,10 +32,10 @@ pub enum Family {
 }
 
 impl Family {
-    fn refs(self) -> RefTable {
+    fn named(self) -> &'static Named {
         match self {
-            Family::Angle => t::LT_REFERENCES,
-            Family::Bracket => t::LBRACKET_REFERENCES,
+            Family::Angle => &LT_NAMED,
+            Family::Bracket => &LBRACKET_NAMED,
         }
     }
     fn numeric(self) -> &'static [u32] {
@@ -100,42 +100,31 @@ fn semi(b: &[u8], e: usize) -> usize {
     }
 }
 
-/// The entries of a reference table by the first byte of their name, each list in table order
-/// (the first alternative that matches wins, as in `reader._named`).
-struct ByFirst([Vec<u16>; 128]);
-
-fn by_first(refs: RefTable) -> ByFirst {
-    let mut lists: [Vec<u16>; 128] = std::array::from_fn(|_| Vec::new());
-    for (k, (name, _, _)) in refs.iter().enumerate() {
-        let b = name.as_bytes()[0];
-        let k = u16::try_from(k).expect("a reference table of at most 65,535 names");
-        lists[usize::from(b & 0x7f)].push(k);
-    }
-    ByFirst(lists)
+/// A named-reference table with its entries by the first byte of their name, each list in table
+/// order (the first alternative that matches wins, as in `reader._named`): dense references (`&lt;`
+/// repeated) try only the names that start with their first letter.
+struct Named {
+    refs: RefTable,
+    by_first: [Vec<u16>; 128],
 }
 
-/// The first-byte index of `AMP_REFERENCES`, `LT_REFERENCES` and `LBRACKET_REFERENCES` (built once):
-/// dense references (`&lt;` repeated) try only the names that start with their first letter.
-static BY_FIRST: std::sync::LazyLock<[ByFirst; 3]> = std::sync::LazyLock::new(|| {
-    [
-        by_first(t::AMP_REFERENCES),
-        by_first(t::LT_REFERENCES),
-        by_first(t::LBRACKET_REFERENCES),
-    ]
-});
-
-fn index_of(refs: RefTable) -> Option<&'static ByFirst> {
-    let all: &'static [ByFirst; 3] = &BY_FIRST;
-    if std::ptr::eq(refs, t::AMP_REFERENCES) {
-        Some(&all[0])
-    } else if std::ptr::eq(refs, t::LT_REFERENCES) {
-        Some(&all[1])
-    } else if std::ptr::eq(refs, t::LBRACKET_REFERENCES) {
-        Some(&all[2])
-    } else {
-        None
+impl Named {
+    fn new(refs: RefTable) -> Self {
+        let mut by_first: [Vec<u16>; 128] = std::array::from_fn(|_| Vec::new());
+        for (k, (name, _, _)) in refs.iter().enumerate() {
+            let k = u16::try_from(k).expect("a reference table of at most 65,535 names");
+            by_first[usize::from(name.as_bytes()[0] & 0x7f)].push(k);
+        }
+        Named { refs, by_first }
     }
 }
+
+static AMP_NAMED: std::sync::LazyLock<Named> =
+    std::sync::LazyLock::new(|| Named::new(t::AMP_REFERENCES));
+static LT_NAMED: std::sync::LazyLock<Named> =
+    std::sync::LazyLock::new(|| Named::new(t::LT_REFERENCES));
+static LBRACKET_NAMED: std::sync::LazyLock<Named> =
+    std::sync::LazyLock::new(|| Named::new(t::LBRACKET_REFERENCES));
 
 /// Whether `refs[k]` matches at `j`, and where it ends.
 #[inline]
@@ -163,26 +152,20 @@ fn named_at(
 }
 
 /// `reader._named(refs)` at `j`: the end of the first alternative (in table order) that matches.
-fn named_end(b: &[u8], j: usize, refs: RefTable) -> Option<usize> {
+fn named_end(b: &[u8], j: usize, named: &Named) -> Option<usize> {
     let c0 = *b.get(j)?;
-    match index_of(refs) {
-        Some(index) if c0 < 0x80 => index.0[usize::from(c0)]
-            .iter()
-            .find_map(|&k| named_at(b, j, &refs[usize::from(k)])),
-        Some(_) => None,
-        None => refs
-            .iter()
-            .filter(|(name, _, _)| name.as_bytes()[0] == c0)
-            .find_map(|entry| named_at(b, j, entry)),
-    }
+    let candidates = named.by_first.get(usize::from(c0))?; // names are ASCII
+    candidates
+        .iter()
+        .find_map(|&k| named_at(b, j, &named.refs[usize::from(k)]))
 }
 
 /// A reference of a family at `j` (after the `&` and the layers): named, then decimal, then hex.
-fn reference_end(b: &[u8], j: usize, refs: RefTable, numeric: &[u32]) -> Option<usize> {
+fn reference_end(b: &[u8], j: usize, named: &Named, numeric: &[u32]) -> Option<usize> {
     let c0 = *b.get(j)?;
     if c0 != b'#' {
         return if c0.is_ascii_alphabetic() {
-            named_end(b, j, refs)
+            named_end(b, j, named)
         } else {
             None
         };
@@ -214,7 +197,7 @@ pub fn opener_at(s: &str, p: usize, fam: Family) -> Option<usize> {
     let mut count = 0;
     starts[0] = p + 1;
     while count < t::MAX_AMP_LAYERS {
-        match reference_end(b, starts[count], t::AMP_REFERENCES, t::AMP_NUMERIC) {
+        match reference_end(b, starts[count], &AMP_NAMED, t::AMP_NUMERIC) {
             Some(e) => {
                 count += 1;
                 starts[count] = e;
@@ -223,7 +206,7 @@ pub fn opener_at(s: &str, p: usize, fam: Family) -> Option<usize> {
         }
     }
     loop {
-        if let Some(e) = reference_end(b, starts[count], fam.refs(), fam.numeric()) {
+        if let Some(e) = reference_end(b, starts[count], fam.named(), fam.numeric()) {
             return Some(e);
         }
         if count == 0 {
@@ -392,13 +375,14 @@ mod tests {
 
     #[test]
     fn the_first_byte_index_finds_what_the_table_order_finds() {
-        for refs in [t::AMP_REFERENCES, t::LT_REFERENCES, t::LBRACKET_REFERENCES] {
+        for named in [&*AMP_NAMED, &*LT_NAMED, &*LBRACKET_NAMED] {
+            let refs = named.refs;
             let order: Vec<usize> = (0..refs.len()).collect();
             let cases = named_cases(refs);
             for case in &cases {
                 let b = case.as_bytes();
                 assert_eq!(
-                    named_end(b, 0, refs),
+                    named_end(b, 0, named),
                     named_end_linear(b, 0, refs, &order),
                     "{case:?}"
                 );
