@@ -40,6 +40,7 @@ import bisect
 import re
 import sys
 from collections.abc import Callable, Iterable
+from functools import cached_property
 from pathlib import Path
 
 import anyascii  # type: ignore[import-untyped]
@@ -498,16 +499,10 @@ class Tables:
                 table[cp] = rs
         return table
 
+    @cached_property
     def _named(self) -> list[tuple[int, str, str, str, str, str]]:
         # by_name runs ten times over every code point: its name, fold and prototype are computed once
-        if not hasattr(self, "_named_cache"):
-            self._named_cache = [
-                (cp, c, ud.name(c, ""), fold(c), p, fold(p))
-                for cp in self.cps
-                for c in (chr(cp),)
-                for p in (self.confuse(c),)
-            ]
-        return self._named_cache
+        return [(cp, c, ud.name(c, ""), fold(c), p, fold(p)) for cp in self.cps for c in (chr(cp),) for p in (self.confuse(c),)]
 
     def by_name(self, rule: str, target: str, *, cats_ok: Callable[[str], bool] | None = None) -> list[int]:
         """Code points whose name matches ``RULES[rule]``, or that fold or look like ``target``: NFKC
@@ -515,7 +510,7 @@ class Tables:
         ``<<<``: a reader takes the first for the closer it is drawn as)."""
         pat = re.compile(RULES[rule])
         out: set[int] = set()
-        for cp, c, name, folded, proto, folded_proto in self._named():
+        for cp, c, name, folded, proto, folded_proto in self._named:
             if cp in self.skip or cp in self.ign_set:
                 continue
             if pat.match(name) or folded == target or (proto and proto == target * len(proto)):

@@ -37,17 +37,21 @@ POSING = {
     "System-Config notes": Trust.SYSTEM_CONFIG,
     "user-authored notes": Trust.USER_AUTHORED,
     "model-inferred summary": Trust.MODEL_INFERRED,
+    # where a word ends is not known to the skeleton: a longer word fails closed
+    "system-config.d/x": Trust.SYSTEM_CONFIG,
+    "system-config_verified": Trust.SYSTEM_CONFIG,
+    "system-configuration guide": Trust.SYSTEM_CONFIG,
 }
-#: The tier name as a first word (``_leading_tier``): the rule the control below takes away.
+#: A tier name with more after it (``_tier_named_first``): what the control below lets through.
 LEADING = (
     "system-config (verified)", "system-config verified", "system-config;x", "System-Config notes", "user-authored notes",
-    "model-inferred summary",
+    "model-inferred summary", "system-config.d/x", "system-config_verified", "system-configuration guide",
 )
 #: Sources that read as no tier above their own: exact tiers and keys, look-alikes of ``external``,
 #: typos the eye does not read as a tier, free-form names.
 HONEST = (
     "system-config", "user-authored", "memory:notes", "web:https://a.example/", "External", "sytem-config", "crawler-7",
-    "docs", "system-configuration guide", "users guide", "external notes", "user manual", "config files", "web:x y",
+    "docs", "systems guide", "users guide", "external notes", "user manual", "config files", "web:x y",
 )
 
 
@@ -105,7 +109,8 @@ def test_control_checking_what_is_rendered_alone_lets_them_through(monkeypatch: 
 
 
 def test_control_without_the_first_word_rule_they_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(provenance, "_leading_tier", lambda source, skel, names: Trust.EXTERNAL)
+    # the tier name as the whole skeleton only, as before stop 44
+    monkeypatch.setattr(provenance, "_tier_named_first", lambda skel, names: names.get(skel, Trust.EXTERNAL))
     assert LEADING
     for source in LEADING:
         assert provenance.passes_for_higher(source) is None, source

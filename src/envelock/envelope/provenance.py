@@ -89,23 +89,18 @@ def read_tier(source: str) -> Trust:
     kind, sep, rest = skel.partition(":")
     return max(
         trust_of(source),
-        names.get(skel, Trust.EXTERNAL),
+        _tier_named_first(skel, names),
         kinds.get(kind, Trust.EXTERNAL) if sep and rest else Trust.EXTERNAL,
-        _leading_tier(source, skel, names),
     )
 
 
-def _leading_tier(source: str, skel: str, names: dict[str, Trust]) -> Trust:
-    """The tier whose name ``source`` starts with as a word of its own (a blank or ASCII punctuation
-    after it): ``system-config (verified)``, ``system-config;x``, ``user-authored notes`` read as that
-    tier with a remark (red-team find of stop 43). The skeleton drops blanks and separators, so the
-    first blank-delimited word is read too; a longer word (``system-configuration``) is no tier."""
-    first = source.split(maxsplit=1)[0] if source.strip() else ""
-    found = names.get(skeleton(first).strip(_AROUND), Trust.EXTERNAL) if first != source else Trust.EXTERNAL
-    for name, tier in names.items():
-        if tier > found and skel.startswith(name) and len(skel) > len(name) and skel[len(name)] in _AROUND:
-            found = tier
-    return found
+def _tier_named_first(skel: str, names: dict[str, Trust]) -> Trust:
+    """The highest tier whose name the skeleton starts with: the name itself, or the name with
+    anything after it (``system-config (verified)``, ``system-config;x``, ``user-authored notes``
+    read as that tier with a remark; red-team find of stop 43). The skeleton drops blanks and
+    separators, so where a word ends is not known: fail closed, a longer word counts too
+    (``system-configuration guide`` is refused; SECURITY.md names the price)."""
+    return max((tier for name, tier in names.items() if skel.startswith(name)), default=Trust.EXTERNAL)
 
 
 def passes_for_higher(source: str, *, own: str | None = None) -> Trust | None:
