@@ -8,6 +8,8 @@ over several lines); this script owns it, nobody types it. The sources:
 * ``rules``: ``len(envelock.scan.rules.RULES)``;
 * ``corpus``, ``corpus-payloads``: the payloads and attack classes of ``corpus/*.json`` (a class is
   a file whose name does not start with ``benign_``);
+* ``corpus-classes``: corpus/README.md's table of every file of ``corpus/`` (its payloads, where they
+  go, its distinct ``reserved / markup`` outcome pairs);
 * ``speed``: the README's speed table, from ``benchmarks/results/latest.json`` (the largest size
   of each input), with the date, interpreter and machine of that run;
 * ``spotlight``: the README's spotlighting cost table, from ``benchmarks/results/spotlight.json``;
@@ -36,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-FILES = ("README.md", "SECURITY.md", "docs/INTERNALS.md")
+FILES = ("README.md", "SECURITY.md", "docs/INTERNALS.md", "corpus/README.md")
 BLOCK_RE = re.compile(r"(<!-- figures:([a-z0-9-]+) -->)(.*?)(<!-- /figures -->)", re.S)
 
 #: The README's speed table: (row label, input class in the results).
@@ -287,6 +289,20 @@ def corpus_counts(root: Path = ROOT) -> tuple[int, int]:
     return payloads, classes
 
 
+def corpus_classes(root: Path = ROOT) -> str:
+    """corpus/README.md's table: one row per file of ``corpus/``, in name order, and the total."""
+    rows = ["", "| class | payloads | as | outcomes (reserved / markup) |", "|---|---|---|---|"]
+    total = 0
+    for path in sorted((root / "corpus").glob("*.json")):
+        payloads = json.loads(path.read_text(encoding="utf-8"))["payloads"]
+        total += len(payloads)
+        where = ", ".join(sorted({p["as"] for p in payloads}))
+        pairs = "; ".join(sorted({f"{p['expect']['reserved']} / {p['expect']['markup']}" for p in payloads}))
+        rows.append(f"| `{path.stem}` | {len(payloads)} | {where} | {pairs} |")
+    rows.append(f"| **total** | **{total}** | | |")
+    return "\n".join(rows) + "\n"
+
+
 def figures(root: Path = ROOT) -> dict[str, Callable[[], str]]:
     """Every figure by name, computed when asked for."""
     sys.path.insert(0, str(root / "src"))
@@ -305,6 +321,7 @@ def figures(root: Path = ROOT) -> dict[str, Callable[[], str]]:
         "rules": lambda: f"{len(RULES)} rules",
         "corpus": corpus,
         "corpus-payloads": lambda: f"{corpus_counts(root)[0]} in all",
+        "corpus-classes": lambda: corpus_classes(root),
         "speed": lambda: speed(results("latest.json")),
         "real-text": lambda: real_text(results("pipeline.json")),
         "verify-floor": lambda: verify_floor(results("hotspots.json")),

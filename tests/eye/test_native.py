@@ -674,7 +674,7 @@ NEW_CONTROLS: list[tuple[str, Callable[[], Any], str, tuple[str, ...], tuple[Cal
     ),
     (
         "exact tokens: the escape points without an opener forgotten",
-        lambda: _mutant((_reference, "_non_opener_exact", lambda names: re.compile("(?!)"))),
+        lambda: _mutant((_reference, "_non_opener_starts", lambda names: "")),
         "\uff5cDSML\uff5c and >>TITLE<<",
         RESERVED_NAMES,
         (check_defang,),

@@ -163,9 +163,10 @@ def reference_first_danger(text: str) -> str | None:
         r = read_bracket(text, m.end(), names)
         if r.kind in ("token", "bar") and text[m.end() : m.end() + 1] != "\\":
             return modeleye.visible(text[m.start() : r.end][:SNIPPET_MAX])
-    for m in names.exact_finder().finditer(text):
-        if text[m.start() + 1 : m.start() + 2] != "\\":
-            return modeleye.visible(text[m.start() : modeleye.exact_after(text, m.start(), names)][:SNIPPET_MAX])
+    for start, end in modeleye.exact_tokens(text, names):
+        after = modeleye.first_piece_end(text, start)
+        if text[after : after + 1] != "\\":
+            return modeleye.visible(text[start:end][:SNIPPET_MAX])
     return None
 
 

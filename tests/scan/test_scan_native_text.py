@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from envelock import scan_text
 from envelock.eye import backend
-from envelock.eye.reader import exact_after, names_for
+from envelock.eye.reader import exact_tokens, names_for
 from envelock.eye.tokens import EXACT_TOKENS, PROSE_TURN_MARKERS, RESERVED_NAMES
 from envelock.scan import _base as B
 from envelock.scan import encoded as E
@@ -206,19 +206,19 @@ def test_negative_control_a_case_sensitive_search_is_told_apart() -> None:
 
 
 # The exact tokens (``scan.tags._scan_exact``): one native pass (the core reader's ``exact_after``)
-# against ``exact_finder`` and Python's ``exact_after``, its reference, on text built from the
-# tokens' own pieces.
+# against ``reader.exact_tokens`` (``exact_finder`` and Python's ``exact_after``), its reference, on
+# text built from the tokens' own pieces and references for their characters.
 EXACT_PIECES = st.sampled_from(
     [t[:k] for t in EXACT_TOKENS for k in (1, len(t) - 1, len(t))]
     + [t[1:] for t in EXACT_TOKENS]
     + ["\\", "\\\\", "<", "[", "é", "日本", " ", "\n", "|", "~"]
+    + ["&gt;", "&lt;", "&#93;", "&lsqb;", "&#xFF5C;", "&amp;", "&", "&gt", "&#84;"]
 )
 EXACT_TEXTS = st.lists(EXACT_PIECES, max_size=12).map("".join)
 
 
 def _regex_exact(text: str) -> list[tuple[int, int]]:
-    names = names_for(RESERVED_NAMES, None)
-    return [(m.start(), exact_after(text, m.start(), names)) for m in names.exact_finder().finditer(text)]
+    return exact_tokens(text, names_for(RESERVED_NAMES, None))
 
 
 @given(EXACT_TEXTS)

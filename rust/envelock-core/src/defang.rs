@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 
 use crate::chars;
-use crate::decode::{char_at, utf8_width};
+use crate::decode::{char_at, decode_at, utf8_width};
 use crate::names::Names;
 use crate::opener::{Family, Openers};
 use crate::reader::{exact_after, read_after, read_bracket, Scratch};
@@ -95,16 +95,22 @@ fn drop_after(s: &str, ends: impl Iterator<Item = usize>) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Is the opener `s[a..e]` one character (not a reference) that starts an exact token?
+/// `reference.starts_exact`: is the opener `s[a..e]` one piece (a character, or a reference for
+/// one) that starts an exact token (`<NAME>`, `&lt;NAME&gt;`)?
 #[inline]
-fn raw_exact(s: &str, a: usize, e: usize, names: &Names) -> bool {
+fn starts_exact(s: &str, a: usize, e: usize, names: &Names) -> bool {
     let b = s.as_bytes();
-    b[a] != b'&' && e == a + utf8_width(b[a]) && exact_after(s, a, names).is_some()
+    let one = if b[a] == b'&' {
+        decode_at(s, a).1 == e
+    } else {
+        e == a + utf8_width(b[a])
+    };
+    one && exact_after(s, a, names).is_some()
 }
 
 /// `reference.opener_needs_escape`: the reading after the angle opener `s[a..e]` (past the
 /// backslashes after it) is dangerous, or at markup a `<` starts markup, or a raw one-character
-/// opener starts an exact token.
+/// opener (one piece) starts an exact token.
 fn opener_needs_escape(
     s: &str,
     a: usize,
@@ -116,12 +122,13 @@ fn opener_needs_escape(
     // The markup test first: it is a few byte reads, and on HTML it answers for most `<`.
     (markup && e == a + 1 && s.as_bytes()[a] == b'<' && markup_after(s, e))
         || !read_after(s, e, names, scratch).is_none()
-        || raw_exact(s, a, e, names)
+        || starts_exact(s, a, e, names)
 }
 
-/// `reference.bracket_needs_escape`: a `[NAME]`/`[|NAME|]` reading, or an exact token after a raw `[`.
+/// `reference.bracket_needs_escape`: a `[NAME]`/`[|NAME|]` reading, or an exact token after a `[`
+/// (or a reference for one).
 fn bracket_needs_escape(s: &str, a: usize, e: usize, names: &Names, scratch: &mut Scratch) -> bool {
-    !read_bracket(s, e, names, scratch).is_none() || raw_exact(s, a, e, names)
+    !read_bracket(s, e, names, scratch).is_none() || starts_exact(s, a, e, names)
 }
 
 /// The escape points of the angle pass (the ends of the openers that need a backslash), in order.
@@ -160,40 +167,62 @@ pub fn defang_brackets<'a>(s: &'a str, names: &Names, scratch: &mut Scratch) -> 
     insert_after(s, bracket_points(s, names, scratch))
 }
 
-/// The escape points of `defang_exact`: every occurrence of a first character of an exact token
-/// that is not an opener (`>`, `]`, `｜`), as (start, end) byte offsets, in text order.
+/// The escape points of `defang_exact`: every first piece of an exact token that is not an
+/// opener (`>`, `]`, `｜`, or a reference for one: `reference._exact_points`), as (start, end) byte
+/// offsets, in text order.
 fn exact_points<'a>(s: &'a str, names: &'a Names) -> impl Iterator<Item = (usize, usize)> + 'a {
     let b = s.as_bytes();
     let bytes = &names.exact.start_bytes;
     let starts = &names.exact.starts;
     let mut i = 0;
+    // The next `&` at or after `i` (`b.len()`: none), searched for again once `i` has passed it.
+    let mut amp: Option<usize> = None;
     std::iter::from_fn(move || {
         while i < b.len() {
+            if amp.map_or(true, |a| a < i) {
+                amp = Some(memchr::memchr(b'&', &b[i..]).map_or(b.len(), |k| i + k));
+            }
+            let amp = amp.unwrap_or(b.len());
             let k = match bytes.as_slice() {
                 [] => None,
-                [x] => memchr::memchr(*x, &b[i..]),
-                [x, y] => memchr::memchr2(*x, *y, &b[i..]),
-                [x, y, z] => memchr::memchr3(*x, *y, *z, &b[i..]),
-                many => b[i..].iter().position(|c| many.contains(c)),
+                [x] => memchr::memchr(*x, &b[i..amp]),
+                [x, y] => memchr::memchr2(*x, *y, &b[i..amp]),
+                [x, y, z] => memchr::memchr3(*x, *y, *z, &b[i..amp]),
+                many => b[i..amp].iter().position(|c| many.contains(c)),
             };
-            let p = i + k?;
-            let ch = char_at(s, p);
-            i = p + ch.len_utf8();
-            if starts.contains(&ch) {
-                return Some((p, i));
+            let p = k.map_or(amp, |k| i + k);
+            if p >= b.len() {
+                i = b.len();
+                return None;
+            }
+            let (first, end) = if b[p] == b'&' {
+                let (piece, nxt, _) = decode_at(s, p);
+                // A reference for one character only (`&nvgt;` is `>` and a mark: no first piece).
+                let one = match piece.as_slice() {
+                    [c] => Some(*c),
+                    _ => None,
+                };
+                (one, nxt)
+            } else {
+                let ch = char_at(s, p);
+                (Some(ch), p + ch.len_utf8())
+            };
+            i = end;
+            if first.is_some_and(|ch| starts.contains(&ch)) {
+                return Some((p, end));
             }
         }
         None
     })
 }
 
-/// The escape points of the exact pass: after the first character of every exact token that has
-/// no opener, in order.
+/// The escape points of the exact pass: after the first piece of every exact token that has no
+/// opener, in order.
 fn exact_escape_points<'s>(s: &'s str, names: &'s Names) -> impl Iterator<Item = usize> + 's {
     exact_points(s, names).filter_map(move |(p, e)| exact_after(s, p, names).is_some().then_some(e))
 }
 
-/// `defang_exact`: a backslash after the first character of every exact token that has no opener.
+/// `defang_exact`: a backslash after the first piece of every exact token that has no opener.
 pub fn defang_exact<'a>(s: &'a str, names: &Names) -> Cow<'a, str> {
     if names.exact.starts.is_empty() {
         return Cow::Borrowed(s);

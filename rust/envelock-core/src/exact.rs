@@ -11,7 +11,15 @@ use crate::reader::exact_after;
 /// bytes are found by `memchr3`, three at a time (one search per three; a text holds them rarely,
 /// so the searches cost less than a look at every byte), and the tokens put back in order.
 pub fn exact_tokens(s: &str, names: &Names) -> Vec<(usize, usize)> {
-    at_leads(s, names, &names.exact.first_bytes)
+    if names.exact.is_empty() {
+        return Vec::new();
+    }
+    // `&` too: a first character may be written as a reference (`&gt;&gt;TITLE&lt;&lt;`).
+    let mut leads = names.exact.first_bytes.clone();
+    if !leads.contains(&b'&') {
+        leads.push(b'&');
+    }
+    at_leads(s, names, &leads)
 }
 
 /// `exact_after` at every occurrence of a byte of `leads` that begins a character, in order.
@@ -55,6 +63,16 @@ mod tests {
             vec![(2, 12)]
         );
         assert!(exact_tokens("NAME> s>", &names).is_empty());
+        // Written with references: the first character, the rest, or both.
+        assert_eq!(
+            exact_tokens(
+                "&gt;&gt;TITLE&lt;&lt; ]~b&#93; &lt;NAME> [IMG&#x5D;",
+                &names
+            ),
+            vec![(0, 21), (22, 30), (31, 40), (41, 51)]
+        );
+        assert!(exact_tokens("&gt;&gt;TITLE&lt;", &names).is_empty());
+        assert_eq!(exact_tokens("&amp;gt;\\&gt;TITLE<<", &names), vec![(0, 20)]);
     }
 
     /// `exact_after` at every character boundary: what the searches by lead byte must find.
@@ -87,6 +105,12 @@ mod tests {
             "\n",
             "NAME>",
             "<NAME>",
+            // References for first characters and rests (`&gt;&gt;TITLE&lt;&lt;`, `]~b&#93;`).
+            "&gt;",
+            "&gt;TITLE&lt;&lt;",
+            "&#93;",
+            "&lt;",
+            "&amp;",
         ];
         let mut checked = 0;
         let mut tokens = 0;

@@ -360,8 +360,8 @@ pub struct Exact {
     by_first: Vec<(char, Vec<String>)>,
     /// 1 + the index in `by_first` of an ASCII first character (0: none), without a search.
     ascii: [u8; 128],
-    /// For each entry of `by_first`, the first bytes of its rests as a 256-bit set (all bits for
-    /// an empty rest): most escape-point candidates are rejected by one lookup.
+    /// For each entry of `by_first`, the first bytes of its rests and `&` as a 256-bit set (all
+    /// bits for an empty rest): most escape-point candidates are rejected by one lookup.
     seconds: Vec<[u64; 4]>,
     /// The first characters that are not openers (`reference.exact_start_re`: `>`, `]`, `｜`):
     /// the escape points of `defang_exact`.
@@ -413,7 +413,9 @@ impl Exact {
         let seconds = by_first
             .iter()
             .map(|(_, rests)| {
+                // `&`: a rest may begin with a reference (`reader::exact_after`).
                 let mut set = [0u64; 4];
+                set[usize::from(b'&' >> 6)] |= 1 << (b'&' & 63);
                 for r in rests {
                     match r.as_bytes().first() {
                         Some(&b) => set[usize::from(b >> 6)] |= 1 << (b & 63),

@@ -1397,21 +1397,30 @@ fn read_bracket_slow<'n>(
 }
 
 /// `reader.exact_after(text, i, names)`: the end (byte offset) of the exact token whose first
-/// character is at byte `i`, past any backslashes after that character, if one starts there.
+/// piece is at byte `i` (a character, or a reference for exactly that character: `decode_at`),
+/// past any backslashes after that piece, if one starts there; the rest written out or read
+/// through references (`&gt;&gt;TITLE&lt;&lt;`).
 #[inline]
 pub fn exact_after(s: &str, i: usize, names: &Names) -> Option<usize> {
     let b = s.as_bytes();
     let c0 = *b.get(i)?;
+    if c0 == b'&' {
+        let (piece, nxt, _) = decode_at(s, i);
+        return match piece.as_slice() {
+            [first] => exact_rest(s, *first, nxt, names),
+            _ => None,
+        };
+    }
     if c0 < 0x80 && !names.exact.may_start(c0, b.get(i + 1).copied()) {
         return None;
     }
-    exact_after_at(s, i, names)
+    let first = char_at(s, i);
+    exact_rest(s, first, i + first.len_utf8(), names)
 }
 
-fn exact_after_at(s: &str, i: usize, names: &Names) -> Option<usize> {
-    let first = char_at(s, i);
+/// The end of a rest of an exact token starting with `first`, read from byte `j` past backslashes.
+fn exact_rest(s: &str, first: char, mut j: usize, names: &Names) -> Option<usize> {
     let b = s.as_bytes();
-    let mut j = i + first.len_utf8();
     while j < b.len() && b[j] == b'\\' {
         j += 1;
     }
@@ -1420,11 +1429,40 @@ fn exact_after_at(s: &str, i: usize, names: &Names) -> Option<usize> {
         .exact
         .rests(first, tail.first().copied())
         .iter()
-        .find(|r| {
+        .find_map(|r| {
             let r = r.as_bytes();
-            r.first() == tail.first() && tail.starts_with(r)
+            if tail.starts_with(r) {
+                return Some(j + r.len());
+            }
+            // No `&` where the rest would be written out: no reference can make it read as the rest.
+            let span = &tail[..r.len().min(tail.len())];
+            memchr::memchr(b'&', span).and_then(|_| reads_as(s, j, r))
         })
-        .map(|r| j + r.len())
+}
+
+/// `reader._reads_as`: where the text from byte `j` ends that reads (`decode_at`, piece by piece)
+/// as `rest` exactly (a piece that runs past the rest does not).
+fn reads_as(s: &str, mut j: usize, rest: &[u8]) -> Option<usize> {
+    let mut k = 0;
+    while k < rest.len() {
+        if j >= s.len() {
+            return None;
+        }
+        let (piece, nxt, _) = decode_at(s, j);
+        if piece.is_empty() {
+            return None;
+        }
+        for &ch in piece.as_slice() {
+            let mut buf = [0u8; 4];
+            let c = ch.encode_utf8(&mut buf).as_bytes();
+            if !rest[k..].starts_with(c) {
+                return None;
+            }
+            k += c.len();
+        }
+        j = nxt;
+    }
+    Some(j)
 }
 
 #[cfg(test)]

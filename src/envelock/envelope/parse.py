@@ -27,7 +27,7 @@ from ..errors import EnvelopeBreach
 from ..eye import backend
 from ..eye.escape import BODY_CONTEXT, Level, canonical_body_at, check_level, defang, defang_body, opener_records, undefang
 from ..eye.load_tokens import Tokens
-from ..eye.reader import names_for, readings, visible
+from ..eye.reader import exact_tokens, first_piece_end, names_for, readings, visible
 from ..eye.tokens import RESERVED_NAMES
 from ..types import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, LineIndex, Problem, Spotlight
 from . import spotlight
@@ -172,7 +172,7 @@ def _tags_in(scan: _Scan, text: str) -> set[int]:
         if s < n and kind != "none" and (e >= n or text[e] != "\\")
     }
     names = names_for(scan.reserved, scan.tokens)
-    found.update(m.start() for m in names.exact_finder().finditer(text) if text[m.start() + 1 : m.start() + 2] != "\\")
+    found.update(s for s, _ in exact_tokens(text, names) if text[first_piece_end(text, s) : first_piece_end(text, s) + 1] != "\\")
     return found
 
 

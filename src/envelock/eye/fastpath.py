@@ -208,6 +208,15 @@ def _exact_after_lt(names: Names) -> str:
     return f"(?<=<)\\\\*+(?:{alts})|" if alts else ""
 
 
+def _exact_unsure(names: Names, first: str) -> str:
+    """An unsure alternative after any opener: a rest of an exact token that starts with ``first``,
+    written out or up to an ``&`` (the opener may be a reference for ``first``, ``&lt;NAME>``, and the
+    rest may go on in references, ``<NAME&gt;``): the reference decides (``starts_exact``)."""
+    rests = names._exact.get(first, ())
+    alts = [re.escape(r[:k]) + "&" for r in rests for k in range(len(r))]
+    return f"\\\\*+(?:{'|'.join([*(re.escape(r) for r in rests), *sorted(set(alts))])})" if rests else "(?!)"
+
+
 @lru_cache(maxsize=32)
 def _fast_regex(names: Names, markup: bool) -> re.Pattern[str]:
     """One regex matching every opener that is certainly dangerous or unsure.
@@ -224,7 +233,8 @@ def _fast_regex(names: Names, markup: bool) -> re.Pattern[str]:
     # reference decides every reading the regexes would call dangerous there.
     quotes = regex_class(_me.QUOTE_OPENERS)
     # (The danger lookahead once, the guillemet told apart after it: it is a third of the compile.)
-    pattern = f"{op}(?:(?={after_d})(?:(?<!{quotes})|(?<={quotes})(?P<q>))|(?={after_u})(?P<u>))"
+    exact_u = _exact_unsure(names, "<")
+    pattern = f"{op}(?:(?={after_d})(?:(?<!{quotes})|(?<={quotes})(?P<q>))|(?={after_u}|{exact_u})(?P<u>))"
     if markup:
         pattern = f"{pattern}|<(?:(?={mk_d})|(?={mk_u})(?P<v>))"
     return re.compile(pattern)
@@ -267,8 +277,9 @@ def _bracket_prefilter(names: Names) -> re.Pattern[str]:  # pragma: no mutate bl
         return f"(?:{gap}{{{MAX_RUN}}}|{gap}{{0,{MAX_RUN - 1}}}+(?:{body}))"
 
     first = state("", _PREFILTER_DEPTH).replace(gap, lead, 2)  # the run before the name may hold slashes
-    exact = _exact_alternatives(names, "[")
-    guard = f"(?<=\\[)\\\\*+(?:{exact})|" if exact else ""
+    # An exact token after any bracket opener, written out or in references (``[IMG]``, ``&lsqb;IMG]``,
+    # ``[IMG&#93;``): the reference decides.
+    guard = f"{_exact_unsure(names, '[')}|" if names._exact.get("[") else ""
     return re.compile(f"{_me.atomic_opener(BRACKET_OPENER_PATTERN)}(?={guard}{first})")
 
 

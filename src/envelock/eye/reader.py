@@ -512,10 +512,12 @@ class Names:
         return escape_starts(self.exact_starts())
 
     def exact_finder(self, chars: str | None = None) -> re.Pattern[str]:
-        """A regex whose matches start at every exact token (past backslashes after its first character,
-        as :func:`exact_after` reads; each match is the token's first character only, the rest a
-        lookahead, so tokens that overlap are all found), restricted to tokens whose first character is
-        in ``chars`` (default: all). Matches nothing without any."""
+        """A regex whose matches are the places an exact token may start (:func:`exact_tokens` asks
+        :func:`exact_after` at each), restricted to tokens whose first character is in ``chars``
+        (default: all), so tokens that overlap are all found. A match is one character: a token's first
+        character followed (past backslashes, as :func:`exact_after` reads) by a rest of it written
+        out, or by the start of that rest up to an ``&`` (the rest may go on in references); or an
+        ``&`` that may begin a reference (for the first character). Matches nothing without tokens."""
         found = self._finders.get(chars)
         if found is None:
             starts = self.exact_starts() if chars is None else "".join(c for c in self.exact_starts() if c in chars)
@@ -528,8 +530,17 @@ def _exact_finder(by_first: tuple[tuple[str, tuple[str, ...]], ...]) -> re.Patte
     # Each alternative starts with its first character, consumed, and looks ahead for the rest: the
     # regex engine then skips to the next possible first character in its own loop (a prefix set),
     # which a pattern that starts with a lookahead does not allow (five times slower on [INST] runs).
-    alts = [f"{re.escape(c)}(?=\\\\*(?:{'|'.join(re.escape(r) for r in rests)}))" for c, rests in by_first]
+    def rest(r: str) -> str:
+        return "|".join([re.escape(r), *(f"{re.escape(r[:k])}&" for k in range(len(r)))])
+
+    alts = [f"{re.escape(c)}(?=\\\\*(?:{'|'.join(rest(r) for r in rests)}))" for c, rests in by_first]
+    if alts:
+        alts.append(_REFERENCE_START)
     return re.compile("|".join(alts) if alts else "(?!)")
+
+
+#: Where a character reference may start (``_decode_body``: a name or ``#``).
+_REFERENCE_START = "&(?=[#A-Za-z])"
 
 
 def name_skeleton(name: str) -> str:
@@ -1189,18 +1200,72 @@ def closer_after(text: str, i: int, end: int, closers: frozenset[str] | str) -> 
 def exact_after(text: str, i: int, names: Names) -> int:
     """The end of an exact token (``<NAME>``, ``>>TITLE<<``, ``]~b]``...) whose first character is at
     ``i``, past any backslashes after that character (so the escape ``\\`` does not change the
-    answer); -1 when none starts there. Tokenizers match these exactly, so the match is exact."""
-    rests = names._exact.get(text[i]) if i < len(text) else None
+    answer); -1 when none starts there. Tokenizers match these exactly, so the match is exact; the
+    eye reads a character reference as its character here as everywhere (``&gt;&gt;TITLE&lt;&lt;``,
+    ``]~b&#93;``, ``&lt;NAME>``: :func:`_decode_at`), so a token written with references counts too.
+    The first character is one piece (a character or a reference for exactly that character)."""
+    if i >= len(text):
+        return -1
+    first, j = _decode_at(text, i)
+    rests = names._exact.get(first)
     if not rests:
         return -1
-    j = i + 1
     n = len(text)
     while j < n and text[j] == "\\":
         j += 1
     for rest in rests:
         if text.startswith(rest, j):
             return j + len(rest)
+        # No ``&`` where the rest would be written out: no reference can make it read as the rest.
+        if "&" in text[j : j + len(rest)]:
+            end = _reads_as(text, j, rest)
+            if end >= 0:
+                return end
     return -1
+
+
+def _reads_as(text: str, j: int, rest: str) -> int:
+    """Where the text from ``j`` ends that reads (:func:`_decode_at`, piece by piece) as ``rest``
+    exactly; -1 when it does not (a piece that runs past the rest does not)."""
+    k, n = 0, len(text)
+    while k < len(rest):
+        if j >= n:
+            return -1
+        piece, j = _decode_at(text, j)
+        if not piece or not rest.startswith(piece, k):
+            return -1
+        k += len(piece)
+    return j
+
+
+def exact_tokens(text: str, names: Names) -> list[tuple[int, int]]:
+    """``(start, end)`` of every exact token of ``text``, written out or with references, in order
+    (tokens that overlap are all found): :func:`exact_after` at every place :meth:`Names.exact_finder`
+    finds. The reference of ``_native.exact_tokens``."""
+    if not names._exact:
+        return []
+    found = ((m.start(), exact_after(text, m.start(), names)) for m in names.exact_finder().finditer(text))
+    return [(s, e) for s, e in found if e >= 0]
+
+
+def exact_token_read(text: str, start: int, end: int) -> tuple[str, int]:
+    """The exact token from ``start`` to ``end`` (:func:`exact_tokens`) as the eye reads it (its
+    references decoded, the backslashes after its first piece left out), and the end of that piece."""
+    first, j = _decode_at(text, start)
+    after = j
+    while j < end and text[j] == "\\":
+        j += 1
+    parts = [first]
+    while j < end:
+        piece, j = _decode_at(text, j)
+        parts.append(piece)
+    return "".join(parts), after
+
+
+def first_piece_end(text: str, i: int) -> int:
+    """Where the first piece at ``i`` (a character, or a reference: :func:`_decode_at`) ends: where an
+    exact token's escape goes."""
+    return _decode_at(text, i)[1]
 
 
 def reserved_tag_count(text: str, names: Names | None = None) -> int:

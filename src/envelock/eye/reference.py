@@ -7,11 +7,12 @@ point whose reading is dangerous:
   (:func:`envelock.eye.reader.read_after`) is an envelope name, a chat-template token, a bar or
   padding too long to follow; at level ``markup`` and ``xml`` also a ``<`` that starts markup
   (followed, past whitespace and ignorables, by a letter, ``/``, ``!`` or ``?``); and a ``<``
-  that starts an exact token (``<NAME>``: :func:`envelock.eye.reader.exact_after`);
+  that starts an exact token (``<NAME>``, ``&lt;NAME>``: :func:`envelock.eye.reader.exact_after`);
 * a bracket opener (``[``, ``［``, ``⟦``, ``&lsqb;``...) whose reading
   (:func:`envelock.eye.reader.read_bracket`) is a ``[NAME]`` or ``[|NAME|]`` token, or that starts an
   exact token (``[IMG]``);
-* the first character of an exact token that has no opener (``>>TITLE<<``, ``]~b]``, ``｜DSML｜``).
+* the first character of an exact token that has no opener (``>>TITLE<<``, ``]~b]``, ``｜DSML｜``), or a
+  reference for it (``&gt;&gt;TITLE&lt;&lt;``: the ``\\`` goes after the reference).
 
 Every one of these readings reads past the backslashes right after its escape point (the eye
 skips ``\\``; the markup and exact rules skip them first), so inserting one leaves the reading
@@ -39,7 +40,9 @@ from .reader import (
     OPENER_RE,
     Names,
     dangerous_after,
+    decode_at,
     exact_after,
+    first_piece_end,
     is_alpha,
     is_ignorable,
     is_space,
@@ -78,19 +81,40 @@ def opener_needs_escape(text: str, m: re.Match[str], names: Names, markup: bool)
     return (
         dangerous_after(text, end, names)
         or (markup and m.group() == "<" and markup_after(text, end))
-        or (end - m.start() == 1 and exact_after(text, m.start(), names) >= 0)
+        or starts_exact(text, m, names)
     )
+
+
+def starts_exact(text: str, m: re.Match[str], names: Names) -> bool:
+    """Does the opener ``m`` start an exact token (``<NAME>``, ``&lt;NAME&gt;``)? Only an opener that is one
+    piece (a character, or a reference for one), which the eye reads as that token's first character."""
+    return first_piece_end(text, m.start()) == m.end() and exact_after(text, m.start(), names) >= 0
 
 
 def bracket_needs_escape(text: str, m: re.Match[str], names: Names) -> bool:
     """The per-bracket check: a ``[NAME]``/``[|NAME|]`` reading, or an exact token (``[IMG]``)."""
-    return bool(read_bracket(text, m.end(), names)) or (m.end() - m.start() == 1 and exact_after(text, m.start(), names) >= 0)
+    return bool(read_bracket(text, m.end(), names)) or starts_exact(text, m, names)
 
 
-def _non_opener_exact(names: Names) -> re.Pattern[str]:
-    """Where an exact token starts whose first character is not an opener (``>``, ``]``, ``｜``)."""
-    starts = names.exact_starts()
-    return names.exact_finder("".join(c for c in starts if not OPENER_RE.fullmatch(c) and not BRACKET_OPENER_RE.fullmatch(c)))
+def _non_opener_starts(names: Names) -> str:
+    """The first characters of the exact tokens that are not openers (``>``, ``]``, ``｜``)."""
+    return "".join(c for c in names.exact_starts() if not OPENER_RE.fullmatch(c) and not BRACKET_OPENER_RE.fullmatch(c))
+
+
+def _exact_points(text: str, names: Names) -> list[tuple[int, int]]:
+    """The escape points of the exact pass, ``(start, end)`` of the first piece of every exact token whose
+    first character is no opener: the character, or a reference for it (``&gt;`` of
+    ``&gt;&gt;TITLE&lt;&lt;``). A token after an opener is the angle or bracket pass's."""
+    starts = _non_opener_starts(names)
+    if not starts:
+        return []
+    out = []
+    for m in names.exact_finder(starts).finditer(text):
+        p = m.start()
+        first, end = decode_at(text, p)
+        if first in starts and exact_after(text, p, names) >= 0:
+            out.append((p, end))
+    return out
 
 
 def defang(text: str, level: Level = "reserved", reserved: tuple[str, ...] = RESERVED_NAMES, tokens: Tokens | None = None) -> str:
@@ -155,17 +179,14 @@ def defang_brackets(text: str, names: Names, finder: re.Pattern[str] = BRACKET_O
 
 
 def defang_exact(text: str, names: Names) -> str:
-    """Insert ``\\`` after the first character of every exact token that has no opener."""
-    return insert_after(text, [m.start() + 1 for m in _non_opener_exact(names).finditer(text)])
+    """Insert ``\\`` after the first piece of every exact token that has no opener."""
+    return insert_after(text, [end for _, end in _exact_points(text, names)])
 
 
 def undefang_exact(text: str, names: Names) -> str:
     """Invert :func:`defang_exact`."""
     n = len(text)
-    return drop_after(
-        text,
-        [m.start() + 1 for m in _non_opener_exact(names).finditer(text) if m.start() + 1 < n and text[m.start() + 1] == "\\"],
-    )
+    return drop_after(text, [end for _, end in _exact_points(text, names) if end < n and text[end] == "\\"])
 
 
 def undefang_brackets(text: str, names: Names) -> str:

@@ -24,7 +24,9 @@ from ..eye.reader import (
     Names,
     Reading,
     decode_at,
-    exact_after,
+    exact_token_read,
+    exact_tokens,
+    first_piece_end,
     name_skeleton,
     names_for,
     read_after,
@@ -476,9 +478,9 @@ def _first_danger(text: str, ctx: Context) -> str | None:
     for start, end, kind, _, _, rend in opener_records(text, ctx.reserved, "bracket", ctx.tokens):
         if kind in ("token", "bar") and text[end : end + 1] != "\\":
             return visible(text[start:rend][:SNIPPET_MAX])
-    for m in names.exact_finder().finditer(text):
-        if text[m.start() + 1 : m.start() + 2] != "\\":
-            return visible(text[m.start() : exact_after(text, m.start(), names)][:SNIPPET_MAX])
+    for start, end in exact_tokens(text, names):
+        if text[first_piece_end(text, start) : first_piece_end(text, start) + 1] != "\\":
+            return visible(text[start:end][:SNIPPET_MAX])
     return None
 
 
@@ -813,23 +815,21 @@ def _scan_exact(text: str, ctx: Context, out: list[_Raw]) -> None:
     if not names.exact:
         return
     n = len(text)
-    # One native pass finds the tokens; the regex and exact_after are the reference.
+    # One native pass finds the tokens; reader.exact_tokens is the reference.
     found = native_exact_tokens(text, ctx.reserved, ctx.tokens)
     if found is None:
-        found = [(m.start(), exact_after(text, m.start(), names)) for m in names.exact_finder().finditer(text)]
-    spans = found
-    for i, end in spans:
-        j = i + 1
-        while j < n and text[j] == "\\":
-            j += 1
-        token = text[i] + text[j:end]
-        if j > i + 1:
-            out.append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of control token {visible(token)}", i, end))
+        found = exact_tokens(text, names)
+    for i, end in found:
+        token, j = exact_token_read(text, i, end)
+        written = text[i:j] + text[j:end].lstrip("\\")
+        shown = visible(token) + ("" if written == token else " (written with character references)")
+        if j < n and text[j] == "\\":
+            out.append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of control token {shown}", i, end))
         elif token[0] in _LT or token[0] in _BRACKETS:
-            msg = f"{visible(token)} is a control token of a real tokenizer (matched exactly; also an ordinary word)"
+            msg = f"{shown} is a control token of a real tokenizer (matched exactly; also an ordinary word)"
             out.append(_Raw(CONTROL_TOKEN.id, "warning", msg, i, end))
         else:
-            msg = f"chat-template control token {visible(token)} (matched exactly by the tokenizers that define it)"
+            msg = f"chat-template control token {shown} (matched exactly by the tokenizers that define it)"
             out.append(_Raw(CONTROL_TOKEN.id, "error", msg, i, end))
 
 
