@@ -195,7 +195,17 @@ fn exact_points<'a>(s: &'a str, names: &'a Names) -> impl Iterator<Item = (usize
                 i = b.len();
                 return None;
             }
+            // Most candidates are ASCII (`>` of a closing tag) that no token goes on from: the
+            // quick test of `exact_after` (exact when it says no) spares the rest of the look.
+            if b[p] < 0x80 && b[p] != b'&' && !names.exact.may_start(b[p], b.get(p + 1).copied()) {
+                i = p + 1;
+                continue;
+            }
             let (first, end) = if b[p] == b'&' {
+                if !names.exact.may_be_reference(b.get(p + 1).copied()) {
+                    i = p + 1;
+                    continue;
+                }
                 let (piece, nxt, _) = decode_at(s, p);
                 // A reference for one character only (`&nvgt;` is `>` and a mark: no first piece).
                 let one = match piece.as_slice() {

@@ -36,7 +36,7 @@ fn at_leads(s: &str, names: &Names, leads: &[u8]) -> Vec<(usize, usize)> {
         // A lead byte begins a character (it is the first byte of one), so each hit is a boundary.
         found.extend(
             memchr::memchr3_iter(x, y, z, b)
-                .filter(|&i| s.is_char_boundary(i))
+                .filter(|&i| s.is_char_boundary(i) && may_start_at(b, i, names))
                 .filter_map(|i| exact_after(s, i, names).map(|end| (i, end))),
         );
     }
@@ -44,6 +44,14 @@ fn at_leads(s: &str, names: &Names, leads: &[u8]) -> Vec<(usize, usize)> {
         found.sort_unstable();
     }
     found
+}
+
+/// `exact_after`'s quick test, asked before the call (most hits are a `>` of a closing tag or a
+/// `[` of code that no token goes on from): exact when it says no.
+#[inline]
+fn may_start_at(b: &[u8], i: usize, names: &Names) -> bool {
+    let c = b[i];
+    c >= 0x80 || c == b'&' || names.exact.may_start(c, b.get(i + 1).copied())
 }
 
 #[cfg(test)]

@@ -370,6 +370,10 @@ pub struct Exact {
     pub start_bytes: Vec<u8>,
     /// The distinct first UTF-8 bytes of every first character (where `exact_tokens` looks).
     pub first_bytes: Vec<u8>,
+    /// The bytes that may follow an `&` whose reference is for a first character: `#` and the
+    /// first letter of every HTML5 name for a first character or for `&` (which may stand in front
+    /// of another reference). A quick test, exact when it says no (`reader::exact_after`).
+    ref_seconds: [bool; 256],
 }
 
 /// The distinct first UTF-8 bytes of `chars`, in order.
@@ -438,6 +442,16 @@ impl Exact {
                 ascii[*c as usize] = u8::try_from(k + 1).unwrap_or(0);
             }
         }
+        // A token that starts with `&` itself (a team's): every `&` may start one.
+        let mut ref_seconds = [by_first.iter().any(|(f, _)| *f == '&'); 256];
+        ref_seconds[usize::from(b'#')] = true;
+        for (name, value) in t::HTML5 {
+            let mut it = value.chars();
+            let one = it.next().filter(|_| it.next().is_none());
+            if one.is_some_and(|c| c == '&' || by_first.iter().any(|(f, _)| *f == c)) {
+                ref_seconds[usize::from(name.as_bytes()[0])] = true;
+            }
+        }
         Exact {
             by_first,
             ascii,
@@ -445,7 +459,16 @@ impl Exact {
             starts,
             start_bytes,
             first_bytes,
+            ref_seconds,
         }
+    }
+
+    /// May a reference for a first character start at an `&` followed by the byte `next`?
+    #[inline]
+    pub fn may_be_reference(&self, next: Option<u8>) -> bool {
+        // At the end of the text: only a token that starts with `&` (no HTML5 name starts with `&`,
+        // so its entry is set exactly then).
+        self.ref_seconds[usize::from(next.unwrap_or(b'&'))]
     }
 
     /// The rests of the exact tokens starting with `c` that may match a text going on with the

@@ -1405,6 +1405,9 @@ pub fn exact_after(s: &str, i: usize, names: &Names) -> Option<usize> {
     let b = s.as_bytes();
     let c0 = *b.get(i)?;
     if c0 == b'&' {
+        if !names.exact.may_be_reference(b.get(i + 1).copied()) {
+            return None;
+        }
         let (piece, nxt, _) = decode_at(s, i);
         return match piece.as_slice() {
             [first] => exact_rest(s, *first, nxt, names),
@@ -1425,19 +1428,20 @@ fn exact_rest(s: &str, first: char, mut j: usize, names: &Names) -> Option<usize
         j += 1;
     }
     let tail = &b[j..];
-    names
-        .exact
-        .rests(first, tail.first().copied())
-        .iter()
-        .find_map(|r| {
-            let r = r.as_bytes();
-            if tail.starts_with(r) {
-                return Some(j + r.len());
-            }
-            // No `&` where the rest would be written out: no reference can make it read as the rest.
-            let span = &tail[..r.len().min(tail.len())];
-            memchr::memchr(b'&', span).and_then(|_| reads_as(s, j, r))
-        })
+    let rests = names.exact.rests(first, tail.first().copied());
+    // Where the first `&` is within the longest rest's length (rests come longest first): a rest
+    // that ends before it cannot be read through a reference, only written out.
+    let amp = rests.first().and_then(|r| {
+        let span = &tail[..r.len().min(tail.len())];
+        memchr::memchr(b'&', span)
+    });
+    rests.iter().find_map(|r| {
+        let r = r.as_bytes();
+        if r.first() == tail.first() && tail.starts_with(r) {
+            return Some(j + r.len());
+        }
+        amp.filter(|&a| a < r.len()).and_then(|_| reads_as(s, j, r))
+    })
 }
 
 /// `reader._reads_as`: where the text from byte `j` ends that reads (`decode_at`, piece by piece)

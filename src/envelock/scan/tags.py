@@ -478,7 +478,7 @@ def _first_danger(text: str, ctx: Context) -> str | None:
     for start, end, kind, _, _, rend in opener_records(text, ctx.reserved, "bracket", ctx.tokens):
         if kind in ("token", "bar") and text[end : end + 1] != "\\":
             return visible(text[start:rend][:SNIPPET_MAX])
-    for start, end in exact_tokens(text, names):
+    for start, end in _exact_spans(text, ctx, names):
         if text[first_piece_end(text, start) : first_piece_end(text, start) + 1] != "\\":
             return visible(text[start:end][:SNIPPET_MAX])
     return None
@@ -806,6 +806,12 @@ def _disguised(span: str) -> bool:
 _BRACKETS = frozenset(modeleye.LBRACKET_CHARS + modeleye.RBRACKET_CHARS)
 
 
+def _exact_spans(text: str, ctx: Context, names: Names) -> list[tuple[int, int]]:
+    """Every exact token of ``text``: one native pass, else ``reader.exact_tokens`` (the reference)."""
+    found = native_exact_tokens(text, ctx.reserved, ctx.tokens)
+    return exact_tokens(text, names) if found is None else found
+
+
 def _scan_exact(text: str, ctx: Context, out: list[_Raw]) -> None:
     """Tokens a tokenizer matches exactly and the eye does not read (``>>TITLE<<``, ``]~b]``, ``｜DSML｜``,
     ``<NAME>``, ``[IMG]``): what the defang escapes exactly, reported exactly. A token with no opener is
@@ -815,11 +821,7 @@ def _scan_exact(text: str, ctx: Context, out: list[_Raw]) -> None:
     if not names.exact:
         return
     n = len(text)
-    # One native pass finds the tokens; reader.exact_tokens is the reference.
-    found = native_exact_tokens(text, ctx.reserved, ctx.tokens)
-    if found is None:
-        found = exact_tokens(text, names)
-    for i, end in found:
+    for i, end in _exact_spans(text, ctx, names):
         token, j = exact_token_read(text, i, end)
         written = text[i:j] + text[j:end].lstrip("\\")
         shown = visible(token) + ("" if written == token else " (written with character references)")
