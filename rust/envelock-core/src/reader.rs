@@ -200,6 +200,16 @@ fn before_end(s: &str, c: Cur) -> bool {
 
 #[inline]
 fn step(s: &str, c: Cur) -> (Piece, Cur) {
+    // Plain ASCII (not `&`) is itself, one byte: what `decode_at` gives it, without the call (the
+    // bar shapes step over a character three or four times per opener: `<|` repeated).
+    let byte = s.as_bytes()[c.i];
+    if byte < 0x80 && byte != b'&' {
+        let nc = Cur {
+            i: c.i + 1,
+            rel: c.rel + 1,
+        };
+        return (Piece::one(char::from(byte)), nc);
+    }
     let (p, nxt, cps) = decode_at(s, c.i);
     (
         p,
