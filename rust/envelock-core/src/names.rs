@@ -374,6 +374,9 @@ pub struct Exact {
     /// first letter of every HTML5 name for a first character or for `&` (which may stand in front
     /// of another reference). A quick test, exact when it says no (`reader::exact_after`).
     ref_seconds: [bool; 256],
+    /// For each entry of `by_first`, the bytes that may follow an `&` whose reference is for the
+    /// first character of one of its rests (or for `&`), as `ref_seconds` is for first characters.
+    rest_ref_seconds: Vec<[bool; 256]>,
 }
 
 /// The distinct first UTF-8 bytes of `chars`, in order.
@@ -443,15 +446,32 @@ impl Exact {
             }
         }
         // A token that starts with `&` itself (a team's): every `&` may start one.
-        let mut ref_seconds = [by_first.iter().any(|(f, _)| *f == '&'); 256];
-        ref_seconds[usize::from(b'#')] = true;
-        for (name, value) in t::HTML5 {
-            let mut it = value.chars();
-            let one = it.next().filter(|_| it.next().is_none());
-            if one.is_some_and(|c| c == '&' || by_first.iter().any(|(f, _)| *f == c)) {
-                ref_seconds[usize::from(name.as_bytes()[0])] = true;
+        // The bytes after an `&` whose reference may begin with one of `chars` (its value's first
+        // character: `&fjlig;` is `fj`), or be `&`, in front of another reference; every byte when
+        // one of `chars` is `&` itself.
+        let ref_bytes = |chars: &[char]| {
+            let mut set = [chars.contains(&'&'); 256];
+            set[usize::from(b'#')] = true;
+            for (name, value) in t::HTML5 {
+                if value
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c == '&' || chars.contains(&c))
+                {
+                    set[usize::from(name.as_bytes()[0])] = true;
+                }
             }
-        }
+            set
+        };
+        let firsts: Vec<char> = by_first.iter().map(|(c, _)| *c).collect();
+        let ref_seconds = ref_bytes(&firsts);
+        let rest_ref_seconds = by_first
+            .iter()
+            .map(|(_, rests)| {
+                let heads: Vec<char> = rests.iter().filter_map(|r| r.chars().next()).collect();
+                ref_bytes(&heads)
+            })
+            .collect();
         Exact {
             by_first,
             ascii,
@@ -460,7 +480,26 @@ impl Exact {
             start_bytes,
             first_bytes,
             ref_seconds,
+            rest_ref_seconds,
         }
+    }
+
+    /// May a reference for the first character of a rest of `c` start at an `&` followed by the
+    /// byte `next` (`&lt;` before `NAME>` is none: no rest of `<` starts with `<`)?
+    #[inline]
+    pub fn may_begin_rest(&self, c: char, next: Option<u8>) -> bool {
+        let k = if c.is_ascii() {
+            match self.ascii[c as usize] {
+                0 => return false,
+                k => usize::from(k) - 1,
+            }
+        } else {
+            match self.by_first.binary_search_by_key(&c, |(x, _)| *x) {
+                Ok(k) => k,
+                Err(_) => return false,
+            }
+        };
+        self.rest_ref_seconds[k][usize::from(next.unwrap_or(b'&'))]
     }
 
     /// May a reference for a first character start at an `&` followed by the byte `next`?

@@ -1439,19 +1439,53 @@ fn exact_rest(s: &str, first: char, mut j: usize, names: &Names) -> Option<usize
     }
     let tail = &b[j..];
     let rests = names.exact.rests(first, tail.first().copied());
-    // Where the first `&` is within the longest rest's length (rests come longest first): a rest
-    // that ends before it cannot be read through a reference, only written out.
-    let amp = rests.first().and_then(|r| {
-        let span = &tail[..r.len().min(tail.len())];
-        memchr::memchr(b'&', span)
-    });
+    // The first `&` within the longest rest's length in bytes, and the piece it begins, decoded
+    // once: a rest is read through references only from there, after the bytes before it written
+    // out (a text that repeats `&lt;` asks every rest of `<` at every one).
+    let longest = rests.iter().map(String::len).max().unwrap_or(0);
+    let amp = memchr::memchr(b'&', &tail[..longest.min(tail.len())])
+        .filter(|&a| a > 0 || names.exact.may_begin_rest(first, tail.get(1).copied()))
+        .map(|a| {
+            let (piece, nxt, _) = decode_at(s, j + a);
+            (a, Utf8Piece::of(&piece), nxt)
+        });
     rests.iter().find_map(|r| {
         let r = r.as_bytes();
         if r.first() == tail.first() && tail.starts_with(r) {
             return Some(j + r.len());
         }
-        amp.filter(|&a| a < r.len()).and_then(|_| reads_as(s, j, r))
+        let (a, piece, nxt) = amp.as_ref()?;
+        let after = a + piece.len;
+        if piece.len == 0
+            || after > r.len()
+            || tail[..*a] != r[..*a]
+            || r[*a..after] != *piece.bytes()
+        {
+            return None;
+        }
+        reads_as(s, *nxt, &r[after..])
     })
+}
+
+/// A piece as UTF-8 (at most two characters of four bytes each), encoded once.
+struct Utf8Piece {
+    buf: [u8; 8],
+    len: usize,
+}
+
+impl Utf8Piece {
+    fn of(piece: &Piece) -> Utf8Piece {
+        let mut buf = [0u8; 8];
+        let mut len = 0;
+        for &ch in piece.as_slice() {
+            len += ch.encode_utf8(&mut buf[len..]).len();
+        }
+        Utf8Piece { buf, len }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
 }
 
 /// `reader._reads_as`: where the text from byte `j` ends that reads (`decode_at`, piece by piece)
@@ -1463,17 +1497,11 @@ fn reads_as(s: &str, mut j: usize, rest: &[u8]) -> Option<usize> {
             return None;
         }
         let (piece, nxt, _) = decode_at(s, j);
-        if piece.is_empty() {
+        let p = Utf8Piece::of(&piece);
+        if p.len == 0 || !rest[k..].starts_with(p.bytes()) {
             return None;
         }
-        for &ch in piece.as_slice() {
-            let mut buf = [0u8; 4];
-            let c = ch.encode_utf8(&mut buf).as_bytes();
-            if !rest[k..].starts_with(c) {
-                return None;
-            }
-            k += c.len();
-        }
+        k += p.len;
         j = nxt;
     }
     Some(j)

@@ -1213,11 +1213,13 @@ def exact_after(text: str, i: int, names: Names) -> int:
     n = len(text)
     while j < n and text[j] == "\\":
         j += 1
+    # The first ``&`` within the longest rest's length (rests come longest first): a rest is read
+    # through references only from there, after the characters before it written out.
+    amp = text.find("&", j, j + len(rests[0]))
     for rest in rests:
         if text.startswith(rest, j):
             return j + len(rest)
-        # No ``&`` where the rest would be written out: no reference can make it read as the rest.
-        if "&" in text[j : j + len(rest)]:
+        if 0 <= amp - j < len(rest) and text.startswith(rest[: amp - j], j):
             end = _reads_as(text, j, rest)
             if end >= 0:
                 return end
