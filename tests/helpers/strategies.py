@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from envelock import PrefaceEntry
 from envelock.envelope.invisible import handle_invisible
+from envelock.envelope.provenance import passes_for_higher
 
 FRAGMENTS = [
     "<", "</", "<\\", "\\", "/", ">", "&lt;", "&#60;", "&#x3c;", "&lt", "&amp;lt;", "&#47;", "&sol;",
@@ -46,8 +47,16 @@ fetched = st.one_of(
     st.sampled_from(["2026-11-29T21:29:03Z", "2026-11-29T21:29:03.000001+01:00", "1999-01-01T00:00:00-12:00"]),
 )
 
-#: A source the composer takes: something is left once invisible characters are stripped.
-sources = attr_text.filter(lambda s: bool(handle_invisible(s, "strip", index=0, field="source")[0]))
+def _composable_source(s: str) -> bool:
+    """Something is left once invisible characters are stripped, and it does not pass for a tier above
+    its own (``USER:x`` reads as ``user:x``; compose refuses it by design, which
+    tests/envelope/test_provenance_lookalikes.py holds; hypothesis found ``USER:&lt;`` in stop 45)."""
+    stripped = handle_invisible(s, "strip", index=0, field="source")[0]
+    return bool(stripped) and passes_for_higher(stripped) is None and passes_for_higher(s) is None
+
+
+#: A source the composer takes.
+sources = attr_text.filter(_composable_source)
 
 entries = st.lists(
     st.builds(PrefaceEntry, source=sources, origin=attr_text, body=any_text, fetched_at=fetched),

@@ -1451,7 +1451,8 @@ fn exact_rest(s: &str, first: char, mut j: usize, names: &Names) -> Option<usize
         });
     rests.iter().find_map(|r| {
         let r = r.as_bytes();
-        if r.first() == tail.first() && tail.starts_with(r) {
+        // (An empty rest, a token of one character, matches wherever its first piece is.)
+        if (r.is_empty() || r.first() == tail.first()) && tail.starts_with(r) {
             return Some(j + r.len());
         }
         let (a, piece, nxt) = amp.as_ref()?;

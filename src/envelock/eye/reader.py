@@ -1213,14 +1213,24 @@ def exact_after(text: str, i: int, names: Names) -> int:
     n = len(text)
     while j < n and text[j] == "\\":
         j += 1
-    # The first ``&`` within the longest rest's length (rests come longest first): a rest is read
-    # through references only from there, after the characters before it written out.
-    amp = text.find("&", j, j + len(rests[0]))
+    nxt = text[j : j + 1]
+    # The first ``&`` within the longest rest's length (rests come longest first), and the piece it
+    # begins, each found once: a rest is read through references only from there, after the
+    # characters before it written out (the core asks in the same order, ``reader::exact_rest``).
+    amp, at_amp = -2, ("", 0)
     for rest in rests:
+        # A rest begins as it is written, or with a reference: else its first piece is another character.
+        if rest and rest[:1] != nxt and nxt != "&":
+            continue
         if text.startswith(rest, j):
             return j + len(rest)
-        if 0 <= amp - j < len(rest) and text.startswith(rest[: amp - j], j):
-            end = _reads_as(text, j, rest)
+        if amp == -2:
+            amp = text.find("&", j, j + len(rests[0]))
+            at_amp = _decode_at(text, amp) if amp >= 0 else ("", 0)
+        k = amp - j
+        piece, after = at_amp
+        if 0 <= k < len(rest) and piece and text.startswith(rest[:k], j) and rest.startswith(piece, k):
+            end = _reads_as(text, after, rest[k + len(piece) :])
             if end >= 0:
                 return end
     return -1
