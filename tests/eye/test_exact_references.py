@@ -82,7 +82,7 @@ def test_the_variants_cover_every_token_and_character() -> None:
     assert len(CASES) > 1000
 
 
-def escaped_for_every_reader(variant: str, token: str, level: str, out: str) -> bool:
+def escaped_for_every_reader(token: str, level: str, out: str) -> bool:
     """No reader of ``level`` sees ``token`` in the defanged ``out`` (the XML reader first at ``xml``)."""
     seen = xml_unescape_text(out) if level == "xml" else out
     return token not in eye_view(seen)
@@ -93,7 +93,7 @@ def test_every_variant_is_escaped_and_given_back() -> None:
     for token, v in CASES:
         for level in LEVELS:
             out = defang(v, level=level)  # type: ignore[arg-type]
-            assert escaped_for_every_reader(v, token, level, out), (token, v, level, out)
+            assert escaped_for_every_reader(token, level, out), (token, v, level, out)
             assert undefang(out, level=level) == v, (token, v, level)  # type: ignore[arg-type]
 
 
@@ -104,16 +104,15 @@ def test_in_running_text_too() -> None:
         for text in (f"a {v} b", f"&amp;{v}{v}", f"x&{v}\\", f"{v}&gt;{v}"):
             for level in LEVELS:
                 out = defang(text, level=level)  # type: ignore[arg-type]
-                assert token not in eye_view(xml_unescape_text(out) if level == "xml" else out), (text, level, out)
+                assert escaped_for_every_reader(token, level, out), (text, level, out)
                 assert undefang(out, level=level) == text  # type: ignore[arg-type]
 
 
 @EVERY_IMPLEMENTATION
 def test_the_scanner_reports_every_variant_at_its_start() -> None:
     for token, v in CASES:
-        found = [f for f in scan_text(v) if f.offset == 0]
+        found = [f for f in scan_text(v) if f.offset == 0 and f.rule == "chat-control-token"]
         assert found, (token, v)
-        assert any(f.rule in ("chat-control-token", "defanged-tag", "envelope-open-tag") for f in found), (v, found)
 
 
 def test_the_native_search_finds_what_the_reference_finds() -> None:
@@ -153,7 +152,7 @@ def test_control_the_matcher_without_references_is_caught(monkeypatch: pytest.Mo
     caught = kept = 0
     for token, v in CASES:
         out = ref.defang(v, "reserved")
-        if escaped_for_every_reader(v, token, "reserved", out):
+        if escaped_for_every_reader(token, "reserved", out):
             kept += 1
         else:
             caught += 1

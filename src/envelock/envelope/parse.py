@@ -27,7 +27,7 @@ from ..errors import EnvelopeBreach
 from ..eye import backend
 from ..eye.escape import BODY_CONTEXT, Level, canonical_body_at, check_level, defang, defang_body, opener_records, undefang
 from ..eye.load_tokens import Tokens
-from ..eye.reader import exact_tokens, first_piece_end, names_for, readings, visible
+from ..eye.reader import exact_escaped, readings, visible
 from ..eye.tokens import RESERVED_NAMES
 from ..types import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, LineIndex, Problem, Spotlight
 from . import spotlight
@@ -171,8 +171,7 @@ def _tags_in(scan: _Scan, text: str) -> set[int]:
         for s, e, kind, *_ in opener_records(seen, scan.reserved, family, scan.tokens)
         if s < n and kind != "none" and (e >= n or text[e] != "\\")
     }
-    names = names_for(scan.reserved, scan.tokens)
-    found.update(s for s, _ in exact_tokens(text, names) if text[first_piece_end(text, s) : first_piece_end(text, s) + 1] != "\\")
+    found.update(s for s, _ in backend.exact_tokens(text, scan.reserved, scan.tokens) if not exact_escaped(text, s))
     return found
 
 

@@ -513,6 +513,12 @@ def reading_kind_after(text: str, pos: int, reserved: tuple[str, ...], tokens: T
     return reader.read_after(text, pos, names).kind
 
 
+def exact_tokens(text: str, reserved: tuple[str, ...], tokens: Tokens | None) -> list[Span]:
+    """``(start, end)`` of every exact token of ``text``: the native search, else ``reader.exact_tokens``."""
+    found = native_exact_tokens(text, reserved, tokens)
+    return reader.exact_tokens(text, reader.names_for(reserved, tokens)) if found is None else found
+
+
 def native_exact_tokens(text: str, reserved: tuple[str, ...], tokens: Tokens | None) -> list[Span] | None:
     """``(start, end)`` of every exact token of ``text`` (``_native.exact_tokens``: the one reader's
     ``exact_after`` at each place a token's first character is), or ``None`` when the native core is

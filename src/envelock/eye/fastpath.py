@@ -37,6 +37,7 @@ from .reader import (
     OPENER_PATTERN,
     Names,
     atomic_opener,
+    exact_rest_pattern,
     is_alpha,
     is_space,
     may_hold_opener,
@@ -208,13 +209,13 @@ def _exact_after_lt(names: Names) -> str:
     return f"(?<=<)\\\\*+(?:{alts})|" if alts else ""
 
 
-def _exact_unsure(names: Names, first: str) -> str:
-    """An unsure alternative after any opener: a rest of an exact token that starts with ``first``,
-    written out or up to an ``&`` (the opener may be a reference for ``first``, ``&lt;NAME>``, and the
-    rest may go on in references, ``<NAME&gt;``): the reference decides (``starts_exact``)."""
-    rests = names._exact.get(first, ())
-    alts = [re.escape(r[:k]) + "&" for r in rests for k in range(len(r))]
-    return f"\\\\*+(?:{'|'.join([*(re.escape(r) for r in rests), *sorted(set(alts))])})" if rests else "(?!)"
+def _exact_unsure(names: Names, opener: re.Pattern[str]) -> str:
+    """An unsure alternative after any opener: a rest of an exact token whose first character is an
+    opener of the family (``opener``), written out or up to an ``&`` (the opener may be a reference for
+    that character, ``&lt;NAME>``, or a look-alike, and the rest may go on in references, ``<NAME&gt;``):
+    the reference decides (``starts_exact``)."""
+    rests = [r for c, rs in names._exact.items() if opener.fullmatch(c) for r in rs]
+    return f"\\\\*+(?:{exact_rest_pattern(rests)})" if rests else "(?!)"
 
 
 @lru_cache(maxsize=32)
@@ -233,7 +234,7 @@ def _fast_regex(names: Names, markup: bool) -> re.Pattern[str]:
     # reference decides every reading the regexes would call dangerous there.
     quotes = regex_class(_me.QUOTE_OPENERS)
     # (The danger lookahead once, the guillemet told apart after it: it is a third of the compile.)
-    exact_u = _exact_unsure(names, "<")
+    exact_u = _exact_unsure(names, _me.OPENER_RE)
     pattern = f"{op}(?:(?={after_d})(?:(?<!{quotes})|(?<={quotes})(?P<q>))|(?={after_u}|{exact_u})(?P<u>))"
     if markup:
         pattern = f"{pattern}|<(?:(?={mk_d})|(?={mk_u})(?P<v>))"
@@ -279,7 +280,7 @@ def _bracket_prefilter(names: Names) -> re.Pattern[str]:  # pragma: no mutate bl
     first = state("", _PREFILTER_DEPTH).replace(gap, lead, 2)  # the run before the name may hold slashes
     # An exact token after any bracket opener, written out or in references (``[IMG]``, ``&lsqb;IMG]``,
     # ``[IMG&#93;``): the reference decides.
-    guard = f"{_exact_unsure(names, '[')}|" if names._exact.get("[") else ""
+    guard = f"{_exact_unsure(names, _me.BRACKET_OPENER_RE)}|"
     return re.compile(f"{_me.atomic_opener(BRACKET_OPENER_PATTERN)}(?={guard}{first})")
 
 

@@ -530,13 +530,17 @@ def _exact_finder(by_first: tuple[tuple[str, tuple[str, ...]], ...]) -> re.Patte
     # Each alternative starts with its first character, consumed, and looks ahead for the rest: the
     # regex engine then skips to the next possible first character in its own loop (a prefix set),
     # which a pattern that starts with a lookahead does not allow (five times slower on [INST] runs).
-    def rest(r: str) -> str:
-        return "|".join([re.escape(r), *(f"{re.escape(r[:k])}&" for k in range(len(r)))])
-
-    alts = [f"{re.escape(c)}(?=\\\\*(?:{'|'.join(rest(r) for r in rests)}))" for c, rests in by_first]
+    alts = [f"{re.escape(c)}(?=\\\\*(?:{exact_rest_pattern(rests)}))" for c, rests in by_first]
     if alts:
         alts.append(_REFERENCE_START)
     return re.compile("|".join(alts) if alts else "(?!)")
+
+
+def exact_rest_pattern(rests: Iterable[str]) -> str:
+    """Alternatives matching where one of ``rests`` may follow an exact token's first piece: the rest
+    written out, or its start up to an ``&`` (:func:`exact_after` may read it on through references)."""
+    alts = {re.escape(r) for r in rests} | {re.escape(r[:k]) + "&" for r in rests for k in range(len(r))}
+    return "|".join(sorted(alts, key=lambda a: (-len(a), a)))
 
 
 #: Where a character reference may start (``_decode_body``: a name or ``#``).
@@ -1278,6 +1282,12 @@ def first_piece_end(text: str, i: int) -> int:
     """Where the first piece at ``i`` (a character, or a reference: :func:`_decode_at`) ends: where an
     exact token's escape goes."""
     return _decode_at(text, i)[1]
+
+
+def exact_escaped(text: str, start: int) -> bool:
+    """Is the exact token at ``start`` escaped (a ``\\`` right after its first piece)?"""
+    end = first_piece_end(text, start)
+    return text[end : end + 1] == "\\"
 
 
 def reserved_tag_count(text: str, names: Names | None = None) -> int:

@@ -42,6 +42,7 @@ from .reader import (
     dangerous_after,
     decode_at,
     exact_after,
+    exact_escaped,
     first_piece_end,
     is_alpha,
     is_ignorable,
@@ -185,8 +186,7 @@ def defang_exact(text: str, names: Names) -> str:
 
 def undefang_exact(text: str, names: Names) -> str:
     """Invert :func:`defang_exact`."""
-    n = len(text)
-    return drop_after(text, [end for _, end in _exact_points(text, names) if end < n and text[end] == "\\"])
+    return drop_after(text, [end for p, end in _exact_points(text, names) if exact_escaped(text, p)])
 
 
 def undefang_brackets(text: str, names: Names) -> str:

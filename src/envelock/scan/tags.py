@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any, Literal, NamedTuple, cast
 
 from ..eye import reader as modeleye
-from ..eye.backend import native_exact_tokens, native_opener_reports, reading_kind_after
+from ..eye.backend import exact_tokens, native_opener_reports, reading_kind_after
 from ..eye.escape import opener_records
 from ..eye.reader import (
     GT_CHARS,
@@ -24,9 +24,8 @@ from ..eye.reader import (
     Names,
     Reading,
     decode_at,
+    exact_escaped,
     exact_token_read,
-    exact_tokens,
-    first_piece_end,
     name_skeleton,
     names_for,
     read_after,
@@ -478,8 +477,8 @@ def _first_danger(text: str, ctx: Context) -> str | None:
     for start, end, kind, _, _, rend in opener_records(text, ctx.reserved, "bracket", ctx.tokens):
         if kind in ("token", "bar") and text[end : end + 1] != "\\":
             return visible(text[start:rend][:SNIPPET_MAX])
-    for start, end in _exact_spans(text, ctx, names):
-        if text[first_piece_end(text, start) : first_piece_end(text, start) + 1] != "\\":
+    for start, end in exact_tokens(text, ctx.reserved, ctx.tokens):
+        if not exact_escaped(text, start):
             return visible(text[start:end][:SNIPPET_MAX])
     return None
 
@@ -806,12 +805,6 @@ def _disguised(span: str) -> bool:
 _BRACKETS = frozenset(modeleye.LBRACKET_CHARS + modeleye.RBRACKET_CHARS)
 
 
-def _exact_spans(text: str, ctx: Context, names: Names) -> list[tuple[int, int]]:
-    """Every exact token of ``text``: one native pass, else ``reader.exact_tokens`` (the reference)."""
-    found = native_exact_tokens(text, ctx.reserved, ctx.tokens)
-    return exact_tokens(text, names) if found is None else found
-
-
 def _scan_exact(text: str, ctx: Context, out: list[_Raw]) -> None:
     """Tokens a tokenizer matches exactly and the eye does not read (``>>TITLE<<``, ``]~b]``, ``｜DSML｜``,
     ``<NAME>``, ``[IMG]``): what the defang escapes exactly, reported exactly. A token with no opener is
@@ -820,12 +813,11 @@ def _scan_exact(text: str, ctx: Context, out: list[_Raw]) -> None:
     names = _name_maps(ctx)[0]
     if not names.exact:
         return
-    n = len(text)
-    for i, end in _exact_spans(text, ctx, names):
+    for i, end in exact_tokens(text, ctx.reserved, ctx.tokens):
         token, j = exact_token_read(text, i, end)
         written = text[i:j] + text[j:end].lstrip("\\")
         shown = visible(token) + ("" if written == token else " (written with character references)")
-        if j < n and text[j] == "\\":
+        if exact_escaped(text, i):
             out.append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of control token {shown}", i, end))
         elif token[0] in _LT or token[0] in _BRACKETS:
             msg = f"{shown} is a control token of a real tokenizer (matched exactly; also an ordinary word)"
