@@ -39,6 +39,7 @@ HARNESS = {
     "reference-forgets-capital-i": "native",
     "blob-sift-one-shift": "native",
     "quiet-without-angle": "native",
+    "plan-without-angle": "native",
     "datamark-no-doubling": "spotlight",
 }
 
@@ -181,7 +182,9 @@ def blob_sift_one_shift() -> None:
 @_mutant("quiet-without-angle")
 def quiet_without_angle() -> None:
     """native: the encoded pass's loud set (``encoded._loud``) forgets ``<``, so the native starts
-    search drops ``\\x3c``, ``=3C``, ``%3c`` as quiet escapes (the scan differential differs)."""
+    search drops ``\\x3c``, ``=3C``, ``%3c`` as quiet escapes (the scan differential differs on a text
+    the native plan cannot take, one with a lone surrogate: the reference plan then searches the
+    starts natively)."""
     encoded = _mod("envelock.scan.encoded")
     real = encoded._loud
 
@@ -190,6 +193,21 @@ def quiet_without_angle() -> None:
         return None if loud is None else loud.replace("<", "")
 
     encoded._loud = deaf
+
+
+@_mutant("plan-without-angle")
+def plan_without_angle() -> None:
+    """native: the native plan of the encoded pass (``encoded._plan_inputs``) is handed the start
+    characters without ``<``, so ``_native.escape_plan`` reads ``\\x3c``, ``=3C``, ``%3c`` as starting
+    nothing (the scan differential differs: the fast implementation's reference plan reads them)."""
+    encoded = _mod("envelock.scan.encoded")
+    real = encoded._plan_inputs
+
+    def deaf(starts: frozenset[str]) -> tuple[str, str, str, str, list[tuple[str, str]]] | None:
+        got = real(starts)
+        return None if got is None else (got[0].replace("<", ""), *got[1:])
+
+    encoded._plan_inputs = deaf
 
 
 @_mutant("datamark-no-doubling")

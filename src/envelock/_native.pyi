@@ -27,6 +27,7 @@ __all__ = [
     "defang",
     "defang_body",
     "defang_many",
+    "escape_plan",
     "exact_tokens",
     "find_ascii",
     "findings",
@@ -173,6 +174,26 @@ def scheme_starts(
     must decode to to matter), the starts of quiet escapes (a fixed shape that decodes to none of
     them: ``core::escapes::quiet_at``) are left out; with ``copies``, so are those of escapes of a
     fixed shape followed by that many copies of themselves (``core::escapes::repeated_at``)."""
+
+def escape_plan(
+    text: str | Utf8,
+    starts: str,
+    openers: str,
+    cut_at: str,
+    introducers: str,
+    ref_names: list[tuple[str, str]],
+    copies: int,
+    window: int,
+    exact_follow: str | None,
+    exact: list[str],
+) -> tuple[list[tuple[int, int, str]], list[tuple[tuple[str, ...], str, int, list[int]]], list[int]]:
+    """The encoded pass's escapes (``envelock.scan.encoded._SCHEMES``, each with its repeat lookahead
+    of ``copies``), read and grouped: the tokens of ``exact`` whose first character is encoded and
+    no opener, its other characters raw or encoded, ``(start, end, token)``; one ``(decodings, raw
+    text, cut, [start, finding end, ...])`` per distinct window after an encoded opener (``window``
+    code points at most); and the starts of escapes of an introducer (``ref_names``: the HTML names
+    of the introducers with their characters). An exact token's first character is followed only
+    where the next character is one of ``exact_follow`` (unless it is ``None``). Code points."""
 
 def openers_with_escapes(
     text: str | Utf8, schemes: list[tuple[str, str, str]], window: int

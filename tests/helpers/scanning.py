@@ -3,6 +3,8 @@ the encoded-tag findings of a text (the tests of the encoded passes)."""
 
 from __future__ import annotations
 
+import pytest
+
 from envelock import Finding, scan_text
 from envelock.eye import backend
 
@@ -24,3 +26,10 @@ def encoded_findings(text: str) -> list[str]:
 def missed_encoded(cases: list[str]) -> list[str]:
     """The cases with no ``encoded-tag`` finding."""
     return [t for t in cases if not encoded_findings(t)]
+
+
+def reference_escape_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The encoded pass's plan made by the Python reference (``encoded._escape_plan_reference``) for
+    the rest of a test: the controls that break one of its steps act there, and
+    ``tests/scan/test_scan_encoded_plan.py`` holds the native plan equal to it."""
+    monkeypatch.setattr(backend, "native_escape_plan", lambda *args: None)

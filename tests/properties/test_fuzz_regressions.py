@@ -179,9 +179,29 @@ def test_native_harness_catches_a_blob_sift_reading_one_shift(monkeypatch: pytes
 def test_native_harness_catches_a_quiet_filter_without_the_angle(monkeypatch: pytest.MonkeyPatch) -> None:
     """The native harness's scan differential is the control of the encoded pass's quiet filter: with
     the planted mutant ``quiet-without-angle`` (fuzz/mutants.py) the native starts search drops the
-    escapes of ``<`` and the harness fails on the seed ``regress-quiet-escapes``; without it, it passes.
-    The seed is 14 KB of prose around sparse escapes: windows (not the whole pass, which a short
-    text with escapes takes) are where the filter acts."""
+    escapes of ``<`` and the harness fails on the seed ``regress-quiet-escapes`` with an undecodable
+    byte at its end; without it, it passes. The seed is 14 KB of prose around sparse escapes: windows
+    (not the whole pass, which a short text with escapes takes) are where the filter acts. The byte
+    reads as a lone surrogate, which the native plan cannot take: the filter serves the reference
+    plan's candidate search alone now."""
+    optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
+    from envelock.scan import encoded
+
+    mutants = importlib.import_module("mutants")
+    seed = (FUZZ / "corpus" / "native" / "regress-quiet-escapes").read_bytes() + b"\xff"
+    native = harness("native")
+    native.check(seed)
+    monkeypatch.setattr(encoded, "_loud", encoded._loud)  # restored after the test
+    mutants.apply("quiet-without-angle")
+    with pytest.raises(AssertionError, match="scan_text differs"):
+        native.check(seed)
+
+
+def test_native_harness_catches_a_plan_without_the_angle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The native harness's scan differential is the control of the native plan of the encoded pass
+    (``_native.escape_plan``): with the planted mutant ``plan-without-angle`` the plan is computed
+    without ``<`` among the start characters and the harness fails on ``regress-quiet-escapes``;
+    without it, it passes."""
     optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
     from envelock.scan import encoded
 
@@ -189,8 +209,8 @@ def test_native_harness_catches_a_quiet_filter_without_the_angle(monkeypatch: py
     seed = (FUZZ / "corpus" / "native" / "regress-quiet-escapes").read_bytes()
     native = harness("native")
     native.check(seed)
-    monkeypatch.setattr(encoded, "_loud", encoded._loud)  # restored after the test
-    mutants.apply("quiet-without-angle")
+    monkeypatch.setattr(encoded, "_plan_inputs", encoded._plan_inputs)  # restored after the test
+    mutants.apply("plan-without-angle")
     with pytest.raises(AssertionError, match="scan_text differs"):
         native.check(seed)
 

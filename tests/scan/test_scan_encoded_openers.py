@@ -31,6 +31,7 @@ from envelock.scan._base import Context
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from helpers.data import load_corpus
+from helpers.scanning import reference_escape_plan
 
 pytestmark = pytest.mark.usefixtures("impl")
 
@@ -192,6 +193,7 @@ def test_control_each_device_is_needed(monkeypatch: pytest.MonkeyPatch) -> None:
         m.setattr(encoded, "_scan_layered", lambda *args: None)
         assert scan_text(LAYERED["html over percent"]) == [] and scan_text(LAYERED["percent over json"]) == []
     with monkeypatch.context() as m:
+        reference_escape_plan(m)  # the mutant is the reference's; the native plan is held equal to it
         m.setattr(encoded, "_SEEN", {})  # the decisions kept between scans were made by the real one
         m.setattr(encoded, "_decodings", lambda match: {d[:1] for d in real_decodings(match)})
         assert scan_text(LAYERED["utf-7 segment"]) == []

@@ -28,6 +28,7 @@ import urllib.parse
 from collections.abc import Callable
 
 import pytest
+from helpers.scanning import reference_escape_plan
 
 from envelock import scan_text
 from envelock.scan import _base, encoded, tags
@@ -155,6 +156,7 @@ def test_a_window_runs_on_over_an_escape_that_need_not_be_an_opener(text: str) -
 
 
 def test_control_every_opener_ends_a_window(monkeypatch: pytest.MonkeyPatch) -> None:
+    reference_escape_plan(monkeypatch)  # the mutant is the reference's; the native plan is held equal to it
     monkeypatch.setattr(encoded, "_SEEN", {})  # verdicts made under the control are not kept
     monkeypatch.setattr(encoded, "_cuts", lambda decoded: True)
     assert _missed(RUN_ON) == RUN_ON
@@ -203,6 +205,7 @@ def test_control_windows_that_all_run_to_the_next_cutting_opener_are_caught(monk
                 following = found[k][0]
         return ends
 
+    reference_escape_plan(monkeypatch)
     monkeypatch.setattr(encoded, "_window_ends", all_run_on)
     text = _aperiodic("%26", 3000)
     assert _decoded_chars(text) > 4 * len(text)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers.scanning import encoded_findings, missed_encoded
+from helpers.scanning import encoded_findings, missed_encoded, reference_escape_plan
 
 from envelock.eye import backend
 from envelock.eye.reader import escape_starts
@@ -87,7 +87,9 @@ def test_quiet(text: str) -> None:
 
 @pytest.fixture
 def fresh(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
-    """Verdicts and decodings made under a control are not kept."""
+    """Verdicts and decodings made under a control are not kept, and the control acts on the
+    reference's plan (the native plan is held equal to it)."""
+    reference_escape_plan(monkeypatch)
     monkeypatch.setattr(encoded, "_SEEN", {})
     monkeypatch.setattr(_base, "_ESC_SEEN", {})
     return monkeypatch

@@ -10,6 +10,7 @@ pub mod chars;
 pub mod classes;
 pub mod decode;
 pub mod defang;
+pub mod escape_plan;
 pub mod escapes;
 pub mod exact;
 pub mod names;
@@ -30,6 +31,7 @@ pub use defang::{
     defang_body_start, undefang, undefang_body, xml_escape, xml_unescape, xml_unescaped_equals,
     BodyRest, Level, UndoRest,
 };
+pub use escape_plan::{escape_plan, CharSet, EscapePlan, ExactSet, PlanSets};
 pub use escapes::{
     openers_with_escapes, quiet_at, repeated_at, scheme_starts, windows_by_text, Loud, SchemeStart,
 };

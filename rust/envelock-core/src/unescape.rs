@@ -284,7 +284,7 @@ fn base64_val(c: u8) -> Option<u32> {
 
 /// `+` base64 `-` decoded by CPython's UTF-7 decoder (strict): its UTF-16 units, or `None` on its
 /// errors at the closing `-` (a partial character: six bits or more left; non-zero padding bits).
-fn utf7_units(digits: &[u8]) -> Option<Vec<u16>> {
+pub(crate) fn utf7_units(digits: &[u8]) -> Option<Vec<u16>> {
     let mut units = Vec::new();
     let (mut buf, mut bits) = (0u32, 0u32);
     for &c in digits {

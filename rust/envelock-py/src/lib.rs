@@ -1484,6 +1484,72 @@ fn openers_with_escapes(
     ))
 }
 
+/// An exact token whose first character is encoded: the escape's start, the token's end, the token.
+type PlanExact = (usize, usize, String);
+/// One distinct window after an encoded opener: what the opener decodes to, the raw text, the
+/// cut's sign, and every occurrence's start and finding end, flattened.
+type PlanWindow<'py> = (Bound<'py, PyTuple>, String, i8, Vec<usize>);
+
+/// escape_plan(text, starts, openers, cut_at, introducers, ref_names, copies, window, exact_follow,
+/// exact)
+/// -> (exact, windows, layered): the encoded pass's escapes, read and grouped
+/// (`core::escape_plan`; `envelock.scan.encoded._escape_plan` is the reference), in code points;
+/// A reading with a lone surrogate (a UTF-7 segment's) is made a `str` by Python's own decoder.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn escape_plan<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyAny>,
+    starts: &str,
+    openers: &str,
+    cut_at: &str,
+    introducers: &str,
+    ref_names: Vec<(String, char)>,
+    copies: usize,
+    window: usize,
+    exact_follow: Option<&str>,
+    exact: Vec<String>,
+) -> PyResult<(Vec<PlanExact>, Vec<PlanWindow<'py>>, Vec<usize>)> {
+    let sets = core::PlanSets {
+        starts: core::CharSet::new(starts),
+        openers: core::CharSet::new(openers),
+        cut_at: core::CharSet::new(cut_at),
+        introducers: core::CharSet::new(introducers),
+        ref_names,
+        copies,
+        window,
+        exact_follow: exact_follow.map(core::CharSet::new),
+        exact: core::ExactSet::new(&exact),
+    };
+    let mut keep = None;
+    let s = text_any(text, &mut keep)?;
+    let plan = detached(py, s.len(), || core::escape_plan(s, &sets));
+    let text_of = |t: &Vec<u32>| -> PyResult<Bound<'py, PyAny>> {
+        match t
+            .iter()
+            .map(|&v| char::from_u32(v))
+            .collect::<Option<String>>()
+        {
+            Some(t) => Ok(PyString::new(py, &t).into_any()),
+            None => {
+                let raw: Vec<u8> = t.iter().flat_map(|v| v.to_le_bytes()).collect();
+                PyBytes::new(py, &raw).call_method1("decode", ("utf-32-le", "surrogatepass"))
+            }
+        }
+    };
+    let opens = plan
+        .opens
+        .iter()
+        .map(|d| PyTuple::new(py, d.iter().map(text_of).collect::<PyResult<Vec<_>>>()?))
+        .collect::<PyResult<Vec<_>>>()?;
+    let windows = plan
+        .windows
+        .into_iter()
+        .map(|(id, (a, e), sign, occ)| (opens[id].clone(), s[a..e].to_owned(), sign, occ))
+        .collect();
+    Ok((plan.exact, windows, plan.layered))
+}
+
 /// exact_tokens(text, reserved) -> [(start, end)]: every exact token of `text` (code points;
 /// `core::exact::exact_tokens`, the reader's `exact_after` at each possible start).
 #[pyfunction]
@@ -1611,6 +1677,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(ascii_word_starts, m)?)?;
     m.add_function(wrap_pyfunction!(scheme_starts, m)?)?;
     m.add_function(wrap_pyfunction!(openers_with_escapes, m)?)?;
+    m.add_function(wrap_pyfunction!(escape_plan, m)?)?;
     m.add_function(wrap_pyfunction!(class_runs, m)?)?;
     m.add_function(wrap_pyfunction!(words_with_runs, m)?)?;
     m.add_function(wrap_pyfunction!(exact_tokens, m)?)?;

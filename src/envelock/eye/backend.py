@@ -492,6 +492,29 @@ def native_scheme_starts(
     return _if_native(lambda: _native.scheme_starts(_readable(text), list(schemes), limit, loud, copies))
 
 
+def native_escape_plan(
+    text: str,
+    starts: str,
+    openers: str,
+    cut_at: str,
+    introducers: str,
+    ref_names: list[tuple[str, str]],
+    copies: int,
+    window: int,
+    exact_follow: str | None,
+    exact: list[str],
+) -> tuple[list[tuple[int, int, str]], list[tuple[tuple[str, ...], str, int, list[int]]], list[int]] | None:
+    """The encoded pass's escapes read and grouped in one native pass (``_native.escape_plan``: the
+    fields of ``envelock.scan.encoded.EscapePlan``), or ``None`` when the native core is not in use or
+    cannot take ``text`` (a lone surrogate): the caller then runs the reference
+    (``encoded._escape_plan_reference``)."""
+    return _if_native(
+        lambda: _native.escape_plan(
+            _encoded(text), starts, openers, cut_at, introducers, ref_names, copies, window, exact_follow, exact
+        )
+    )
+
+
 def native_openers_with_escapes(
     text: str, schemes: tuple[tuple[str, str, str], ...], window: int
 ) -> list[tuple[int, int, list[int]]] | None:

@@ -10,7 +10,8 @@ import re
 from collections.abc import Callable, Hashable, Iterator
 from functools import lru_cache, partial
 from html.entities import html5
-from typing import TypeVar, cast
+from itertools import repeat
+from typing import NamedTuple, TypeVar, cast
 
 from ..eye import backend
 from ..eye.reader import (
@@ -36,8 +37,10 @@ from ._base import (
     SOFT_BREAKS,
     Context,
     Rule,
+    _adder,
     _decode_escapes,
     _Raw,
+    _Reports,
     ascii_folded,
     folds_ascii_case,
 )
@@ -401,11 +404,9 @@ def _window_cut_at() -> frozenset[str]:
 
 def _scan_encoded(text: str, ctx: Context, out: list[_Raw]) -> None:
     names = _name_maps(ctx)[0]
-    copies = _exact_copies(names.exact)
-    finder = _ENC_CANDIDATE_RE if copies == 2 else _candidates(copies)
-    ms = list(finder.finditer(text, _loud(_opener_starts(ctx))))
-    if ms:  # most texts hold no escape at all
-        _scan_escapes(text, ms, ctx, names, out)
+    plan = _escape_plan(text, ctx, names)
+    if plan is not None:
+        _scan_escapes(text, plan, ctx, names, out)
     _scan_raw_openers(text, ctx, names, out)
     cre, labels = _cipher_re(ctx.reserved)
     for m in _cipher_matches(text, cre, ctx):
@@ -461,10 +462,80 @@ def _window_ends(found: list[tuple[int, bool, bool]], n: int) -> list[int]:
     return ends
 
 
-def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names, out: list[_Raw]) -> None:
-    """The escapes ``ms`` (the candidates' matches, in order) that decode to the start of a tag or token."""
-    n = len(text)
+class EscapePlan(NamedTuple):
+    """What the encoded pass acts on in one text: its escapes read and grouped. Computed by the
+    native core in one pass (``_native.escape_plan``) or by :func:`_escape_plan_reference`, held
+    equal by ``tests/scan/test_scan_encoded_plan.py``."""
+
+    #: The exact tokens whose first character is encoded and no opener (``>`` of ``>>TITLE<<``), its
+    #: other characters raw or encoded (:func:`_encoded_exact`): the escape's start, the token's end,
+    #: the token.
+    exact: list[tuple[int, int, str]]
+    #: One per distinct window after an encoded opener, in the order of its first occurrence: what
+    #: the opener decodes to, the window's raw text, its cut (above 0 when its bound cut it, below 0
+    #: when the next opener did, 0 when both at once), and every occurrence's start and the end of
+    #: its finding should the window read as a tag or token (:func:`_finding_end`), flattened.
+    windows: list[tuple[tuple[str, ...], str, int, list[int]]]
+    #: The starts of escapes of an escape's first character (``%5Cu003c``): :func:`_scan_layered`.
+    layered: list[int]
+
+
+def _escape_plan(text: str, ctx: Context, names: Names) -> EscapePlan | None:
+    """The plan of ``text`` (``None``: no escape acts): natively when the core is in use and can take
+    the text and this scan's tables, else by the reference."""
     starts = _opener_starts(ctx)
+    copies = _exact_copies(names.exact)
+    follow = _exact_follow(names.exact)
+    inputs = _plan_inputs(starts)
+    if inputs is not None and not _has_surrogate(names.exact):
+        got = backend.native_escape_plan(text, *inputs, copies, _WINDOW, follow, list(names.exact))
+        if got is not None:
+            return EscapePlan(*got)
+    finder = _ENC_CANDIDATE_RE if copies == 2 else _candidates(copies)
+    ms = list(finder.finditer(text, _loud(starts)))
+    return _escape_plan_reference(text, ms, starts, follow, names.exact) if ms else None  # most texts hold no escape at all
+
+
+@lru_cache(maxsize=16)
+def _has_surrogate(exact: tuple[str, ...]) -> bool:
+    """Does a (team's) exact token hold a lone surrogate, which cannot cross into the core?"""
+    return any("\ud800" <= c <= "\udfff" for t in exact for c in t)
+
+
+@lru_cache(maxsize=16)
+def _exact_follow(exact: tuple[str, ...]) -> str | None:
+    """What the raw text after the encoded first character of an exact token must start with for
+    :func:`_encoded_exact` to read on: a token's second character, or an escape's introducer (an
+    encoded one; the backslash after a first character is read past). A necessary condition, so
+    an escape followed by anything else is left out of the plan (``%3E`` of ``%3Cs%3E`` repeated was
+    a Python step each); ``None`` when a token is one character long (:func:`_encoded_exact` reports
+    it at once)."""
+    if any(len(t) < 2 for t in exact):
+        return None
+    return "".join(sorted({t[1] for t in exact} | _INTRODUCERS))
+
+
+@lru_cache(maxsize=16)
+def _plan_inputs(starts: frozenset[str]) -> tuple[str, str, str, str, list[tuple[str, str]]] | None:
+    """The tables the native plan is computed with: the start characters, the openers (an escape
+    point's characters), those that cut a window, the introducers, and the HTML names of the
+    introducers with their characters; ``None`` when a start character is a lone surrogate (a team
+    token's), which cannot cross into the core."""
+    loud = _loud(starts)
+    if loud is None:
+        return None
+    ordered = "".join(sorted(starts))
+    names = [(name, html5[name + ";"]) for name in _INTRODUCER_NAMES]
+    return ordered, "".join(sorted(escape_starts())), "".join(sorted(_window_cut_at())), "".join(sorted(_INTRODUCERS)), names
+
+
+def _escape_plan_reference(
+    text: str, ms: list[re.Match[str]], starts: frozenset[str], follow: str | None, exact_tokens: tuple[str, ...]
+) -> EscapePlan:
+    """The plan of the escapes ``ms`` (the candidates' matches, in order): which decode to the start of
+    a tag or token (an exact token's first character only where ``follow``, :func:`_exact_follow`,
+    lets it go on), which to another escape's first character, and the windows after the openers."""
+    n = len(text)
     openers = escape_starts()
     # The encoded characters that can start a tag or token (start, end, what they decode to), in
     # order; a decision is made once per distinct escape (hostile text repeats one).
@@ -500,39 +571,57 @@ def _scan_escapes(text: str, ms: list[re.Match[str]], ctx: Context, names: Names
             layered.append(ms[k].start())
     # (A CSS escape's one trailing space is part of it: ``\3c /x`` is ``</x``.)
     nxt = _window_ends([(s, is_opener, cuts) for s, _, _, is_opener, cuts in found], n)
-    tokens = _exact_prefixes(names.exact)
+    exact: list[tuple[int, int, str]] = []
+    windows: dict[tuple[tuple[str, ...], str, int], list[int]] = {}
+    tokens = _exact_prefixes(exact_tokens)
     # What each escape a token is followed through decodes to, by its text and last group (_once):
     # ``%3Cs%3E`` repeated asks for the same few again and again.
     decoded: dict[tuple[str, int | None], frozenset[str]] = {}
-    # What a window reads, by its raw text and the decodings before it (_once).
-    read: dict[tuple[tuple[str, ...], str, int], str | None] = {}
-
-    def read_window(window: tuple[tuple[str, ...], str, int]) -> str | None:
-        # ``cut``: below 0 when the next opener ends the window, above 0 when its bound does.
-        opens, raw, cut = window
-        rest = _bounded(raw) if cut > 0 else _decode_escapes(raw) + ("<" if cut < 0 else "")
-        return next((w for w in (_encoded_danger(first + rest, ctx, names) for first in opens) if w is not None), None)
-
     for k, (s, e, opens, is_opener, _) in enumerate(found):
         if not is_opener:
             # The first character of an exact token alone (``>`` of ``>>TITLE<<``, ``]`` of ``]~b]``):
             # the token is followed one decoded character at a time, as long as it can go on.
-            token = _encoded_exact(text, e, opens, tokens, decoded)
-            if token is not None:
-                out.append(_Raw(ENCODED_TAG.id, "warning", f"encoded form of {visible(token[0])!r}", s, token[1]))
+            if follow is None or (e < n and text[e] in follow):
+                token = _encoded_exact(text, e, opens, tokens, decoded)
+                if token is not None:
+                    exact.append((s, token[1], token[0]))
             continue
         cut = nxt[k]
         if cut == e or (e < n and text[e] == "<"):
             continue
         bound = s + _WINDOW
-        danger = _once(read, (opens, text[e : min(bound, cut)], (cut > bound) - (cut < bound)), read_window)
-        if danger is not None:
-            # Map the end back roughly: the raw text up to the first whitespace after the name.
-            if text[e - 1] == " ":
-                e -= 1
-            e = _word_end(text, e, min(n, s + _WINDOW))
-            out.append(_Raw(ENCODED_TAG.id, "warning", f"encoded form of {danger!r}", s, e))
-    _scan_layered(text, layered, ctx, names, out)
+        windows.setdefault((opens, text[e : min(bound, cut)], (cut > bound) - (cut < bound)), []).extend(
+            (s, _finding_end(text, s, e))
+        )
+    return EscapePlan(exact, [(*key, occ) for key, occ in windows.items()], layered)
+
+
+def _finding_end(text: str, s: int, e: int) -> int:
+    """Where a finding over the encoded opener at ``s:e`` ends: the raw text up to the first blank
+    after it (a CSS escape's one trailing space left out), ``_WINDOW`` characters at most."""
+    if text[e - 1] == " ":
+        e -= 1
+    return _word_end(text, e, min(len(text), s + _WINDOW))
+
+
+def _scan_escapes(text: str, plan: EscapePlan, ctx: Context, names: Names, out: list[_Raw]) -> None:
+    """Report the escapes of ``plan`` that decode to the start of a tag or token."""
+    add = _adder(out)
+    for s, end, token in plan.exact:
+        add((ENCODED_TAG.id, "warning", f"encoded form of {visible(token)!r}", s, end))
+    for opens, raw, cut, occ in plan.windows:
+        # What the window reads, once per distinct window (hostile text repeats one).
+        rest = _bounded(raw) if cut > 0 else _decode_escapes(raw) + ("<" if cut < 0 else "")
+        danger = next((w for w in (_encoded_danger(first + rest, ctx, names) for first in opens) if w is not None), None)
+        if danger is None:
+            continue
+        # One report per occurrence, made in C (hostile text repeats a window hundreds of thousands of times).
+        reports = zip(repeat(ENCODED_TAG.id), repeat("warning"), repeat(f"encoded form of {danger!r}"), occ[::2], occ[1::2])
+        if type(out) is _Reports:
+            out.extend(reports)  # type: ignore[arg-type]
+        else:
+            out.extend(map(_Raw._make, reports))
+    _scan_layered(text, plan.layered, ctx, names, out)
 
 
 #: Where an escape may start for the raw-opener windows: every scheme's start, and a quoted-printable
@@ -785,9 +874,10 @@ def _encoded_exact(
     n = len(text)
     states = {(c, e) for c in firsts if c in prefixes}
     while states:
-        done = next(((p, i) for p, i in states if p in whole), None)
+        # Several tokens read at one step: the one that ends first (then the least), as the core has it.
+        done = min(((i, p) for p, i in states if p in whole), default=None)
         if done is not None:
-            return done
+            return done[1], done[0]
         grown: set[tuple[str, int]] = set()
         for p, i in states:
             if i >= n:
