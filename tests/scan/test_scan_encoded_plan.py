@@ -61,7 +61,8 @@ def native_plan(text: str, copies: int = 2, window: int = 192) -> E.EscapePlan |
     if got is None:
         assert any("\ud800" <= c <= "\udfff" for c in text), text
         return None
-    return E.EscapePlan(*got)
+    exact, windows, layered = got
+    return E.EscapePlan(exact, [(o, r, c, list(occ)) for o, r, c, occ in windows], layered)
 
 
 def reference_plan(text: str, copies: int = 2) -> E.EscapePlan:

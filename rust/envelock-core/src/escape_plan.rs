@@ -140,6 +140,7 @@ impl Readings {
 }
 
 /// How an escape is read (`encoded._decodings`' cases).
+#[derive(Clone, Copy)]
 enum Kind {
     /// Escaped bytes (percent, quoted-printable, `\x`): the first character of their UTF-8, and as
     /// Latin-1 when there is one byte. Empty: `%25` read as a layer of `%25` (`re.sub` takes it).
@@ -546,48 +547,83 @@ fn readings(b: &[u8], kind: &Kind) -> Readings {
     r
 }
 
-/// One scheme's matches (`finditer` of its pass): the first candidate at each place that the
-/// repeat lookahead lets through; the search goes on after a match.
-fn scheme_matches(
-    b: &[u8],
-    introducer: u8,
+/// Every match of the encoded pass's candidates (`encoded._Candidates.finditer`) in order, one at a
+/// time (hostile text holds a match every three bytes: none is collected): each scheme's matches
+/// (`finditer` of its pass: the first candidate at a place that the repeat lookahead lets through,
+/// the search going on after a match), merged by start. No match of one scheme holds another's
+/// introducer (`_Candidates`), so the merge is what one combined search finds.
+struct Matches<'b> {
+    b: &'b [u8],
+    names: Vec<(Vec<u8>, char)>,
     copies: usize,
-    cands_at: &dyn Fn(usize, &mut Vec<Cand>),
-    out: &mut Vec<(usize, usize, Kind)>,
-) {
-    let mut from = 0;
-    let mut cands = Vec::new();
-    while let Some(k) = memchr::memchr(introducer, &b[from..]) {
-        let p = from + k;
-        cands.clear();
-        cands_at(p, &mut cands);
-        match cands.drain(..).find(|&(e, _)| !repeated(b, p, e, copies)) {
-            Some((e, kind)) => {
-                out.push((p, e, kind));
-                from = e;
+    /// Per scheme (`INTRODUCERS`' order): where its search goes on, and its next match.
+    from: [usize; 5],
+    heads: [Option<(usize, usize, Kind)>; 5],
+    cands: Vec<Cand>,
+}
+
+const INTRODUCERS: [u8; 5] = [b'%', b'=', b'\\', b'+', b'&'];
+
+impl<'b> Matches<'b> {
+    fn new(s: &'b str, sets: &PlanSets) -> Matches<'b> {
+        let names = sets
+            .ref_names
+            .iter()
+            .map(|(n, c)| (n.as_bytes().to_vec(), *c))
+            .collect();
+        let mut m = Matches {
+            b: s.as_bytes(),
+            names,
+            copies: sets.copies,
+            from: [0; 5],
+            heads: [None; 5],
+            cands: Vec::new(),
+        };
+        for k in 0..INTRODUCERS.len() {
+            m.heads[k] = m.scheme_next(k);
+        }
+        m
+    }
+
+    /// Scheme `k`'s next match.
+    fn scheme_next(&mut self, k: usize) -> Option<(usize, usize, Kind)> {
+        let b = self.b;
+        loop {
+            let p = self.from[k] + memchr::memchr(INTRODUCERS[k], b.get(self.from[k]..)?)?;
+            self.cands.clear();
+            candidates_at(b, p, &self.names, &mut self.cands);
+            let copies = self.copies;
+            match self
+                .cands
+                .iter()
+                .find(|&&(e, _)| !repeated(b, p, e, copies))
+            {
+                Some(&(e, kind)) => {
+                    self.from[k] = e;
+                    return Some((p, e, kind));
+                }
+                None => self.from[k] = p + 1,
             }
-            None => from = p + 1,
         }
     }
 }
 
-/// Every match of the encoded pass's candidates (`encoded._Candidates.finditer`): byte spans in
-/// order and how each reads.
-fn matches(s: &str, sets: &PlanSets) -> Vec<(usize, usize, Kind)> {
-    let b = s.as_bytes();
-    let names: Vec<(Vec<u8>, char)> = sets
-        .ref_names
-        .iter()
-        .map(|(n, c)| (n.as_bytes().to_vec(), *c))
-        .collect();
-    let mut out = Vec::new();
-    for introducer in [b'%', b'=', b'\\', b'+', b'&'] {
-        let at = |p: usize, o: &mut Vec<Cand>| candidates_at(b, p, &names, o);
-        scheme_matches(b, introducer, sets.copies, &at, &mut out);
+impl Iterator for Matches<'_> {
+    type Item = (usize, usize, Kind);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let k = (0..INTRODUCERS.len())
+            .filter(|&k| self.heads[k].is_some())
+            .min_by_key(|&k| self.heads[k].map_or(usize::MAX, |h| h.0))?;
+        let head = self.heads[k].take();
+        self.heads[k] = self.scheme_next(k);
+        head
     }
-    // No match of one scheme holds another's introducer (`_Candidates`): sorting by start merges.
-    out.sort_unstable_by_key(|m| m.0);
-    out
+}
+
+#[cfg(test)]
+fn matches(s: &str, sets: &PlanSets) -> Vec<(usize, usize, Kind)> {
+    Matches::new(s, sets).collect()
 }
 
 /// `_base.ESCAPE_LAYERS`: the percent scheme's `%25` layers, in all.
@@ -780,7 +816,7 @@ pub fn escape_plan(s: &str, sets: &PlanSets) -> EscapePlan {
     // The verdicts of the last few distinct escape texts (hostile text repeats one or two; compared
     // byte for byte, no hashing: a verdict costs little more than the look-up).
     let mut recent: Recent<&[u8], Verdict> = Recent::default();
-    for (p, e, kind) in matches(s, sets) {
+    for (p, e, kind) in Matches::new(s, sets) {
         let verdict = match recent.get(&&b[p..e]) {
             Some(v) => v,
             None => {

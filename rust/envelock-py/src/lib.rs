@@ -1487,8 +1487,8 @@ fn openers_with_escapes(
 /// An exact token whose first character is encoded: the escape's start, the token's end, the token.
 type PlanExact = (usize, usize, String);
 /// One distinct window after an encoded opener: what the opener decodes to, the raw text, the
-/// cut's sign, and every occurrence's start and finding end, flattened.
-type PlanWindow<'py> = (Bound<'py, PyTuple>, String, i8, Vec<usize>);
+/// cut's sign, and every occurrence's start and finding end, flattened (native 64-bit words).
+type PlanWindow<'py> = (Bound<'py, PyTuple>, String, i8, Bound<'py, PyBytes>);
 
 /// escape_plan(text, starts, openers, cut_at, introducers, ref_names, copies, window, exact_follow,
 /// exact)
@@ -1545,7 +1545,17 @@ fn escape_plan<'py>(
     let windows = plan
         .windows
         .into_iter()
-        .map(|(id, (a, e), sign, occ)| (opens[id].clone(), s[a..e].to_owned(), sign, occ))
+        .map(|(id, (a, e), sign, occ)| {
+            // The offsets as native 64-bit words (`memoryview(...).cast("Q")`): no `int` is made for
+            // the occurrences of a window that reads as nothing, the hostile case.
+            let raw: Vec<u8> = occ.iter().flat_map(|&v| (v as u64).to_ne_bytes()).collect();
+            (
+                opens[id].clone(),
+                s[a..e].to_owned(),
+                sign,
+                PyBytes::new(py, &raw),
+            )
+        })
         .collect();
     Ok((plan.exact, windows, plan.layered))
 }

@@ -503,16 +503,20 @@ def native_escape_plan(
     window: int,
     exact_follow: str | None,
     exact: list[str],
-) -> tuple[list[tuple[int, int, str]], list[tuple[tuple[str, ...], str, int, list[int]]], list[int]] | None:
+) -> tuple[list[tuple[int, int, str]], list[tuple[tuple[str, ...], str, int, Sequence[int]]], list[int]] | None:
     """The encoded pass's escapes read and grouped in one native pass (``_native.escape_plan``: the
-    fields of ``envelock.scan.encoded.EscapePlan``), or ``None`` when the native core is not in use or
-    cannot take ``text`` (a lone surrogate): the caller then runs the reference
-    (``encoded._escape_plan_reference``)."""
-    return _if_native(
+    fields of ``envelock.scan.encoded.EscapePlan``; each window's occurrences a view of the core's
+    64-bit words), or ``None`` when the native core is not in use or cannot take ``text`` (a lone
+    surrogate): the caller then runs the reference (``encoded._escape_plan_reference``)."""
+    got = _if_native(
         lambda: _native.escape_plan(
             _encoded(text), starts, openers, cut_at, introducers, ref_names, copies, window, exact_follow, exact
         )
     )
+    if got is None:
+        return None
+    exact_found, windows, layered = got
+    return exact_found, [(o, raw, cut, memoryview(occ).cast("Q")) for o, raw, cut, occ in windows], layered
 
 
 def native_openers_with_escapes(

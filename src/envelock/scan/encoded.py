@@ -7,7 +7,7 @@ import binascii
 import bisect
 import codecs
 import re
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from functools import lru_cache, partial
 from html.entities import html5
 from itertools import repeat
@@ -475,7 +475,7 @@ class EscapePlan(NamedTuple):
     #: the opener decodes to, the window's raw text, its cut (above 0 when its bound cut it, below 0
     #: when the next opener did, 0 when both at once), and every occurrence's start and the end of
     #: its finding should the window read as a tag or token (:func:`_finding_end`), flattened.
-    windows: list[tuple[tuple[str, ...], str, int, list[int]]]
+    windows: list[tuple[tuple[str, ...], str, int, Sequence[int]]]
     #: The starts of escapes of an escape's first character (``%5Cu003c``): :func:`_scan_layered`.
     layered: list[int]
 
@@ -593,7 +593,7 @@ def _escape_plan_reference(
         windows.setdefault((opens, text[e : min(bound, cut)], (cut > bound) - (cut < bound)), []).extend(
             (s, _finding_end(text, s, e))
         )
-    return EscapePlan(exact, [(*key, occ) for key, occ in windows.items()], layered)
+    return EscapePlan(exact, [(opens, raw, cut, occ) for (opens, raw, cut), occ in windows.items()], layered)
 
 
 def _finding_end(text: str, s: int, e: int) -> int:
