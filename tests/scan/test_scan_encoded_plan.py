@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 from helpers.data import load_corpus, on_native
+from helpers.scanning import reference_escape_plan
 from hypothesis import given
 from hypothesis import strategies as st
 
+from envelock import scan_text
 from envelock.eye import backend
 from envelock.eye.tokens import RESERVED_NAMES
 from envelock.scan import encoded as E
@@ -81,6 +83,14 @@ def test_the_native_plan_is_the_references(text: str) -> None:
     assert native_plan(text) == reference_plan(text)
 
 
+@given(TEXTS, TEXTS, st.integers(1, 12))
+def test_the_plans_agree_on_repeated_texts(unit: str, other: str, times: int) -> None:
+    """Long texts that repeat a unit with another between: the core's memory of its last few exact
+    walks (kept only where the bytes they read lie inside the text, so past 128 bytes) is asked."""
+    text = (unit + other) * times + unit * times
+    assert native_plan(text) == reference_plan(text)
+
+
 @given(TEXTS)
 def test_the_native_plan_is_the_references_with_three_copies(text: str) -> None:
     assert native_plan(text, 3) == reference_plan(text, 3)
@@ -93,7 +103,7 @@ SHAPES = [
     "%255C", "%5Cu003e", "%5Cu003c%5Cu003e", "%3C" + "x" * 200 + " ", "\\3c /re\\74 rieved_content>",
     "%3C/%26%23114%3Betrieved_content>",
 ]  # fmt: skip
-EXAMPLES = [unit * k for unit in SHAPES for k in (1, 2, 3, 5)]
+EXAMPLES = [unit * k for unit in SHAPES for k in (1, 2, 3, 5)] + ["+AD4APg-COMMENT<<", "+AF0Afg-b]"]
 
 
 @pytest.mark.parametrize("text", EXAMPLES)
@@ -124,6 +134,31 @@ def test_a_utf7_reading_with_a_lone_surrogate_crosses_as_python_reads_it() -> No
     plan = native_plan(text)
     assert plan is not None and plan == reference_plan(text)
     assert plan.windows[0][0] == ("<\ud800",)
+
+
+#: Exact tokens whose encoded first character reads as two (a UTF-7 segment), followed by a character
+#: that is no token's second character: the follow filter (``encoded._exact_follow``) must not drop
+#: them (it did, in this change's first version: a red-team find of its own review).
+LONG_FIRSTS = ["+AD4APg-COMMENT<<", "+AF0Afg-b]", "x +AD4APg-QUESTION<< y"]
+
+
+@pytest.mark.usefixtures("impl")
+@pytest.mark.parametrize("text", LONG_FIRSTS)
+def test_an_exact_token_after_a_first_escape_of_two_characters(text: str) -> None:
+    assert [f.rule for f in scan_text(text)] == ["encoded-tag"]
+
+
+def test_control_a_follow_filter_that_drops_them_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    reference_escape_plan(monkeypatch)
+    real = E._escape_plan_reference
+
+    def strict(text: str, ms: list[re.Match[str]], starts: frozenset[str], follow: str | None, exact: tuple[str, ...]) -> E.EscapePlan:
+        plan = real(text, ms, starts, follow, exact)
+        kept = [x for x in plan.exact if follow is None or text[x[0] :].split("-", 1)[-1][:1] in follow]
+        return E.EscapePlan(kept, plan.windows, plan.layered)
+
+    monkeypatch.setattr(E, "_escape_plan_reference", strict)
+    assert [t for t in LONG_FIRSTS if [f.rule for f in scan_text(t)] != ["encoded-tag"]] == LONG_FIRSTS
 
 
 def _cuts_always(decoded: set[str]) -> bool:

@@ -438,8 +438,14 @@ fn candidates_at(b: &[u8], p: usize, names: &[(Vec<u8>, char)], out: &mut Vec<Ca
 /// way of reading the text is followed (an introducer as itself or as its escape) while it is a
 /// prefix of a token, so the work is bounded by the longest token (and a run of backslashes right
 /// after the first character, read past as the eye does). Where several tokens are read at one
-/// step, the one that ends first (then the least).
-fn encoded_exact(s: &str, e: usize, firsts: &[Text], x: &ExactSet) -> Option<(String, usize)> {
+/// step, the one that ends first (then the least). Also the furthest place the walk read at (its
+/// answer depends on the bytes from [`LOOKS_BACK`] before `e` to [`READS`] past that place alone).
+fn encoded_exact(
+    s: &str,
+    e: usize,
+    firsts: &[Text],
+    x: &ExactSet,
+) -> (Option<(String, usize)>, usize) {
     let b = s.as_bytes();
     let text = |t: &Text| {
         t.iter()
@@ -453,14 +459,16 @@ fn encoded_exact(s: &str, e: usize, firsts: &[Text], x: &ExactSet) -> Option<(St
         .map(|p| (p, e))
         .collect();
     let mut cands = Vec::new();
+    let mut furthest = e;
     while !states.is_empty() {
         states.sort_unstable_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
         states.dedup();
         if let Some((p, i)) = states.iter().find(|(p, _)| x.whole.contains(p)) {
-            return Some((p.clone(), *i));
+            return (Some((p.clone(), *i)), furthest);
         }
         let mut grown = Vec::new();
         for (p, i) in &states {
+            furthest = furthest.max(*i);
             let Some(c) = s[*i..].chars().next() else {
                 continue;
             };
@@ -490,7 +498,59 @@ fn encoded_exact(s: &str, e: usize, firsts: &[Text], x: &ExactSet) -> Option<(St
         }
         states = grown;
     }
-    None
+    (None, furthest)
+}
+
+/// How far before a place an escape's match looks (the lookbehind of a continuation byte: two
+/// bytes before `%`, `=` or `\x`), and how far past it it reads (the longest match, seven `%25`
+/// layers on each of four bytes, is 68 bytes; a UTF-7 run 19), with room to spare.
+const LOOKS_BACK: usize = 4;
+const READS: usize = 128;
+
+/// The answers of [`encoded_exact`] for the last few distinct readings: each with the decodings it
+/// started from and the bytes its walk depended on (from [`LOOKS_BACK`] before the escape's end to
+/// [`READS`] past the furthest place it read), its token and end relative to the escape's end.
+/// Hostile text repeats one encoded first character (`%3E` of `%3Cs%3E`): the walk, a few heap
+/// strings, is made once. An answer whose bytes ran past the text's end is not kept.
+#[derive(Default)]
+struct ExactMemo {
+    items: Vec<MemoItem>,
+}
+
+/// The decodings' id; the bytes kept before the escape's end, where the key starts, its length;
+/// the answer, its end relative to the escape's end.
+type MemoItem = (usize, usize, usize, usize, Option<(String, usize)>);
+
+impl ExactMemo {
+    fn get(&mut self, b: &[u8], e: usize, id: usize) -> Option<Option<(String, usize)>> {
+        let back = e.min(LOOKS_BACK);
+        let k = self.items.iter().position(|&(i, kb, ks, kl, _)| {
+            i == id && kb == back && b.get(e - back..e - back + kl) == Some(&b[ks..ks + kl])
+        })?;
+        let item = self.items.remove(k);
+        let answer = item.4.as_ref().map(|(t, rel)| (t.clone(), e + rel));
+        self.items.insert(0, item);
+        Some(answer)
+    }
+
+    fn put(
+        &mut self,
+        b: &[u8],
+        e: usize,
+        id: usize,
+        furthest: usize,
+        answer: &Option<(String, usize)>,
+    ) {
+        let back = e.min(LOOKS_BACK);
+        let end = furthest + READS;
+        if end > b.len() {
+            return;
+        }
+        self.items.truncate(3);
+        let rel = answer.as_ref().map(|(t, end)| (t.clone(), end - e));
+        self.items
+            .insert(0, (id, back, e - back, end - (e - back), rel));
+    }
 }
 
 /// Is the match `b[p..e]` followed by `copies` copies of itself (the repeat lookahead rejects it)?
@@ -859,6 +919,7 @@ pub fn escape_plan(s: &str, sets: &PlanSets) -> EscapePlan {
     let mut groups: HashMap<(usize, &[u8], i8), usize> = HashMap::new();
     let mut recent_groups: Recent<(usize, &[u8], i8), usize> = Recent::default();
     let mut cc_exact = crate::CpCounter::new(s);
+    let mut memo = ExactMemo::default();
     let mut blank = NextBlank::new(s);
     let n_cp = if s.is_ascii() {
         n
@@ -869,12 +930,24 @@ pub fn escape_plan(s: &str, sets: &PlanSets) -> EscapePlan {
         let (ps, pe) = found_cp[k];
         if !is_opener {
             let next = s[e..].chars().next();
-            if sets
-                .exact_follow
-                .as_ref()
-                .map_or(true, |f| next.is_some_and(|c| f.has(c)))
+            // (A necessary condition where every reading is one character: a UTF-7 segment's may
+            // be more, `+AD4APg-` is `>>`, and is followed whatever comes next.)
+            let longer = plan.opens[id].iter().any(|o| o.len() > 1);
+            if longer
+                || sets
+                    .exact_follow
+                    .as_ref()
+                    .map_or(true, |f| next.is_some_and(|c| f.has(c)))
             {
-                if let Some((token, end)) = encoded_exact(s, e, &plan.opens[id], &sets.exact) {
+                let answer = match memo.get(b, e, id) {
+                    Some(answer) => answer,
+                    None => {
+                        let (answer, furthest) = encoded_exact(s, e, &plan.opens[id], &sets.exact);
+                        memo.put(b, e, id, furthest, &answer);
+                        answer
+                    }
+                };
+                if let Some((token, end)) = answer {
                     plan.exact.push((ps, cc_exact.at(end), token));
                 }
             }

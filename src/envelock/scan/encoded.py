@@ -506,10 +506,11 @@ def _has_surrogate(exact: tuple[str, ...]) -> bool:
 def _exact_follow(exact: tuple[str, ...]) -> str | None:
     """What the raw text after the encoded first character of an exact token must start with for
     :func:`_encoded_exact` to read on: a token's second character, or an escape's introducer (an
-    encoded one; the backslash after a first character is read past). A necessary condition, so
-    an escape followed by anything else is left out of the plan (``%3E`` of ``%3Cs%3E`` repeated was
-    a Python step each); ``None`` when a token is one character long (:func:`_encoded_exact` reports
-    it at once)."""
+    encoded one; the backslash after a first character is read past). A necessary condition where
+    the escape reads as one character, so such an escape followed by anything else is left out of
+    the plan (``%3E`` of ``%3Cs%3E`` repeated was a Python step each); an escape that reads as more
+    (a UTF-7 segment, ``+AD4APg-`` is ``>>``) is always followed. ``None`` when a token is one
+    character long (:func:`_encoded_exact` reports it at once)."""
     if any(len(t) < 2 for t in exact):
         return None
     return "".join(sorted({t[1] for t in exact} | _INTRODUCERS))
@@ -581,7 +582,7 @@ def _escape_plan_reference(
         if not is_opener:
             # The first character of an exact token alone (``>`` of ``>>TITLE<<``, ``]`` of ``]~b]``):
             # the token is followed one decoded character at a time, as long as it can go on.
-            if follow is None or (e < n and text[e] in follow):
+            if follow is None or (e < n and text[e] in follow) or any(len(o) > 1 for o in opens):
                 token = _encoded_exact(text, e, opens, tokens, decoded)
                 if token is not None:
                     exact.append((s, token[1], token[0]))
