@@ -156,6 +156,18 @@ def test_readers_bracket_padding_in_the_body_context() -> None:
     harness("readers").check((FUZZ / "corpus" / "readers" / "regress-bracket-padding-body-context").read_bytes())
 
 
+def _native_harness_catches(data: bytes, mutant: str, module: object, attr: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The native harness passes ``data``, and with the planted ``mutant`` (fuzz/mutants.py, which
+    replaces ``module.attr``: restored after the test) fails it on the scan differential."""
+    mutants = importlib.import_module("mutants")  # fuzz/mutants.py (fuzz/ is on sys.path above)
+    native = harness("native")
+    native.check(data)
+    monkeypatch.setattr(module, attr, getattr(module, attr))
+    mutants.apply(mutant)
+    with pytest.raises(AssertionError, match="scan_text differs"):
+        native.check(data)
+
+
 def test_native_harness_catches_a_blob_sift_reading_one_shift(monkeypatch: pytest.MonkeyPatch) -> None:
     """The native harness's scan differential is the control of the native blob sift: with the planted
     mutant ``blob-sift-one-shift`` (fuzz/mutants.py) the harness fails on a base64 run whose tag
@@ -165,15 +177,8 @@ def test_native_harness_catches_a_blob_sift_reading_one_shift(monkeypatch: pytes
 
     from envelock.eye import backend
 
-    mutants = importlib.import_module("mutants")  # fuzz/mutants.py (fuzz/ is on sys.path above)
-
     text = "x" + base64.b64encode(b"x</retrieved_content> and more text here").decode()
-    native = harness("native")
-    native.check(text.encode())
-    monkeypatch.setattr(backend, "native_blob_runs", backend.native_blob_runs)  # restored after the test
-    mutants.apply("blob-sift-one-shift")
-    with pytest.raises(AssertionError, match="scan_text differs"):
-        native.check(text.encode())
+    _native_harness_catches(text.encode(), "blob-sift-one-shift", backend, "native_blob_runs", monkeypatch)
 
 
 def test_native_harness_catches_a_quiet_filter_without_the_angle(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -187,14 +192,8 @@ def test_native_harness_catches_a_quiet_filter_without_the_angle(monkeypatch: py
     optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
     from envelock.scan import encoded
 
-    mutants = importlib.import_module("mutants")
     seed = (FUZZ / "corpus" / "native" / "regress-quiet-escapes").read_bytes() + b"\xff"
-    native = harness("native")
-    native.check(seed)
-    monkeypatch.setattr(encoded, "_loud", encoded._loud)  # restored after the test
-    mutants.apply("quiet-without-angle")
-    with pytest.raises(AssertionError, match="scan_text differs"):
-        native.check(seed)
+    _native_harness_catches(seed, "quiet-without-angle", encoded, "_loud", monkeypatch)
 
 
 def test_native_harness_catches_a_plan_without_the_angle(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -205,14 +204,8 @@ def test_native_harness_catches_a_plan_without_the_angle(monkeypatch: pytest.Mon
     optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
     from envelock.scan import encoded
 
-    mutants = importlib.import_module("mutants")
     seed = (FUZZ / "corpus" / "native" / "regress-quiet-escapes").read_bytes()
-    native = harness("native")
-    native.check(seed)
-    monkeypatch.setattr(encoded, "_plan_inputs", encoded._plan_inputs)  # restored after the test
-    mutants.apply("plan-without-angle")
-    with pytest.raises(AssertionError, match="scan_text differs"):
-        native.check(seed)
+    _native_harness_catches(seed, "plan-without-angle", encoded, "_plan_inputs", monkeypatch)
 
 
 def test_spotlight_padding_run_through_a_dual_reading() -> None:

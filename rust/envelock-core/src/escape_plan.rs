@@ -15,41 +15,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::unescape::utf7_units;
 
-/// A set of characters (the reader's tables, handed over by the caller).
-pub struct CharSet {
-    ascii: [bool; 128],
-    other: Vec<char>,
-}
-
-impl CharSet {
-    pub fn new(chars: &str) -> CharSet {
-        let mut ascii = [false; 128];
-        let mut other: Vec<char> = Vec::new();
-        for c in chars.chars() {
-            if c.is_ascii() {
-                ascii[c as usize] = true;
-            } else {
-                other.push(c);
-            }
-        }
-        other.sort_unstable();
-        other.dedup();
-        CharSet { ascii, other }
-    }
-
-    fn has(&self, c: char) -> bool {
-        if c.is_ascii() {
-            self.ascii[c as usize]
-        } else {
-            self.other.binary_search(&c).is_ok()
-        }
-    }
-
-    /// Is code point `v` one of them (a lone surrogate never is: the caller's tables hold none)?
-    fn has_cp(&self, v: u32) -> bool {
-        char::from_u32(v).is_some_and(|c| self.has(c))
-    }
-}
+/// A set of characters (the reader's tables, handed over by the caller): the loud set's type.
+pub type CharSet = crate::escapes::Loud;
 
 /// What the plan is computed with (`encoded._plan_inputs`).
 pub struct PlanSets {
@@ -734,13 +701,13 @@ fn verdict(
 ) -> Verdict {
     let r = readings(b, kind);
     let each = r.each();
-    let layer = each.iter().any(|(c, _)| sets.introducers.has_cp(*c));
+    let layer = each.iter().any(|(c, _)| sets.introducers.has(*c));
     // Sorted by code point, as Python sorts `str`.
     let mut direct: Vec<Text> = if r.layer_only {
         Vec::new()
     } else {
         each.iter()
-            .filter(|(c, _)| sets.starts.has_cp(*c))
+            .filter(|(c, _)| sets.starts.has(*c))
             .map(|(_, t)| t.clone())
             .collect()
     };
@@ -753,14 +720,14 @@ fn verdict(
     }
     direct.sort_unstable();
     direct.dedup();
-    let is_opener = direct.iter().any(|d| sets.openers.has_cp(d[0]));
+    let is_opener = direct.iter().any(|d| sets.openers.has(d[0]));
     // `_cuts`: every reading but a control (or nothing) is an opener itself.
     let mut readable = each
         .iter()
         .map(|(c, _)| *c)
         .filter(|&c| c >= 0x20)
         .peekable();
-    let cuts = readable.peek().is_some() && readable.all(|c| sets.cut_at.has_cp(c));
+    let cuts = readable.peek().is_some() && readable.all(|c| sets.cut_at.has(c));
     let next = opens_id.len();
     let id = *opens_id.entry(direct).or_insert(next);
     Verdict::Found {
@@ -937,7 +904,7 @@ pub fn escape_plan(s: &str, sets: &PlanSets) -> EscapePlan {
                 || sets
                     .exact_follow
                     .as_ref()
-                    .map_or(true, |f| next.is_some_and(|c| f.has(c)))
+                    .map_or(true, |f| next.is_some_and(|c| f.has(u32::from(c))))
             {
                 let answer = match memo.get(b, e, id) {
                     Some(answer) => answer,

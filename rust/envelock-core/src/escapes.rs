@@ -47,7 +47,7 @@ impl SchemeStart {
 /// The characters an escape must decode to for the encoded pass to act on it: the first
 /// characters of tags and tokens, and the escapes' own introducers (`encoded._loud`, from the
 /// reader's tables). An escape of a fixed shape that decodes to none of them is quiet
-/// ([`quiet_at`]).
+/// ([`quiet_at`]). Also the escape plan's sets of characters (`escape_plan::CharSet`).
 pub struct Loud {
     ascii: [bool; 128],
     other: Vec<u32>,
@@ -68,8 +68,8 @@ impl Loud {
         Loud { ascii, other }
     }
 
-    /// Is code point `v` one of the characters?
-    fn has(&self, v: u32) -> bool {
+    /// Is code point `v` one of the characters (a lone surrogate never is: a `&str` holds none)?
+    pub(crate) fn has(&self, v: u32) -> bool {
         match usize::try_from(v) {
             Ok(k) if k < 128 => self.ascii[k],
             _ => self.other.binary_search(&v).is_ok(),
