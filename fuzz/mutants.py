@@ -38,7 +38,6 @@ HARNESS = {
     "no-lookalikes": "scan",
     "reference-forgets-capital-i": "native",
     "blob-sift-one-shift": "native",
-    "quiet-without-angle": "native",
     "plan-without-angle": "native",
     "datamark-no-doubling": "spotlight",
 }
@@ -177,22 +176,6 @@ def blob_sift_one_shift() -> None:
         return keep
 
     backend.native_blob_runs = weak_blob_runs
-
-
-@_mutant("quiet-without-angle")
-def quiet_without_angle() -> None:
-    """native: the encoded pass's loud set (``encoded._loud``) forgets ``<``, so the native starts
-    search drops ``\\x3c``, ``=3C``, ``%3c`` as quiet escapes (the scan differential differs on a text
-    the native plan cannot take, one with a lone surrogate: the reference plan then searches the
-    starts natively)."""
-    encoded = _mod("envelock.scan.encoded")
-    real = encoded._loud
-
-    def deaf(starts: frozenset[str]) -> str | None:
-        loud = real(starts)
-        return None if loud is None else loud.replace("<", "")
-
-    encoded._loud = deaf
 
 
 @_mutant("plan-without-angle")

@@ -186,11 +186,11 @@ def escape_plan(
     window: int,
     exact_follow: str | None,
     exact: list[str],
-) -> tuple[list[tuple[int, int, str]], list[tuple[tuple[str, ...], str, int, bytes]], list[int]]:
+) -> tuple[list[tuple[int, int, str]], list[tuple[tuple[str, ...], tuple[int, int], int, bytes]], list[int]]:
     """The encoded pass's escapes (``envelock.scan.encoded._SCHEMES``, each with its repeat lookahead
     of ``copies``), read and grouped: the tokens of ``exact`` whose first character is encoded and
     no opener, its other characters raw or encoded, ``(start, end, token)``; one ``(decodings, raw
-    text, cut, occurrences)`` per distinct window after an encoded opener (``window`` code points at
+    text's span, cut, occurrences)`` per distinct window after an encoded opener (``window`` code points at
     most), the occurrences being each one's start and finding end as native 64-bit words; and the
     starts of escapes of an introducer (``ref_names``: the HTML names of the introducers with their
     characters). An exact token's first character is followed only where the next character is one

@@ -181,21 +181,6 @@ def test_native_harness_catches_a_blob_sift_reading_one_shift(monkeypatch: pytes
     _native_harness_catches(text.encode(), "blob-sift-one-shift", backend, "native_blob_runs", monkeypatch)
 
 
-def test_native_harness_catches_a_quiet_filter_without_the_angle(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The native harness's scan differential is the control of the encoded pass's quiet filter: with
-    the planted mutant ``quiet-without-angle`` (fuzz/mutants.py) the native starts search drops the
-    escapes of ``<`` and the harness fails on the seed ``regress-quiet-escapes`` with an undecodable
-    byte at its end; without it, it passes. The seed is 14 KB of prose around sparse escapes: windows
-    (not the whole pass, which a short text with escapes takes) are where the filter acts. The byte
-    reads as a lone surrogate, which the native plan cannot take: the filter serves the reference
-    plan's candidate search alone now."""
-    optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
-    from envelock.scan import encoded
-
-    seed = (FUZZ / "corpus" / "native" / "regress-quiet-escapes").read_bytes() + b"\xff"
-    _native_harness_catches(seed, "quiet-without-angle", encoded, "_loud", monkeypatch)
-
-
 def test_native_harness_catches_a_plan_without_the_angle(monkeypatch: pytest.MonkeyPatch) -> None:
     """The native harness's scan differential is the control of the native plan of the encoded pass
     (``_native.escape_plan``): with the planted mutant ``plan-without-angle`` the plan is computed

@@ -83,6 +83,36 @@ def test_the_native_plan_is_the_references(text: str) -> None:
     assert native_plan(text) == reference_plan(text)
 
 
+SURROGATES = st.sampled_from(["\ud800", "\udcff", "\ud83d", "\udfff\ud800", "\ufff9"])
+WITH_SURROGATES = st.lists(st.one_of(PIECES, SURROGATES), max_size=24).map("".join)
+
+
+@given(WITH_SURROGATES, st.integers(1, 4))
+def test_a_text_with_a_lone_surrogate_is_planned_on_its_view(unit: str, times: int) -> None:
+    """Within the scanner's ``encoded_once(text, view=True)`` the core reads the text's surrogate view
+    (a lone surrogate as ``VIEW_CHAR``, U+FFF9, offsets kept), each window's raw text is sliced from
+    the text itself, and windows that differ only in which surrogate they hold are one group, in the
+    reference too: the plans are equal, and so are the scans of the native and fast implementations."""
+    text = unit * times
+    with backend.encoded_once(text, view=True):
+        plan = native_plan(text)
+    assert plan is not None and plan == reference_plan(text)
+    native = scan_text(text)
+    with backend.use("fast"):
+        assert scan_text(text) == native
+
+
+def test_windows_that_differ_in_their_surrogate_are_one_group() -> None:
+    """Found by the test above on its first run (hypothesis): ``\\3c `` after two different lone
+    surrogates, repeated. Control: outside the scanner's view the core is not asked."""
+    text = "\ud800\\3c \udcff\\3c " * 2
+    assert native_plan(text) is None
+    with backend.encoded_once(text, view=True):
+        plan = native_plan(text)
+    assert plan is not None and plan == reference_plan(text)
+    assert [w[1] for w in plan.windows] == ["\udcff"]
+
+
 @given(TEXTS, TEXTS, st.integers(1, 12))
 def test_the_plans_agree_on_repeated_texts(unit: str, other: str, times: int) -> None:
     """Long texts that repeat a unit with another between: the core's memory of its last few exact

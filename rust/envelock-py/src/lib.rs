@@ -1486,9 +1486,9 @@ fn openers_with_escapes(
 
 /// An exact token whose first character is encoded: the escape's start, the token's end, the token.
 type PlanExact = (usize, usize, String);
-/// One distinct window after an encoded opener: what the opener decodes to, the raw text, the
+/// One distinct window after an encoded opener: what the opener decodes to, the raw text's span, the
 /// cut's sign, and every occurrence's start and finding end, flattened (native 64-bit words).
-type PlanWindow<'py> = (Bound<'py, PyTuple>, String, i8, Bound<'py, PyBytes>);
+type PlanWindow<'py> = (Bound<'py, PyTuple>, (usize, usize), i8, Bound<'py, PyBytes>);
 
 /// escape_plan(text, starts, openers, cut_at, introducers, ref_names, copies, window, exact_follow,
 /// exact)
@@ -1542,6 +1542,9 @@ fn escape_plan<'py>(
         .iter()
         .map(|d| PyTuple::new(py, d.iter().map(text_of).collect::<PyResult<Vec<_>>>()?))
         .collect::<PyResult<Vec<_>>>()?;
+    // The raw text's span in code points, for the caller to slice its own text (the core may have
+    // read a surrogate view of it); the groups come in the order of their first opener, so one count.
+    let mut cc = core::CpCounter::new(s);
     let windows = plan
         .windows
         .into_iter()
@@ -1549,12 +1552,8 @@ fn escape_plan<'py>(
             // The offsets as native 64-bit words (`memoryview(...).cast("Q")`): no `int` is made for
             // the occurrences of a window that reads as nothing, the hostile case.
             let raw: Vec<u8> = occ.iter().flat_map(|&v| (v as u64).to_ne_bytes()).collect();
-            (
-                opens[id].clone(),
-                s[a..e].to_owned(),
-                sign,
-                PyBytes::new(py, &raw),
-            )
+            let span = (cc.at(a), cc.at(e));
+            (opens[id].clone(), span, sign, PyBytes::new(py, &raw))
         })
         .collect();
     Ok((plan.exact, windows, plan.layered))

@@ -506,17 +506,21 @@ def native_escape_plan(
 ) -> tuple[list[tuple[int, int, str]], list[tuple[tuple[str, ...], str, int, Sequence[int]]], list[int]] | None:
     """The encoded pass's escapes read and grouped in one native pass (``_native.escape_plan``: the
     fields of ``envelock.scan.encoded.EscapePlan``; each window's occurrences a view of the core's
-    64-bit words), or ``None`` when the native core is not in use or cannot take ``text`` (a lone
-    surrogate): the caller then runs the reference (``encoded._escape_plan_reference``)."""
+    64-bit words, its raw text sliced from ``text``), or ``None`` when the native core is not in use
+    or cannot take ``text``: the caller then runs the reference (``encoded._escape_plan_reference``).
+    A text with a lone surrogate is read as the eye reads it (:func:`_readable`: within the scanner's
+    ``encoded_once(text, view=True)``, its surrogate view; no construct the plan reads starts, ends
+    or holds a surrogate but a UTF-7 segment's reading, which the core makes itself), so windows
+    that differ only in which surrogate they hold are one group, as in the reference."""
     got = _if_native(
         lambda: _native.escape_plan(
-            _encoded(text), starts, openers, cut_at, introducers, ref_names, copies, window, exact_follow, exact
+            _readable(text), starts, openers, cut_at, introducers, ref_names, copies, window, exact_follow, exact
         )
     )
     if got is None:
         return None
     exact_found, windows, layered = got
-    return exact_found, [(o, raw, cut, memoryview(occ).cast("Q")) for o, raw, cut, occ in windows], layered
+    return exact_found, [(o, text[a:e], cut, memoryview(occ).cast("Q")) for o, (a, e), cut, occ in windows], layered
 
 
 def native_openers_with_escapes(

@@ -573,6 +573,12 @@ def _escape_plan_reference(
     # (A CSS escape's one trailing space is part of it: ``\3c /x`` is ``</x``.)
     nxt = _window_ends([(s, is_opener, cuts) for s, _, _, is_opener, cuts in found], n)
     exact: list[tuple[int, int, str]] = []
+    # By decodings, raw text and cut; the raw text of a text with a lone surrogate as the eye reads it
+    # (its surrogate view: every surrogate, and VIEW_CHAR, one character), so windows that differ only
+    # in which surrogate they hold are read once, as the core's plan over the view has them. Each
+    # group keeps its first window's raw text.
+    viewed = not text.isascii() and _holds_lone_surrogate(text)
+    raws: dict[tuple[tuple[str, ...], str, int], str] = {}
     windows: dict[tuple[tuple[str, ...], str, int], list[int]] = {}
     tokens = _exact_prefixes(exact_tokens)
     # What each escape a token is followed through decodes to, by its text and last group (_once):
@@ -591,10 +597,20 @@ def _escape_plan_reference(
         if cut == e or (e < n and text[e] == "<"):
             continue
         bound = s + _WINDOW
-        windows.setdefault((opens, text[e : min(bound, cut)], (cut > bound) - (cut < bound)), []).extend(
-            (s, _finding_end(text, s, e))
-        )
-    return EscapePlan(exact, [(opens, raw, cut, occ) for (opens, raw, cut), occ in windows.items()], layered)
+        raw = text[e : min(bound, cut)]
+        group = (opens, backend.surrogate_view(raw)[0] if viewed else raw, (cut > bound) - (cut < bound))
+        raws.setdefault(group, raw)
+        windows.setdefault(group, []).extend((s, _finding_end(text, s, e)))
+    return EscapePlan(exact, [(g[0], raws[g], g[2], occ) for g, occ in windows.items()], layered)
+
+
+def _holds_lone_surrogate(text: str) -> bool:
+    """Does ``text`` hold a lone surrogate (one pass of CPython's UTF-8 encoder)?"""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _finding_end(text: str, s: int, e: int) -> int:
