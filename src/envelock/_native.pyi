@@ -184,7 +184,6 @@ def escape_plan(
     ref_names: list[tuple[str, str]],
     copies: int,
     window: int,
-    exact_follow: str | None,
     exact: list[str],
 ) -> tuple[list[tuple[int, int, str]], list[tuple[tuple[str, ...], tuple[int, int], int, bytes]], list[int]]:
     """The encoded pass's escapes (``envelock.scan.encoded._SCHEMES``, each with its repeat lookahead
@@ -193,8 +192,8 @@ def escape_plan(
     text's span, cut, occurrences)`` per distinct window after an encoded opener (``window`` code points at
     most), the occurrences being each one's start and finding end as native 64-bit words; and the
     starts of escapes of an introducer (``ref_names``: the HTML names of the introducers with their
-    characters). An exact token's first character is followed only where the next character is one
-    of ``exact_follow`` (unless it is ``None``). Code points."""
+    characters). An exact token's first character is followed only where a reading of it is a token,
+    or a prefix of one that the next character (or an escape there) may go on. Code points."""
 
 def openers_with_escapes(
     text: str | Utf8, schemes: list[tuple[str, str, str]], window: int

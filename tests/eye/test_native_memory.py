@@ -52,7 +52,7 @@ CALLS: dict[str, Callable[[str], object]] = {
     "class_runs": lambda s: _native.class_runs(s, [(0, 8), (0x7F, 0x9F)]),
     "words_with_runs": lambda s: _native.words_with_runs(s, [(0x200B, 0x200D)], [(0x61, 0x7A)]),
     "scheme_starts": lambda s: _native.scheme_starts(s, [("%", "uU0123456789", "0123456789"), ("&", "#", "")], 1 << 20),
-    "escape_plan": lambda s: _native.escape_plan(s, "<", "<&", "<", "%+=\\", [("bsol", "\\")], 2, 192, None, [">>TITLE<<"]),
+    "escape_plan": lambda s: _native.escape_plan(s, "<", "<&", "<", "%+=\\", [("bsol", "\\")], 2, 192, [">>TITLE<<"]),
     "openers_with_escapes": lambda s: _native.openers_with_escapes(s, [("%", "uU0123456789", "0123456789"), ("&", "#", "")], 192),
     "datamark": lambda s: _native.datamark(s, "\u02c6"),
     "undatamark": lambda s: _native.undatamark(s, "\u02c6"),

@@ -28,6 +28,8 @@ pub struct PlanSets {
     pub cut_at: CharSet,
     /// The escapes' introducers (`encoded._INTRODUCERS`).
     pub introducers: CharSet,
+    /// Each introducer's code point in hex and in decimal digits ([`introducer_values`]).
+    pub introducer_values: Vec<(String, String, char)>,
     /// The HTML names of the introducers, in the regex's order (`encoded._INTRODUCER_NAMES`),
     /// each with its character (from the HTML5 table).
     pub ref_names: Vec<(String, char)>,
@@ -35,33 +37,69 @@ pub struct PlanSets {
     pub copies: usize,
     /// The window after an encoded opener, in code points (`encoded._WINDOW`).
     pub window: usize,
-    /// What may follow the encoded first character of an exact token for the token to go on
-    /// (`encoded._exact_follow`: every token's second character, the introducers); `None` when a
-    /// token is one character long (every such escape is one).
-    pub exact_follow: Option<CharSet>,
     /// The exact tokens (`Names.exact`).
     pub exact: ExactSet,
+    /// How far past the furthest place an exact walk read its memory's key runs: [`READS`] (a
+    /// test's control shortens it).
+    pub memo_reads: usize,
 }
 
-/// The exact tokens and every prefix of one (`encoded._exact_prefixes`).
+/// The digits of a numeric reference for each introducer, in hex and in decimal, written from the
+/// characters themselves (`encoded._numeric_introducers`), not typed.
+pub fn introducer_values(introducers: &str) -> Vec<(String, String, char)> {
+    introducers
+        .chars()
+        .map(|c| (format!("{:x}", u32::from(c)), u32::from(c).to_string(), c))
+        .collect()
+}
+
+/// The exact tokens, every prefix of one (`encoded._exact_prefixes`), and for each proper prefix
+/// the characters that go on with it in a token (`encoded._exact_next`, without the introducers).
 pub struct ExactSet {
     whole: HashSet<String>,
     prefixes: HashSet<String>,
+    nexts: HashMap<String, Vec<char>>,
 }
 
 impl ExactSet {
     pub fn new(tokens: &[String]) -> ExactSet {
-        let prefixes = tokens
-            .iter()
-            .flat_map(|t| {
-                t.char_indices()
-                    .map(|(k, c)| t[..k + c.len_utf8()].to_owned())
-            })
-            .collect();
+        let mut prefixes = HashSet::new();
+        let mut nexts: HashMap<String, Vec<char>> = HashMap::new();
+        for t in tokens {
+            let mut cs = t.char_indices().peekable();
+            while let Some((k, c)) = cs.next() {
+                let p = &t[..k + c.len_utf8()];
+                prefixes.insert(p.to_owned());
+                if let Some(&(_, next)) = cs.peek() {
+                    nexts.entry(p.to_owned()).or_default().push(next);
+                }
+            }
+        }
         ExactSet {
             whole: tokens.iter().cloned().collect(),
             prefixes,
+            nexts,
         }
+    }
+
+    /// `encoded._may_go_on`: can a token be read from an escape that reads as one of `firsts`,
+    /// followed by `next`? Only where a reading is a token, or a prefix of one that `next` goes on
+    /// (or `next` is an introducer: an escape may stand for the next character).
+    fn may_go_on(&self, firsts: &[Text], next: Option<char>, introducers: &CharSet) -> bool {
+        firsts.iter().any(|o| {
+            let Some(o) = o
+                .iter()
+                .map(|&v| char::from_u32(v))
+                .collect::<Option<String>>()
+            else {
+                return false;
+            };
+            self.whole.contains(&o)
+                || next.is_some_and(|c| {
+                    introducers.has(u32::from(c)) && self.nexts.contains_key(&o)
+                        || self.nexts.get(&o).is_some_and(|n| n.contains(&c))
+                })
+        })
     }
 }
 
@@ -340,27 +378,37 @@ fn utf7_at(b: &[u8], p: usize, out: &mut Vec<Cand>) {
     }
 }
 
-/// A numeric reference's digits at `i` for an introducer (`encoded._numeric_introducers`): up to
-/// `width - 2` zeros, a value of `values`, then either `width` digits read or no digit after.
-fn numeric_introducer(
+/// A numeric reference's digits at `i` for an introducer (`encoded._numeric_introducers`): zeros
+/// (up to `width` less the value's digits: no value starts with one), a value of `values` (each
+/// introducer's digits, their letters in either case), then either `width` digits read or no digit
+/// after. At most one value matches: a shorter one that another begins with wants no digit after.
+fn numeric_introducer<'v>(
     b: &[u8],
     i: usize,
     width: usize,
-    values: &[(&[u8], char)],
+    values: impl Iterator<Item = (&'v str, char)>,
     digit: fn(u8) -> bool,
 ) -> Option<(usize, char)> {
     let z = run_of(b, i, b'0', width);
-    if z > width - 2 {
-        return None;
-    }
-    let v = b.get(i + z..i + z + 2)?;
-    let (_, c) = values.iter().find(|(w, _)| w.eq_ignore_ascii_case(v))?;
-    let e = i + z + 2;
-    (z == width - 2 || !digit(at(b, e))).then_some((e, *c))
+    values
+        .filter(|(v, _)| z + v.len() <= width)
+        .find_map(|(v, c)| {
+            let e = i + z + v.len();
+            let here = b.get(i + z..e)?;
+            (here.eq_ignore_ascii_case(v.as_bytes()) && (e - i == width || !digit(at(b, e))))
+                .then_some((e, c))
+        })
 }
 
-/// The reference scheme at `p` (`&`): a reference for an introducer, `;` optional.
-fn ref_at(b: &[u8], p: usize, names: &[(Vec<u8>, char)], out: &mut Vec<Cand>) {
+/// The reference scheme at `p` (`&`): a reference for an introducer (`values`: its digits in hex
+/// and decimal; `names`: its HTML names), `;` optional.
+fn ref_at(
+    b: &[u8],
+    p: usize,
+    values: &[(String, String, char)],
+    names: &[(Vec<u8>, char)],
+    out: &mut Vec<Cand>,
+) {
     let push = |e: usize, c: char, out: &mut Vec<Cand>| {
         if at(b, e) == b';' {
             out.push((e + 1, Kind::Ref(c)));
@@ -368,15 +416,15 @@ fn ref_at(b: &[u8], p: usize, names: &[(Vec<u8>, char)], out: &mut Vec<Cand>) {
         out.push((e, Kind::Ref(c)));
     };
     if at(b, p + 1) == b'#' {
+        // The digit limits of the reference pattern (`encoded._SCHEMES`: six hex, seven decimal).
         if matches!(at(b, p + 2), b'x' | b'X') {
-            const HEX: [(&[u8], char); 4] =
-                [(b"25", '%'), (b"2b", '+'), (b"3d", '='), (b"5c", '\\')];
-            if let Some((e, c)) = numeric_introducer(b, p + 3, 6, &HEX, hx) {
+            let hex = values.iter().map(|(h, _, c)| (h.as_str(), *c));
+            if let Some((e, c)) = numeric_introducer(b, p + 3, 6, hex, hx) {
                 push(e, c, out);
             }
         }
-        const DEC: [(&[u8], char); 4] = [(b"37", '%'), (b"43", '+'), (b"61", '='), (b"92", '\\')];
-        if let Some((e, c)) = numeric_introducer(b, p + 2, 7, &DEC, |d| d.is_ascii_digit()) {
+        let dec = values.iter().map(|(_, d, c)| (d.as_str(), *c));
+        if let Some((e, c)) = numeric_introducer(b, p + 2, 7, dec, |d| d.is_ascii_digit()) {
             push(e, c, out);
         }
     }
@@ -389,13 +437,19 @@ fn ref_at(b: &[u8], p: usize, names: &[(Vec<u8>, char)], out: &mut Vec<Cand>) {
 
 /// The candidates of the scheme whose introducer is at `p`, in the regex's order (the first is the
 /// match of `encoded._ENC_OPENER_RE`, which has no repeat lookahead).
-fn candidates_at(b: &[u8], p: usize, names: &[(Vec<u8>, char)], out: &mut Vec<Cand>) {
+fn candidates_at(
+    b: &[u8],
+    p: usize,
+    values: &[(String, String, char)],
+    names: &[(Vec<u8>, char)],
+    out: &mut Vec<Cand>,
+) {
     match b[p] {
         b'%' => pct_at(b, p, LAYERS, out),
         b'=' => utf8_run(b, p + 1, Prefix::Qp, out),
         b'\\' => backslash_at(b, p, out),
         b'+' => utf7_at(b, p, out),
-        b'&' => ref_at(b, p, names, out),
+        b'&' => ref_at(b, p, values, names, out),
         _ => {}
     }
 }
@@ -445,7 +499,7 @@ fn encoded_exact(
             let mut steps: Vec<(String, usize)> = vec![(c.to_string(), i + c.len_utf8())];
             if matches!(b[*i], b'%' | b'\\' | b'=' | b'+') {
                 cands.clear();
-                candidates_at(b, *i, &[], &mut cands);
+                candidates_at(b, *i, &[], &[], &mut cands);
                 if let Some((end, kind)) = cands.first() {
                     let r = readings(b, kind);
                     steps.extend(
@@ -472,16 +526,17 @@ fn encoded_exact(
 /// bytes before `%`, `=` or `\x`), and how far past it it reads (the longest match, seven `%25`
 /// layers on each of four bytes, is 68 bytes; a UTF-7 run 19), with room to spare.
 const LOOKS_BACK: usize = 4;
-const READS: usize = 128;
+pub const READS: usize = 128;
 
 /// The answers of [`encoded_exact`] for the last few distinct readings: each with the decodings it
 /// started from and the bytes its walk depended on (from [`LOOKS_BACK`] before the escape's end to
 /// [`READS`] past the furthest place it read), its token and end relative to the escape's end.
 /// Hostile text repeats one encoded first character (`%3E` of `%3Cs%3E`): the walk, a few heap
 /// strings, is made once. An answer whose bytes ran past the text's end is not kept.
-#[derive(Default)]
 struct ExactMemo {
     items: Vec<MemoItem>,
+    /// How far past the furthest place read the key runs ([`READS`]; a test's control shortens it).
+    reads: usize,
 }
 
 /// The decodings' id; the bytes kept before the escape's end, where the key starts, its length;
@@ -489,6 +544,13 @@ struct ExactMemo {
 type MemoItem = (usize, usize, usize, usize, Option<(String, usize)>);
 
 impl ExactMemo {
+    fn new(reads: usize) -> ExactMemo {
+        ExactMemo {
+            items: Vec::new(),
+            reads,
+        }
+    }
+
     fn get(&mut self, b: &[u8], e: usize, id: usize) -> Option<Option<(String, usize)>> {
         let back = e.min(LOOKS_BACK);
         let k = self.items.iter().position(|&(i, kb, ks, kl, _)| {
@@ -509,7 +571,7 @@ impl ExactMemo {
         answer: &Option<(String, usize)>,
     ) {
         let back = e.min(LOOKS_BACK);
-        let end = furthest + READS;
+        let end = furthest + self.reads;
         if end > b.len() {
             return;
         }
@@ -581,6 +643,7 @@ fn readings(b: &[u8], kind: &Kind) -> Readings {
 /// introducer (`_Candidates`), so the merge is what one combined search finds.
 struct Matches<'b> {
     b: &'b [u8],
+    values: &'b [(String, String, char)],
     names: Vec<(Vec<u8>, char)>,
     copies: usize,
     /// Per scheme (`INTRODUCERS`' order): where its search goes on, and its next match.
@@ -592,7 +655,7 @@ struct Matches<'b> {
 const INTRODUCERS: [u8; 5] = [b'%', b'=', b'\\', b'+', b'&'];
 
 impl<'b> Matches<'b> {
-    fn new(s: &'b str, sets: &PlanSets) -> Matches<'b> {
+    fn new(s: &'b str, sets: &'b PlanSets) -> Matches<'b> {
         let names = sets
             .ref_names
             .iter()
@@ -600,6 +663,7 @@ impl<'b> Matches<'b> {
             .collect();
         let mut m = Matches {
             b: s.as_bytes(),
+            values: &sets.introducer_values,
             names,
             copies: sets.copies,
             from: [0; 5],
@@ -618,7 +682,7 @@ impl<'b> Matches<'b> {
         loop {
             let p = self.from[k] + memchr::memchr(INTRODUCERS[k], b.get(self.from[k]..)?)?;
             self.cands.clear();
-            candidates_at(b, p, &self.names, &mut self.cands);
+            candidates_at(b, p, self.values, &self.names, &mut self.cands);
             let copies = self.copies;
             match self
                 .cands
@@ -886,7 +950,7 @@ pub fn escape_plan(s: &str, sets: &PlanSets) -> EscapePlan {
     let mut groups: HashMap<(usize, &[u8], i8), usize> = HashMap::new();
     let mut recent_groups: Recent<(usize, &[u8], i8), usize> = Recent::default();
     let mut cc_exact = crate::CpCounter::new(s);
-    let mut memo = ExactMemo::default();
+    let mut memo = ExactMemo::new(sets.memo_reads);
     let mut blank = NextBlank::new(s);
     let n_cp = if s.is_ascii() {
         n
@@ -897,14 +961,9 @@ pub fn escape_plan(s: &str, sets: &PlanSets) -> EscapePlan {
         let (ps, pe) = found_cp[k];
         if !is_opener {
             let next = s[e..].chars().next();
-            // (A necessary condition where every reading is one character: a UTF-7 segment's may
-            // be more, `+AD4APg-` is `>>`, and is followed whatever comes next.)
-            let longer = plan.opens[id].iter().any(|o| o.len() > 1);
-            if longer
-                || sets
-                    .exact_follow
-                    .as_ref()
-                    .map_or(true, |f| next.is_some_and(|c| f.has(u32::from(c))))
+            if sets
+                .exact
+                .may_go_on(&plan.opens[id], next, &sets.introducers)
             {
                 let answer = match memo.get(b, e, id) {
                     Some(answer) => answer,
@@ -977,6 +1036,7 @@ mod tests {
             openers: CharSet::new("<[&\u{ff1c}"),
             cut_at: CharSet::new("<[\u{ff1c}"),
             introducers: CharSet::new("%+=\\"),
+            introducer_values: introducer_values("%+=\\"),
             ref_names: [
                 ("equals", '='),
                 ("percnt", '%'),
@@ -988,9 +1048,37 @@ mod tests {
             .collect(),
             copies: 2,
             window: 192,
-            exact_follow: None,
             exact: ExactSet::new(&[">>TITLE<<".to_owned(), "<s>".to_owned()]),
+            memo_reads: READS,
         }
+    }
+
+    #[test]
+    fn the_exact_walk_memory_keys_on_every_byte_the_walk_read() {
+        // The same encoded `>` twice, the second token's last escape different (`%3D`, not `%3C`):
+        // only the first is a token. Control: a key that stops where the last escape starts takes
+        // the second for the first.
+        let pad = " ".repeat(200);
+        let text = format!("{pad}%3E%3ETITLE%3C%3C{pad}%3E%3ETITLE%3C%3D{pad}");
+        let tokens = |plan: &EscapePlan| plan.exact.iter().map(|x| x.0).collect::<Vec<_>>();
+        assert_eq!(tokens(&escape_plan(&text, &sets("<>"))), vec![200]);
+        let mut short = sets("<>");
+        short.memo_reads = 0;
+        assert_eq!(tokens(&escape_plan(&text, &short)), vec![200, 417]);
+    }
+
+    #[test]
+    fn the_numeric_references_are_written_from_the_introducers() {
+        let v = introducer_values("%\\");
+        assert_eq!(
+            v,
+            vec![
+                ("25".to_owned(), "37".to_owned(), '%'),
+                ("5c".to_owned(), "92".to_owned(), '\\')
+            ]
+        );
+        let plan = escape_plan("&#x00005c5 &#0000092; &#X2B", &sets("<"));
+        assert_eq!(plan.layered, vec![0, 11, 22]);
     }
 
     #[test]

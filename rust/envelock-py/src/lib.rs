@@ -1490,8 +1490,7 @@ type PlanExact = (usize, usize, String);
 /// cut's sign, and every occurrence's start and finding end, flattened (native 64-bit words).
 type PlanWindow<'py> = (Bound<'py, PyTuple>, (usize, usize), i8, Bound<'py, PyBytes>);
 
-/// escape_plan(text, starts, openers, cut_at, introducers, ref_names, copies, window, exact_follow,
-/// exact)
+/// escape_plan(text, starts, openers, cut_at, introducers, ref_names, copies, window, exact)
 /// -> (exact, windows, layered): the encoded pass's escapes, read and grouped
 /// (`core::escape_plan`; `envelock.scan.encoded._escape_plan` is the reference), in code points;
 /// A reading with a lone surrogate (a UTF-7 segment's) is made a `str` by Python's own decoder.
@@ -1507,7 +1506,6 @@ fn escape_plan<'py>(
     ref_names: Vec<(String, char)>,
     copies: usize,
     window: usize,
-    exact_follow: Option<&str>,
     exact: Vec<String>,
 ) -> PyResult<(Vec<PlanExact>, Vec<PlanWindow<'py>>, Vec<usize>)> {
     let sets = core::PlanSets {
@@ -1515,11 +1513,12 @@ fn escape_plan<'py>(
         openers: core::CharSet::new(openers),
         cut_at: core::CharSet::new(cut_at),
         introducers: core::CharSet::new(introducers),
+        introducer_values: core::escape_plan::introducer_values(introducers),
         ref_names,
         copies,
         window,
-        exact_follow: exact_follow.map(core::CharSet::new),
         exact: core::ExactSet::new(&exact),
+        memo_reads: core::escape_plan::READS,
     };
     let mut keep = None;
     let s = text_any(text, &mut keep)?;

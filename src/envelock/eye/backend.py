@@ -501,7 +501,6 @@ def native_escape_plan(
     ref_names: list[tuple[str, str]],
     copies: int,
     window: int,
-    exact_follow: str | None,
     exact: list[str],
 ) -> tuple[list[tuple[int, int, str]], list[tuple[tuple[str, ...], str, int, Sequence[int]]], list[int]] | None:
     """The encoded pass's escapes read and grouped in one native pass (``_native.escape_plan``: the
@@ -513,9 +512,7 @@ def native_escape_plan(
     or holds a surrogate but a UTF-7 segment's reading, which the core makes itself), so windows
     that differ only in which surrogate they hold are one group, as in the reference."""
     got = _if_native(
-        lambda: _native.escape_plan(
-            _readable(text), starts, openers, cut_at, introducers, ref_names, copies, window, exact_follow, exact
-        )
+        lambda: _native.escape_plan(_readable(text), starts, openers, cut_at, introducers, ref_names, copies, window, exact)
     )
     if got is None:
         return None

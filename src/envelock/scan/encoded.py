@@ -485,35 +485,42 @@ def _escape_plan(text: str, ctx: Context, names: Names) -> EscapePlan | None:
     the text and this scan's tables, else by the reference."""
     starts = _opener_starts(ctx)
     copies = _exact_copies(names.exact)
-    follow = _exact_follow(names.exact)
     inputs = _plan_inputs(starts)
     if inputs is not None and not _has_surrogate(names.exact):
-        got = backend.native_escape_plan(text, *inputs, copies, _WINDOW, follow, list(names.exact))
+        got = backend.native_escape_plan(text, *inputs, copies, _WINDOW, list(names.exact))
         if got is not None:
             return EscapePlan(*got)
     finder = _ENC_CANDIDATE_RE if copies == 2 else _candidates(copies)
     ms = list(finder.finditer(text, _loud(starts)))
-    return _escape_plan_reference(text, ms, starts, follow, names.exact) if ms else None  # most texts hold no escape at all
+    return _escape_plan_reference(text, ms, starts, names.exact) if ms else None  # most texts hold no escape at all
 
 
 @lru_cache(maxsize=16)
 def _has_surrogate(exact: tuple[str, ...]) -> bool:
     """Does a (team's) exact token hold a lone surrogate, which cannot cross into the core?"""
-    return any("\ud800" <= c <= "\udfff" for t in exact for c in t)
+    return any(map(_holds_lone_surrogate, exact))
 
 
 @lru_cache(maxsize=16)
-def _exact_follow(exact: tuple[str, ...]) -> str | None:
-    """What the raw text after the encoded first character of an exact token must start with for
-    :func:`_encoded_exact` to read on: a token's second character, or an escape's introducer (an
-    encoded one; the backslash after a first character is read past). A necessary condition where
-    the escape reads as one character, so such an escape followed by anything else is left out of
-    the plan (``%3E`` of ``%3Cs%3E`` repeated was a Python step each); an escape that reads as more
-    (a UTF-7 segment, ``+AD4APg-`` is ``>>``) is always followed. ``None`` when a token is one
-    character long (:func:`_encoded_exact` reports it at once)."""
-    if any(len(t) < 2 for t in exact):
-        return None
-    return "".join(sorted({t[1] for t in exact} | _INTRODUCERS))
+def _exact_next(exact: tuple[str, ...]) -> dict[str, frozenset[str]]:
+    """For each proper prefix of an exact token, the characters the raw text after it may start with
+    for :func:`_encoded_exact` to read on: a token's next character, or an escape's introducer (an
+    encoded character; the backslash after a first character is read past)."""
+    nexts: dict[str, set[str]] = {}
+    for t in exact:
+        for k in range(1, len(t)):
+            nexts.setdefault(t[:k], set()).add(t[k])
+    return {p: frozenset(c | _INTRODUCERS) for p, c in nexts.items()}
+
+
+def _may_go_on(text: str, e: int, firsts: tuple[str, ...], exact: tuple[str, ...]) -> bool:
+    """Can :func:`_encoded_exact` read a token from an escape ending at ``e`` that reads as one of
+    ``firsts``? Only where a reading is a token, or a prefix of one that the next character may go
+    on (:func:`_exact_next`): a necessary condition, so an escape followed by anything else is left
+    out of the plan (``%3E`` of ``%3Cs%3E`` repeated was a Python step each), in both plans."""
+    whole = _exact_prefixes(exact)[0]
+    nexts = _exact_next(exact)
+    return any(o in whole or (e < len(text) and text[e] in nexts.get(o, ())) for o in firsts)
 
 
 @lru_cache(maxsize=16)
@@ -522,8 +529,7 @@ def _plan_inputs(starts: frozenset[str]) -> tuple[str, str, str, str, list[tuple
     point's characters), those that cut a window, the introducers, and the HTML names of the
     introducers with their characters; ``None`` when a start character is a lone surrogate (a team
     token's), which cannot cross into the core."""
-    loud = _loud(starts)
-    if loud is None:
+    if _holds_lone_surrogate("".join(starts)):
         return None
     ordered = "".join(sorted(starts))
     names = [(name, html5[name + ";"]) for name in _INTRODUCER_NAMES]
@@ -531,11 +537,11 @@ def _plan_inputs(starts: frozenset[str]) -> tuple[str, str, str, str, list[tuple
 
 
 def _escape_plan_reference(
-    text: str, ms: list[re.Match[str]], starts: frozenset[str], follow: str | None, exact_tokens: tuple[str, ...]
+    text: str, ms: list[re.Match[str]], starts: frozenset[str], exact_tokens: tuple[str, ...]
 ) -> EscapePlan:
     """The plan of the escapes ``ms`` (the candidates' matches, in order): which decode to the start of
-    a tag or token (an exact token's first character only where ``follow``, :func:`_exact_follow`,
-    lets it go on), which to another escape's first character, and the windows after the openers."""
+    a tag or token (an exact token's first character only where it may go on, :func:`_may_go_on`),
+    which to another escape's first character, and the windows after the openers."""
     n = len(text)
     openers = escape_starts()
     # The encoded characters that can start a tag or token (start, end, what they decode to), in
@@ -588,7 +594,7 @@ def _escape_plan_reference(
         if not is_opener:
             # The first character of an exact token alone (``>`` of ``>>TITLE<<``, ``]`` of ``]~b]``):
             # the token is followed one decoded character at a time, as long as it can go on.
-            if follow is None or (e < n and text[e] in follow) or any(len(o) > 1 for o in opens):
+            if _may_go_on(text, e, opens, exact_tokens):
                 token = _encoded_exact(text, e, opens, tokens, decoded)
                 if token is not None:
                     exact.append((s, token[1], token[0]))
