@@ -275,6 +275,21 @@ def test_openers_equal_python_loop(text: str, reserved: tuple[str, ...]) -> None
     check_openers(text, reserved)
 
 
+#: The bytes past an opener's end within which the core reuses an earlier opener's reading where the
+#: text repeats (``repeats::WINDOW``): a repeated text must run past it for the reuse to be taken.
+REUSE_WINDOW = 4096
+
+
+@settings(DIFF, max_examples=40)
+@given(any_text.filter(lambda t: 0 < len(t) <= 400), any_text, st.integers(0, 10**6), reserved_sets)
+def test_openers_equal_python_loop_on_repeated_text(unit: str, change: str, at: int, reserved: tuple[str, ...]) -> None:
+    """Where the text repeats the core reuses readings (``rust/envelock-core/src/repeats.rs``): a unit
+    repeated past the reuse window, changed once somewhere, reads as the Python loop reads it."""
+    text = unit * (2 * REUSE_WINDOW // len(unit) + 2)
+    at %= len(text)
+    check_openers(text[:at] + change + text[at:], reserved)
+
+
 @DIFF
 @given(st.lists(any_text, max_size=8))
 def test_openers_many_equals_openers(texts: list[str]) -> None:

@@ -17,6 +17,7 @@ pub mod names;
 pub mod opener;
 pub mod prose;
 pub mod reader;
+pub mod repeats;
 pub mod sanitize;
 pub mod spotlight;
 pub mod unescape;
@@ -284,17 +285,24 @@ pub fn openers<'n>(s: &str, names: &'n Names) -> Vec<OpenerReading<'n>> {
 
 /// [`openers`] of the given families only.
 pub fn openers_of<'n>(s: &str, names: &'n Names, families: &[Family]) -> Vec<OpenerReading<'n>> {
+    openers_using(s, names, families, repeats::Reuse::DEFAULT)
+}
+
+/// [`openers_of`] with readings reused as `reuse` says (tests: none reused, or a broken window).
+fn openers_using<'n>(
+    s: &str,
+    names: &'n Names,
+    families: &[Family],
+    reuse: repeats::Reuse,
+) -> Vec<OpenerReading<'n>> {
     let b = s.as_bytes();
     let n = b.len();
     let mut scratch = Scratch::default();
     let mut out = Vec::new();
     for &fam in families {
+        let mut repeats = repeats::Repeats::with(s, reuse);
         for (a, e) in opener::Openers::new(s, fam) {
-            let r = if fam.is_bracket() {
-                read_bracket(s, e, names, &mut scratch)
-            } else {
-                read_after(s, e, names, &mut scratch)
-            };
+            let r = read_repeated(s, a, e, fam, names, &mut scratch, &mut repeats);
             if r.is_none() && !(e < n && b[e] == b'\\') {
                 continue;
             }
@@ -326,6 +334,32 @@ pub fn openers_of<'n>(s: &str, names: &'n Names, families: &[Family]) -> Vec<Ope
         };
     }
     out
+}
+
+/// The reading after the opener `a..e`: an earlier opener's, moved, where the text around the two
+/// is the same ([`repeats`]), else read.
+pub fn read_repeated<'n>(
+    s: &str,
+    a: usize,
+    e: usize,
+    fam: Family,
+    names: &'n Names,
+    scratch: &mut Scratch,
+    repeats: &mut repeats::Repeats<'_, Reading<'n>>,
+) -> Reading<'n> {
+    let r = if let Some((r, d)) = repeats.get(a, e) {
+        // A none reading has no end (0); any other ends past the opener.
+        Reading {
+            end: if r.end == 0 { 0 } else { r.end + d },
+            ..r
+        }
+    } else if fam.is_bracket() {
+        read_bracket(s, e, names, scratch)
+    } else {
+        read_after(s, e, names, scratch)
+    };
+    repeats.record(a, e, r);
+    r
 }
 
 #[cfg(test)]

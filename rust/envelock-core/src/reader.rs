@@ -51,7 +51,7 @@ pub struct Reading<'n> {
 }
 
 impl Reading<'_> {
-    const NONE: Reading<'static> = Reading {
+    pub(crate) const NONE: Reading<'static> = Reading {
         kind: Kind::None,
         name: "",
         slash: false,

@@ -1,0 +1,452 @@
+//! Readings reused where the text repeats: hostile text is one construct hundreds of thousands of
+//! times (`<|` repeated: a million openers, each read through the general reader), and an opener
+//! whose surroundings are byte for byte an earlier opener's has that opener's reading, moved.
+//!
+//! What a reading depends on: the character before the opener's end (`quote_opener`) and the text
+//! from the opener's end to at most [`MAX_LOOKAHEAD`] code points further, plus the one piece that
+//! starts inside that bound and a character's peek past it. Every reader loop stops at
+//! `before_end` (`rel < MAX_LOOKAHEAD`, code points from the opener's end) or after `MAX_RUN`
+//! steps. A piece is one character (at most 4 bytes) or a reference; a named reference is at most
+//! 32 code points and a `;`, in at most `MAX_AMP_LAYERS + 1` layers (about 2.2 KB at four bytes a
+//! code point). A numeric reference has no bound (`&#` and any number of zeros), so a window in
+//! which [`LONG_DIGITS`] hex digits follow one another is never reused; with shorter digit runs
+//! every piece that starts inside the bound ends inside [`WINDOW`] (4 KB past the opener's end,
+//! with room to spare). The window also takes the opener itself and [`BEHIND`] bytes before it.
+//!
+//! Two windows are equal when the text is periodic with their distance over the later one: that is
+//! followed per distance as one verified run (`from..to`, every `b[k] == b[k - d]`), so repeated
+//! text compares each byte about once. Comparisons are counted and bounded ([`Repeats::compared`]):
+//! past the budget (twice the text and a few windows) every opener is read again, as without this.
+
+use crate::tables::{MAX_AMP_LAYERS, MAX_LOOKAHEAD};
+
+/// How far past an opener's end its window reaches (bytes); see the module's comment.
+pub const WINDOW: usize = 4096;
+/// How far before an opener's start its window begins (one character).
+pub const BEHIND: usize = 4;
+/// A run of this many ASCII hex digits in a window keeps it from being reused (a numeric
+/// reference that long may run past the window).
+pub const LONG_DIGITS: usize = 32;
+/// How many earlier openers are tried.
+const RECENT: usize = 4;
+/// How many distances keep a verified run.
+const RUNS: usize = 8;
+
+// The longest reading: the bound in code points of four bytes, then a piece of `MAX_AMP_LAYERS`
+// named layers and a last reference (a name, or `&#x`, digits and `;`), and a character's peek.
+const _: () = assert!(
+    4 * MAX_LOOKAHEAD + (MAX_AMP_LAYERS + 1) * (1 + 4 * 32 + 1) + LONG_DIGITS + 4 + 4 < WINDOW
+);
+
+/// How readings are reused: the window past an opener's end, and whether a window holding a long
+/// digit run is refused. Anything but [`Reuse::DEFAULT`] is for tests (no reuse, or controls that must be
+/// caught).
+#[derive(Clone, Copy)]
+pub(crate) struct Reuse {
+    pub window: usize,
+    pub digits_guard: bool,
+}
+
+impl Reuse {
+    pub const DEFAULT: Reuse = Reuse {
+        window: WINDOW,
+        digits_guard: true,
+    };
+}
+
+/// Where the first run of `LONG_DIGITS` ASCII hex digits counted from `from` starts, or the end.
+/// (Scanned once per run found: the caller asks again only past it.)
+fn long_digits(b: &[u8], from: usize) -> usize {
+    let mut run = 0;
+    for (k, x) in b[from..].iter().enumerate() {
+        if x.is_ascii_hexdigit() {
+            run += 1;
+            if run == LONG_DIGITS {
+                return from + k + 1 - LONG_DIGITS;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    b.len()
+}
+
+/// A verified periodic run: every `b[k] == b[k - d]` for `k` in `from..to`.
+#[derive(Clone, Copy, Default)]
+struct Run {
+    d: usize,
+    from: usize,
+    to: usize,
+}
+
+/// The recent openers' answers and the runs that say where the text repeats.
+pub struct Repeats<'s, T: Copy> {
+    b: &'s [u8],
+    window: usize,
+    recent: [Option<(usize, usize, T)>; RECENT],
+    next: usize,
+    runs: [Run; RUNS],
+    next_run: usize,
+    /// Where the first run of `LONG_DIGITS` hex digits counted from `digits_from` starts (or the
+    /// text's end).
+    digits: usize,
+    digits_from: usize,
+    budget: usize,
+    /// Whether a window holding a long digit run is refused (tests: off, a control).
+    digits_guard: bool,
+    /// Bytes compared so far (the work this adds; tests bound it).
+    pub compared: usize,
+}
+
+impl<'s, T: Copy> Repeats<'s, T> {
+    pub fn new(s: &'s str) -> Self {
+        Self::with(s, Reuse::DEFAULT)
+    }
+
+    pub(crate) fn with(s: &'s str, reuse: Reuse) -> Self {
+        let b = s.as_bytes();
+        let window = reuse.window;
+        Repeats {
+            b,
+            window,
+            recent: [None; RECENT],
+            next: 0,
+            runs: [Run::default(); RUNS],
+            next_run: 0,
+            digits: 0,
+            digits_from: usize::MAX,
+            budget: (2 * b.len()).saturating_add(window.saturating_mul(4)),
+            digits_guard: reuse.digits_guard,
+            compared: 0,
+        }
+    }
+
+    /// The answer of an earlier opener whose window equals this one's (`a..e` the opener), and how
+    /// far back it is (bytes). Openers are asked in increasing order of start.
+    pub fn get(&mut self, a: usize, e: usize) -> Option<(T, usize)> {
+        let n = self.b.len();
+        let lo = a.checked_sub(BEHIND)?;
+        let hi = e.checked_add(self.window).filter(|&h| h <= n)?;
+        if self.digits < lo || lo < self.digits_from {
+            self.digits_from = lo;
+            self.digits = long_digits(self.b, lo);
+        }
+        if self.digits < hi && self.digits_guard {
+            return None;
+        }
+        for k in 0..RECENT {
+            let slot = (self.next + RECENT - 1 - k) % RECENT;
+            let Some((qa, qe, v)) = self.recent[slot] else {
+                continue;
+            };
+            if qa < BEHIND || qa >= a || a - qa != e - qe {
+                continue;
+            }
+            if self.periodic(a - qa, lo, hi) {
+                return Some((v, a - qa));
+            }
+        }
+        None
+    }
+
+    /// Keeps an opener's answer for the openers after it.
+    pub fn record(&mut self, a: usize, e: usize, v: T) {
+        self.recent[self.next] = Some((a, e, v));
+        self.next = (self.next + 1) % RECENT;
+    }
+
+    /// Whether `b[k] == b[k - d]` for every `k` in `lo..hi`.
+    fn periodic(&mut self, d: usize, lo: usize, hi: usize) -> bool {
+        let at = match self.runs.iter().position(|r| r.d == d) {
+            Some(i) => i,
+            None => {
+                let i = self.next_run;
+                self.next_run = (i + 1) % RUNS;
+                self.runs[i] = Run {
+                    d,
+                    from: lo,
+                    to: lo,
+                };
+                i
+            }
+        };
+        let run = &mut self.runs[at];
+        if run.from > lo {
+            return false; // a known difference inside the window
+        }
+        if run.to < lo {
+            *run = Run {
+                d,
+                from: lo,
+                to: lo,
+            };
+        }
+        if run.to >= hi {
+            return true;
+        }
+        let len = hi - run.to;
+        if len > self.budget {
+            return false;
+        }
+        self.budget -= len;
+        let (x, y) = (&self.b[run.to..hi], &self.b[run.to - d..hi - d]);
+        match x.iter().zip(y).position(|(p, q)| p != q) {
+            Some(k) => {
+                self.compared += k + 1;
+                run.from = run.to + k + 1;
+                run.to = run.from;
+                false
+            }
+            None => {
+                self.compared += len;
+                run.to = hi;
+                true
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{openers_using, Family, Names, OpenerReading, Reading};
+
+    const BOTH: [Family; 2] = [Family::Angle, Family::Bracket];
+
+    fn names() -> Names {
+        Names::new(&["retrieved_content", "system"], true, true).unwrap()
+    }
+
+    /// Every opener read afresh: the reference of the reuse.
+    fn direct<'n>(s: &str, names: &'n Names) -> Vec<OpenerReading<'n>> {
+        let none = Reuse {
+            window: usize::MAX,
+            digits_guard: true,
+        };
+        openers_using(s, names, &BOTH, none)
+    }
+
+    /// A small deterministic generator (xorshift64*), so a failure names its seed.
+    struct Gen(u64);
+    impl Gen {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+    }
+
+    /// The pieces repeated texts are made of: openers of both families and their look-alikes and
+    /// references, bars, names, closers, skipped characters, quotes, `#` and digits.
+    const ATOMS: &[&str] = &[
+        "<",
+        "<|",
+        "[",
+        "[INST]",
+        "INST]",
+        "]",
+        "&lt;",
+        "&amp;lt;",
+        "&#60;",
+        "&#x3c;",
+        "&#0000060;",
+        "&",
+        "#",
+        "0",
+        ";",
+        "«",
+        "« ",
+        "‹",
+        "\u{ff1c}",
+        "\u{ff5c}",
+        "\u{3008}",
+        " ",
+        "  ",
+        "\t",
+        "\n",
+        "/",
+        "\\",
+        "|",
+        "|>",
+        ">",
+        "\u{203a}",
+        "im_end",
+        "im_start",
+        "system",
+        "s",
+        "retrieved_content",
+        "x",
+        ":",
+        "a\u{200b}",
+        "\u{ad}",
+        "\"",
+        "'",
+        "\u{201c}",
+        "\u{e9}",
+        "&nbsp;",
+        "&sol;",
+        "&verbar;",
+        "<!--",
+        "?",
+        "!",
+    ];
+
+    fn repeated(g: &mut Gen) -> String {
+        let mut unit = String::new();
+        for _ in 0..1 + g.below(5) {
+            unit.push_str(ATOMS[g.below(ATOMS.len())]);
+        }
+        // Longer units now and then: a skipped run that takes a name far from its opener.
+        if g.below(4) == 0 {
+            unit.push_str(&" ".repeat(g.below(300)));
+            unit.push_str(ATOMS[g.below(ATOMS.len())]);
+        }
+        let size = WINDOW + 2_000 + g.below(8_000);
+        let mut s = unit.repeat(size / unit.len() + 1);
+        // Up to three changes at character boundaries: the text stops repeating there.
+        for _ in 0..g.below(4) {
+            let mut at = g.below(s.len());
+            while !s.is_char_boundary(at) {
+                at -= 1;
+            }
+            s.insert_str(at, ATOMS[g.below(ATOMS.len())]);
+        }
+        s
+    }
+
+    /// The first of `count` generated texts on which `repeats` gives other openers than reading each.
+    fn first_difference(seed: u64, count: usize, reuse: Reuse) -> Option<String> {
+        let names = names();
+        let mut g = Gen(seed);
+        for _ in 0..count {
+            let s = repeated(&mut g);
+            if openers_using(&s, &names, &BOTH, reuse) != direct(&s, &names) {
+                return Some(s);
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn reused_readings_are_the_readings() {
+        let found = first_difference(0x9E37_79B9_7F4A_7C15, 2_000, Reuse::DEFAULT);
+        assert!(
+            found.is_none(),
+            "{:?}",
+            found.map(|s| s.chars().take(200).collect::<String>())
+        );
+    }
+
+    /// A name far past a short window, and a numeric reference longer than the window.
+    fn far_name() -> String {
+        let unit = format!("<{}x ", " ".repeat(30));
+        let other = format!("<{}retrieved_content> ", " ".repeat(30));
+        format!("{}{other}{}", unit.repeat(300), unit.repeat(300))
+    }
+
+    fn long_reference() -> String {
+        let unit = |c: &str| format!("<&#{}{c};retrieved_content> ", "0".repeat(5_000));
+        format!("{}{}{}", unit("120").repeat(3), unit("32"), unit("120"))
+    }
+
+    #[test]
+    fn the_crafted_texts_reuse_and_agree() {
+        let names = names();
+        for s in [
+            far_name(),
+            long_reference(),
+            "<|".repeat(20_000),
+            "&lt;&#x3c;".repeat(4_000),
+        ] {
+            assert_eq!(crate::openers_of(&s, &names, &BOTH), direct(&s, &names));
+        }
+        // The reuse is taken: `<|` repeated compares each byte about once. All openers but the
+        // first three (no earlier window starting in the text: `BEHIND` before the opener) and the
+        // last `WINDOW / 2` (the window would pass the end) reuse a reading.
+        let s = "<|".repeat(20_000);
+        let (hits, compared) = reused(&s, Family::Angle);
+        assert_eq!(hits, 20_000 - 3 - WINDOW / 2, "{hits}");
+        assert!(compared <= s.len(), "{compared}");
+        // Short numeric references do not stop it; a long digit run does.
+        let s = "&lt;&#x3c;".repeat(4_000);
+        assert!(reused(&s, Family::Angle).0 > 7_000);
+        assert_eq!(reused(&long_reference(), Family::Angle).0, 0);
+    }
+
+    /// How many openers of `fam` reuse a reading, and the bytes compared.
+    fn reused(s: &str, fam: Family) -> (usize, usize) {
+        let names = names();
+        let mut rep = Repeats::new(s);
+        let mut scratch = crate::Scratch::default();
+        let mut hits = 0;
+        for (a, e) in crate::opener::Openers::new(s, fam) {
+            let r = match rep.get(a, e) {
+                Some((r, _)) => {
+                    hits += 1;
+                    r
+                }
+                None => crate::read_after(s, e, &names, &mut scratch),
+            };
+            rep.record(a, e, r);
+        }
+        (hits, rep.compared)
+    }
+
+    #[test]
+    fn control_a_short_window_is_caught() {
+        let names = names();
+        let short = Reuse {
+            window: 8,
+            digits_guard: true,
+        };
+        let s = far_name();
+        assert_ne!(openers_using(&s, &names, &BOTH, short), direct(&s, &names));
+        assert!(first_difference(0x9E37_79B9_7F4A_7C15, 400, short).is_some());
+    }
+
+    #[test]
+    fn control_a_window_with_a_long_numeric_reference_is_caught() {
+        let names = names();
+        let unguarded = Reuse {
+            window: WINDOW,
+            digits_guard: false,
+        };
+        let s = long_reference();
+        assert_ne!(
+            openers_using(&s, &names, &BOTH, unguarded),
+            direct(&s, &names)
+        );
+    }
+
+    #[test]
+    fn the_comparisons_are_bounded() {
+        let names = names();
+        let mut g = Gen(7);
+        for _ in 0..50 {
+            let s = repeated(&mut g);
+            let mut rep = Repeats::new(&s);
+            let mut scratch = crate::Scratch::default();
+            for fam in BOTH {
+                for (a, e) in crate::opener::Openers::new(&s, fam) {
+                    crate::read_repeated(&s, a, e, fam, &names, &mut scratch, &mut rep);
+                }
+            }
+            assert!(rep.compared <= 2 * s.len() + 4 * WINDOW);
+        }
+        // Control: with no budget nothing is compared, and nothing reused.
+        let s = "<|".repeat(20_000);
+        let mut rep: Repeats<'_, Reading<'_>> = Repeats::new(&s);
+        rep.budget = 0;
+        assert!((4..s.len() - WINDOW)
+            .step_by(2)
+            .all(|a| rep.get(a, a + 1).is_none() && {
+                rep.record(a, a + 1, Reading::NONE);
+                true
+            }));
+        assert_eq!(rep.compared, 0);
+    }
+}
