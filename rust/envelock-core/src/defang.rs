@@ -12,6 +12,7 @@ use crate::decode::{char_at, decode_at, utf8_width};
 use crate::names::Names;
 use crate::opener::{Family, Openers};
 use crate::reader::{exact_after, read_after, read_bracket, Scratch};
+use crate::repeats::{Guard, Repeats, Reuse, WINDOW};
 use crate::tables::{MAX_LOOKAHEAD, MAX_OPENER_LEN, MAX_RUN};
 
 /// The defang levels (`levels.LEVELS`).
@@ -131,6 +132,25 @@ fn bracket_needs_escape(s: &str, a: usize, e: usize, names: &Names, scratch: &mu
     !read_bracket(s, e, names, scratch).is_none() || starts_exact(s, a, e, names)
 }
 
+/// How the defang passes reuse a decision where the text repeats ([`crate::repeats`]): with no `&`
+/// and no `\` in the window a decision reads a reading (1 KB at most past the opener), markup past
+/// the opener (32 characters) and an exact token from the opener's start (its longest rest). Names
+/// with a rest longer than [`MAX_REUSED_REST`] bytes are never reused.
+pub fn defang_reuse(names: &Names) -> Reuse {
+    if names.exact.longest_rest() <= MAX_REUSED_REST {
+        Reuse {
+            window: WINDOW,
+            guard: Guard::Plain,
+        }
+    } else {
+        Reuse::NONE
+    }
+}
+
+/// The longest exact-token rest (bytes) whose tokens let the defang reuse a decision.
+const MAX_REUSED_REST: usize = 1024;
+const _: () = assert!(4 * MAX_LOOKAHEAD + 8 < WINDOW && MAX_REUSED_REST + 8 < WINDOW);
+
 /// The escape points of the angle pass (the ends of the openers that need a backslash), in order.
 fn angle_points<'s>(
     s: &'s str,
@@ -138,8 +158,25 @@ fn angle_points<'s>(
     markup: bool,
     scratch: &'s mut Scratch,
 ) -> impl Iterator<Item = usize> + 's {
-    Openers::new(s, Family::Angle)
-        .filter_map(move |(a, e)| opener_needs_escape(s, a, e, names, markup, scratch).then_some(e))
+    angle_points_using(s, names, markup, scratch, defang_reuse(names))
+}
+
+fn angle_points_using<'s>(
+    s: &'s str,
+    names: &'s Names,
+    markup: bool,
+    scratch: &'s mut Scratch,
+    reuse: Reuse,
+) -> impl Iterator<Item = usize> + 's {
+    let mut repeats = Repeats::with(s, reuse);
+    Openers::new(s, Family::Angle).filter_map(move |(a, e)| {
+        let needs = match repeats.get(a, e) {
+            Some((needs, _)) => needs,
+            None => opener_needs_escape(s, a, e, names, markup, scratch),
+        };
+        repeats.record(a, e, needs);
+        needs.then_some(e)
+    })
 }
 
 /// The escape points of the bracket pass, in order.
@@ -148,8 +185,24 @@ fn bracket_points<'s>(
     names: &'s Names,
     scratch: &'s mut Scratch,
 ) -> impl Iterator<Item = usize> + 's {
-    Openers::new(s, Family::Bracket)
-        .filter_map(move |(a, e)| bracket_needs_escape(s, a, e, names, scratch).then_some(e))
+    bracket_points_using(s, names, scratch, defang_reuse(names))
+}
+
+fn bracket_points_using<'s>(
+    s: &'s str,
+    names: &'s Names,
+    scratch: &'s mut Scratch,
+    reuse: Reuse,
+) -> impl Iterator<Item = usize> + 's {
+    let mut repeats = Repeats::with(s, reuse);
+    Openers::new(s, Family::Bracket).filter_map(move |(a, e)| {
+        let needs = match repeats.get(a, e) {
+            Some((needs, _)) => needs,
+            None => bracket_needs_escape(s, a, e, names, scratch),
+        };
+        repeats.record(a, e, needs);
+        needs.then_some(e)
+    })
 }
 
 /// The angle pass of the reference defang: a backslash after every opener that needs one.
@@ -742,6 +795,21 @@ fn undo_checked(
 /// `p` with its context (`defang_body`'s reference form) is the body; at `xml` the text escape of
 /// `t3` is checked to be `s` as well. `p` is what `undefang_body` returns, the same passes in the
 /// same order. The converse is not needed: a failed check only sends the body to the slow form.
+/// The escape points of the angle pass and of the bracket pass with answers reused as `reuse` says
+/// (tests: against none reused).
+#[cfg(test)]
+pub(crate) fn escape_points_using(
+    s: &str,
+    names: &Names,
+    markup: bool,
+    reuse: Reuse,
+) -> (Vec<usize>, Vec<usize>) {
+    let mut scratch = Scratch::default();
+    let angles = angle_points_using(s, names, markup, &mut scratch, reuse).collect();
+    let brackets = bracket_points_using(s, names, &mut scratch, reuse).collect();
+    (angles, brackets)
+}
+
 #[cfg(test)]
 pub(crate) fn canonical_by_passes(s: &str, level: Level, names: &Names) -> Option<String> {
     undo_start(s, level).and_then(|r| r.finish(names))

@@ -502,6 +502,15 @@ impl Exact {
         self.rest_ref_seconds[k][usize::from(next.unwrap_or(b'&'))]
     }
 
+    /// The longest rest, in bytes (0: none).
+    pub fn longest_rest(&self) -> usize {
+        self.by_first
+            .iter()
+            .flat_map(|(_, rests)| rests.iter().map(String::len))
+            .max()
+            .unwrap_or(0)
+    }
+
     /// May a reference for a first character start at an `&` followed by the byte `next`?
     #[inline]
     pub fn may_be_reference(&self, next: Option<u8>) -> bool {

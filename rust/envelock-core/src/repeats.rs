@@ -38,19 +38,38 @@ const _: () = assert!(
     4 * MAX_LOOKAHEAD + (MAX_AMP_LAYERS + 1) * (1 + 4 * 32 + 1) + LONG_DIGITS + 4 + 4 < WINDOW
 );
 
-/// How readings are reused: the window past an opener's end, and whether a window holding a long
-/// digit run is refused. Anything but [`Reuse::DEFAULT`] is for tests (no reuse, or controls that must be
-/// caught).
-#[derive(Clone, Copy)]
-pub(crate) struct Reuse {
+/// What keeps a window from being reused: text past which an answer may depend further than the
+/// window reaches.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Guard {
+    /// A reading (`read_after`, `read_bracket`): a run of [`LONG_DIGITS`] hex digits.
+    LongDigits,
+    /// The defang's decision, which also reads an exact token through references (any `&`), and
+    /// an exact token and markup past any number of backslashes (any `\`: kept out too, though no
+    /// text was found where it matters: a run of backslashes after an opener is a padding reading,
+    /// escaped whatever follows, and the tests' attempt at a control was not caught).
+    Plain,
+    /// Nothing (tests: a control that must be caught).
+    Off,
+}
+
+/// How answers are reused: the window past an opener's end, and the guard.
+#[derive(Clone, Copy, Debug)]
+pub struct Reuse {
     pub window: usize,
-    pub digits_guard: bool,
+    pub guard: Guard,
 }
 
 impl Reuse {
+    /// The readings' reuse.
     pub const DEFAULT: Reuse = Reuse {
         window: WINDOW,
-        digits_guard: true,
+        guard: Guard::LongDigits,
+    };
+    /// No reuse: every answer worked out afresh (the reference of the tests).
+    pub const NONE: Reuse = Reuse {
+        window: usize::MAX,
+        guard: Guard::LongDigits,
     };
 }
 
@@ -87,13 +106,11 @@ pub struct Repeats<'s, T: Copy> {
     next: usize,
     runs: [Run; RUNS],
     next_run: usize,
-    /// Where the first run of `LONG_DIGITS` hex digits counted from `digits_from` starts (or the
-    /// text's end).
-    digits: usize,
-    digits_from: usize,
+    /// Where the first text the guard refuses, counted from `stop_from`, starts (or the text's end).
+    stop: usize,
+    stop_from: usize,
     budget: usize,
-    /// Whether a window holding a long digit run is refused (tests: off, a control).
-    digits_guard: bool,
+    guard: Guard,
     /// Bytes compared so far (the work this adds; tests bound it).
     pub compared: usize,
 }
@@ -103,7 +120,7 @@ impl<'s, T: Copy> Repeats<'s, T> {
         Self::with(s, Reuse::DEFAULT)
     }
 
-    pub(crate) fn with(s: &'s str, reuse: Reuse) -> Self {
+    pub fn with(s: &'s str, reuse: Reuse) -> Self {
         let b = s.as_bytes();
         let window = reuse.window;
         Repeats {
@@ -113,10 +130,10 @@ impl<'s, T: Copy> Repeats<'s, T> {
             next: 0,
             runs: [Run::default(); RUNS],
             next_run: 0,
-            digits: 0,
-            digits_from: usize::MAX,
+            stop: 0,
+            stop_from: usize::MAX,
             budget: (2 * b.len()).saturating_add(window.saturating_mul(4)),
-            digits_guard: reuse.digits_guard,
+            guard: reuse.guard,
             compared: 0,
         }
     }
@@ -127,11 +144,15 @@ impl<'s, T: Copy> Repeats<'s, T> {
         let n = self.b.len();
         let lo = a.checked_sub(BEHIND)?;
         let hi = e.checked_add(self.window).filter(|&h| h <= n)?;
-        if self.digits < lo || lo < self.digits_from {
-            self.digits_from = lo;
-            self.digits = long_digits(self.b, lo);
+        if self.stop < lo || lo < self.stop_from {
+            self.stop_from = lo;
+            self.stop = match self.guard {
+                Guard::LongDigits => long_digits(self.b, lo),
+                Guard::Plain => memchr::memchr2(b'&', b'\\', &self.b[lo..]).map_or(n, |k| lo + k),
+                Guard::Off => n,
+            };
         }
-        if self.digits < hi && self.digits_guard {
+        if self.stop < hi {
             return None;
         }
         for k in 0..RECENT {
@@ -219,11 +240,7 @@ mod tests {
 
     /// Every opener read afresh: the reference of the reuse.
     fn direct<'n>(s: &str, names: &'n Names) -> Vec<OpenerReading<'n>> {
-        let none = Reuse {
-            window: usize::MAX,
-            digits_guard: true,
-        };
-        openers_using(s, names, &BOTH, none)
+        openers_using(s, names, &BOTH, Reuse::NONE)
     }
 
     /// A small deterministic generator (xorshift64*), so a failure names its seed.
@@ -401,7 +418,7 @@ mod tests {
         let names = names();
         let short = Reuse {
             window: 8,
-            digits_guard: true,
+            guard: Guard::LongDigits,
         };
         let s = far_name();
         assert_ne!(openers_using(&s, &names, &BOTH, short), direct(&s, &names));
@@ -413,7 +430,7 @@ mod tests {
         let names = names();
         let unguarded = Reuse {
             window: WINDOW,
-            digits_guard: false,
+            guard: Guard::Off,
         };
         let s = long_reference();
         assert_ne!(
@@ -448,5 +465,59 @@ mod tests {
                 true
             }));
         assert_eq!(rep.compared, 0);
+    }
+
+    /// The defang's escape points with `reuse`, at both markup settings, against none reused.
+    fn defang_differs(s: &str, names: &Names, reuse: Reuse) -> bool {
+        [false, true].into_iter().any(|markup| {
+            crate::defang::escape_points_using(s, names, markup, reuse)
+                != crate::defang::escape_points_using(s, names, markup, Reuse::NONE)
+        })
+    }
+
+    #[test]
+    fn reused_escape_decisions_are_the_decisions() {
+        let names = names();
+        let reuse = crate::defang::defang_reuse(&names);
+        assert_eq!(reuse.guard, Guard::Plain);
+        let mut g = Gen(0xD1B5_4A32_D192_ED03);
+        for _ in 0..1_000 {
+            let s = repeated(&mut g);
+            assert!(
+                !defang_differs(&s, &names, reuse),
+                "{:?}",
+                &s[..200.min(s.len())]
+            );
+        }
+        for s in [
+            far_name(),
+            "\u{ff1c}\u{e9}".repeat(5_000),
+            "<:".repeat(5_000),
+        ] {
+            assert!(!defang_differs(&s, &names, reuse));
+        }
+    }
+
+    #[test]
+    fn control_the_defang_s_reuse_without_its_guard_or_window_is_caught() {
+        let names = names();
+        // A reference with a long zero run past the window: `s` (the reserved `<system>`) or `x`.
+        let unit = |c: &str| format!("<&#{}{c};ystem> ", "0".repeat(5_000));
+        let s = format!("{}{}{}", unit("120").repeat(3), unit("115"), unit("120"));
+        let unguarded = Reuse {
+            window: WINDOW,
+            guard: Guard::Off,
+        };
+        assert!(!defang_differs(
+            &s,
+            &names,
+            crate::defang::defang_reuse(&names)
+        ));
+        assert!(defang_differs(&s, &names, unguarded));
+        let short = Reuse {
+            window: 8,
+            guard: Guard::Plain,
+        };
+        assert!(defang_differs(&far_name(), &names, short));
     }
 }
