@@ -290,6 +290,15 @@ def test_openers_equal_python_loop_on_repeated_text(unit: str, change: str, at: 
     check_openers(text[:at] + change + text[at:], reserved)
 
 
+@settings(DIFF, max_examples=30)
+@given(any_text.filter(lambda t: 0 < len(t) <= 400), any_text, st.integers(0, 10**6), reserved_sets)
+def test_defang_equal_reference_on_repeated_text(unit: str, change: str, at: int, reserved: tuple[str, ...]) -> None:
+    """The defang's passes reuse an escape decision where the text repeats, as the readings do."""
+    text = unit * (2 * REUSE_WINDOW // len(unit) + 2)
+    at %= len(text)
+    check_defang(text[:at] + change + text[at:], reserved)
+
+
 @DIFF
 @given(st.lists(any_text, max_size=8))
 def test_openers_many_equals_openers(texts: list[str]) -> None:
