@@ -145,7 +145,7 @@ impl Readings {
 }
 
 /// How an escape is read (`encoded._decodings`' cases).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
     /// Escaped bytes (percent, quoted-printable, `\x`): the first character of their UTF-8, and as
     /// Latin-1 when there is one byte. Empty: `%25` read as a layer of `%25` (`re.sub` takes it).
@@ -366,6 +366,9 @@ fn is_b64(c: u8) -> bool {
 }
 
 /// The UTF-7 scheme at `p` (`+`): `\+([A-Za-z0-9+/]{2,16})-?`.
+/// The longest UTF-7 candidate: `+`, sixteen base64 characters and `-`.
+const UTF7_LONGEST: usize = 18;
+
 fn utf7_at(b: &[u8], p: usize, out: &mut Vec<Cand>) {
     let l = b
         .get(p + 1..)
@@ -650,6 +653,21 @@ struct Matches<'b> {
     from: [usize; 5],
     heads: [Option<(usize, usize, Kind)>; 5],
     cands: Vec<Cand>,
+    /// Per scheme, the last run of one byte repeated that a match was tried in (start, end): a
+    /// candidate whose copies lie inside it is repeated without comparing them (`+` repeated: every
+    /// `+` has fifteen UTF-7 candidates, each refused by its copies).
+    runs: [(usize, usize); 5],
+    #[cfg(test)]
+    run_test: RunTest,
+}
+
+/// Tests: the runs used, not used (the reference), or taken one byte too long (a control).
+#[cfg(test)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum RunTest {
+    Used,
+    Unused,
+    OneTooLong,
 }
 
 const INTRODUCERS: [u8; 5] = [b'%', b'=', b'\\', b'+', b'&'];
@@ -669,11 +687,33 @@ impl<'b> Matches<'b> {
             from: [0; 5],
             heads: [None; 5],
             cands: Vec::new(),
+            runs: [(0, 0); 5],
+            #[cfg(test)]
+            run_test: RunTest::Used,
         };
         for k in 0..INTRODUCERS.len() {
             m.heads[k] = m.scheme_next(k);
         }
         m
+    }
+
+    /// The end of the run of `b[p]` repeated that holds `p` (scheme `k` asks in increasing order, so
+    /// each run is read once).
+    fn run_end(&mut self, k: usize, p: usize) -> usize {
+        let (start, end) = self.runs[k];
+        if !(start <= p && p < end) {
+            let x = self.b[p];
+            let len = self.b[p..].iter().take_while(|&&c| c == x).count();
+            self.runs[k] = (p, p + len);
+        }
+        let end = self.runs[k].1;
+        #[cfg(test)]
+        let end = match self.run_test {
+            RunTest::Used => end,
+            RunTest::Unused => p,
+            RunTest::OneTooLong => end + 1,
+        };
+        end
     }
 
     /// Scheme `k`'s next match.
@@ -684,10 +724,23 @@ impl<'b> Matches<'b> {
             self.cands.clear();
             candidates_at(b, p, self.values, &self.names, &mut self.cands);
             let copies = self.copies;
+            let run_end = self.run_end(k, p);
+            // A UTF-7 candidate ends at most `UTF7_LONGEST` bytes past its `+` (`utf7_at`): in a run
+            // of `+` none whose copies all lie in the run is a match, so the search goes on from
+            // the first `+` whose copies may leave it.
+            if INTRODUCERS[k] == b'+' {
+                let last = run_end.saturating_sub((copies + 1).saturating_mul(UTF7_LONGEST));
+                if p < last {
+                    self.from[k] = last;
+                    continue;
+                }
+            }
+            // In a run of one byte every copy of a match inside it is the match.
+            let inside = |e: usize| (e - p).saturating_mul(copies + 1) <= run_end - p;
             match self
                 .cands
                 .iter()
-                .find(|&&(e, _)| !repeated(b, p, e, copies))
+                .find(|&&(e, _)| !(inside(e) || repeated(b, p, e, copies)))
             {
                 Some(&(e, kind)) => {
                     self.from[k] = e;
@@ -1079,6 +1132,56 @@ mod tests {
         );
         let plan = escape_plan("&#x00005c5 &#0000092; &#X2B", &sets("<"));
         assert_eq!(plan.layered, vec![0, 11, 22]);
+    }
+
+    /// The matches with the runs of one byte used as `run_test` says.
+    fn matches_with(text: &str, sets: &PlanSets, run_test: RunTest) -> Vec<(usize, usize, Kind)> {
+        let mut m = Matches::new(text, sets);
+        m.run_test = run_test;
+        // `new` found each scheme's first match with the runs used: again, as asked.
+        m.from = [0; 5];
+        m.runs = [(0, 0); 5];
+        for k in 0..INTRODUCERS.len() {
+            m.heads[k] = m.scheme_next(k);
+        }
+        m.collect()
+    }
+
+    #[test]
+    fn a_run_of_one_byte_matches_as_its_copies_compared() {
+        // Runs of every introducer (and of letters and digits a run may end in), of every length to
+        // past the longest candidate's copies, then every ending.
+        let sets = sets("<>");
+        let mut texts = Vec::new();
+        for unit in ["+", "%", "=", "\\", "&", "A", "3", "%3", "+A", "=3"] {
+            for len in 1..70 {
+                for end in ["", "-", "<", "3C", "ADw-", "x", "%3C", "\\x3c", " "] {
+                    texts.push(format!("{}{end}", unit.repeat(len)));
+                    texts.push(format!("a{}{end}{}", unit.repeat(len), unit.repeat(3)));
+                }
+            }
+        }
+        for t in &texts {
+            assert_eq!(
+                matches_with(t, &sets, RunTest::Used),
+                matches_with(t, &sets, RunTest::Unused),
+                "{t:?}"
+            );
+        }
+        // The bound the `+` runs skip by: no UTF-7 candidate is longer.
+        let mut cands = Vec::new();
+        for t in &texts {
+            for (p, _) in t.match_indices('+') {
+                cands.clear();
+                utf7_at(t.as_bytes(), p, &mut cands);
+                assert!(cands.iter().all(|&(e, _)| e - p <= UTF7_LONGEST), "{t:?}");
+            }
+        }
+        // Control: a run taken one byte too long is caught.
+        assert!(texts
+            .iter()
+            .any(|t| matches_with(t, &sets, RunTest::OneTooLong)
+                != matches_with(t, &sets, RunTest::Unused)));
     }
 
     #[test]
