@@ -18,6 +18,7 @@ __all__ = [
     "ascii_word_starts",
     "attribute_injections",
     "binary_group_starts",
+    "blob_holds",
     "blob_runs",
     "canonical_body",
     "class_runs",
@@ -231,6 +232,10 @@ def blob_runs(
     ``all``, else only those holding a hex run or, not all digits, decoding (leniently, at any of
     ``_b64_candidates``' shifts) to bytes that hold one of ``triggers`` (``scan.encoded.blob_triggers``; the
     set built from an exact tuple of bytes is kept for the next call with that very tuple)."""
+
+def blob_holds(data: bytes, triggers: Sequence[bytes], b64_min: int, hex_min: int) -> bool:
+    """Whether ``data`` holds one of the byte sequences ``triggers`` (``scan.encoded._trigger_re(triggers)
+    .search(data)``; an empty sequence is everywhere; the set is kept as :func:`blob_runs` keeps it)."""
 
 def skeleton(text: str) -> str:
     """``eye.reader.skeleton``."""

@@ -40,7 +40,9 @@ struct Bucket {
 impl Triggers {
     pub fn new(seqs: Vec<Vec<u8>>, b64_min: usize, hex_min: usize) -> Triggers {
         let mut by_lead = vec![Bucket::default(); 256];
-        let mut always = false;
+        // No sequence at all reads everything, as the Python search does (an empty alternation
+        // matches everywhere): a set that lost its sequences must not sift every run away.
+        let mut always = seqs.is_empty();
         for q in seqs {
             match q.first() {
                 Some(&c) => {

@@ -1309,6 +1309,21 @@ fn blob_runs(
     Ok(spans_in_code_points(s, runs))
 }
 
+/// blob_holds(data, triggers, b64_min, hex_min) -> bool: whether `data` holds one of the byte
+/// sequences `triggers` (`encoded._trigger_re(triggers).search(data)`; the set is kept as for
+/// `blob_runs`).
+#[pyfunction]
+fn blob_holds(
+    py: Python<'_>,
+    data: &[u8],
+    triggers: &Bound<'_, PyAny>,
+    b64_min: usize,
+    hex_min: usize,
+) -> PyResult<bool> {
+    let triggers = triggers_of(triggers, b64_min, hex_min)?;
+    Ok(detached(py, data.len(), || triggers.found_in(data)))
+}
+
 /// line_markers(text, markers) -> [(start, end)]: the scanner's prose turn markers at line starts
 /// (code points; `core::prose::line_markers`, ASCII case folding only).
 #[pyfunction]
@@ -1679,6 +1694,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(classes_present, m)?)?;
     m.add_function(wrap_pyfunction!(find_ascii, m)?)?;
     m.add_function(wrap_pyfunction!(blob_runs, m)?)?;
+    m.add_function(wrap_pyfunction!(blob_holds, m)?)?;
     m.add_function(wrap_pyfunction!(binary_group_starts, m)?)?;
     m.add_function(wrap_pyfunction!(line_markers, m)?)?;
     m.add_function(wrap_pyfunction!(attribute_injections, m)?)?;

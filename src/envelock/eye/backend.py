@@ -565,6 +565,14 @@ def native_blob_runs(text: str, triggers: tuple[bytes, ...], b64_min: int, hex_m
     return _if_native(lambda: _native.blob_runs(_readable(text), triggers, b64_min, hex_min))
 
 
+def native_blob_holds(data: bytes, triggers: tuple[bytes, ...], b64_min: int, hex_min: int) -> bool | None:
+    """Whether ``data`` holds one of ``triggers`` (``_native.blob_holds``), or ``None`` when the native
+    core is not in use: the caller then searches with its regex."""
+    if _native is None or not is_native():
+        return None
+    return _native.blob_holds(data, triggers, b64_min, hex_min)
+
+
 def native_sanitize_events(text: str, first: bool = False) -> tuple[list[Span], list[Span]] | None:
     """The runs of characters XML cannot carry and of invisible text to strip
     (:mod:`envelock.envelope.invisible`) in one native pass, only the first of each with ``first``;
