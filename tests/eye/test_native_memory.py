@@ -44,6 +44,7 @@ CALLS: dict[str, Callable[[str], object]] = {
     "skeleton": lambda s: _native.skeleton(s),
     "Utf8": lambda s: _native.Utf8(s),
     "blob_runs": lambda s: _native.blob_runs(s, [b"<"], 8, 12),
+    "blob_holds": lambda s: _native.blob_holds(s.encode("utf-8", "surrogatepass"), [b"<"], 8, 12),
     "binary_group_starts": lambda s: _native.binary_group_starts(s),
     "line_markers": lambda s: _native.line_markers(s, ["USER:"]),
     "attribute_injections": lambda s: _native.attribute_injections(s, ["origin"]),
