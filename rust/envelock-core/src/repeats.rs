@@ -104,13 +104,20 @@ pub struct Repeats<'s, T: Copy> {
     window: usize,
     recent: [Option<(usize, usize, T)>; RECENT],
     next: usize,
-    runs: [Run; RUNS],
-    next_run: usize,
     /// Where the first text the guard refuses, counted from `stop_from`, starts (or the text's end).
     stop: usize,
     stop_from: usize,
-    budget: usize,
     guard: Guard,
+    periodic: Periodic<'s>,
+}
+
+/// Where a text repeats itself: per distance `d` (eight at most), a verified run on which every
+/// `b[k] == b[k - d]`, extended as the questions advance, and a bound on the bytes compared.
+pub struct Periodic<'s> {
+    b: &'s [u8],
+    runs: [Run; RUNS],
+    next_run: usize,
+    budget: usize,
     /// Bytes compared so far (the work this adds; tests bound it).
     pub compared: usize,
 }
@@ -128,14 +135,16 @@ impl<'s, T: Copy> Repeats<'s, T> {
             window,
             recent: [None; RECENT],
             next: 0,
-            runs: [Run::default(); RUNS],
-            next_run: 0,
             stop: 0,
             stop_from: usize::MAX,
-            budget: (2 * b.len()).saturating_add(window.saturating_mul(4)),
             guard: reuse.guard,
-            compared: 0,
+            periodic: Periodic::new(b, window),
         }
+    }
+
+    /// Bytes compared so far.
+    pub fn compared(&self) -> usize {
+        self.periodic.compared
     }
 
     /// The answer of an earlier opener whose window equals this one's (`a..e` the opener), and how
@@ -163,7 +172,7 @@ impl<'s, T: Copy> Repeats<'s, T> {
             if qa < BEHIND || qa >= a || a - qa != e - qe {
                 continue;
             }
-            if self.periodic(a - qa, lo, hi) {
+            if self.periodic.holds(a - qa, lo, hi) {
                 return Some((v, a - qa));
             }
         }
@@ -175,9 +184,26 @@ impl<'s, T: Copy> Repeats<'s, T> {
         self.recent[self.next] = Some((a, e, v));
         self.next = (self.next + 1) % RECENT;
     }
+}
 
-    /// Whether `b[k] == b[k - d]` for every `k` in `lo..hi`.
-    fn periodic(&mut self, d: usize, lo: usize, hi: usize) -> bool {
+impl<'s> Periodic<'s> {
+    /// For `b`, comparing at most twice its length and four times `slack` bytes in all.
+    pub fn new(b: &'s [u8], slack: usize) -> Self {
+        Periodic {
+            b,
+            runs: [Run::default(); RUNS],
+            next_run: 0,
+            budget: (2 * b.len()).saturating_add(slack.saturating_mul(4)),
+            compared: 0,
+        }
+    }
+
+    /// Whether `b[k] == b[k - d]` for every `k` in `lo..hi` (`false` past the budget, or where the
+    /// question does not fit the text: a distance of 0 or past `lo`, an end past the text).
+    pub fn holds(&mut self, d: usize, lo: usize, hi: usize) -> bool {
+        if d == 0 || d > lo || hi > self.b.len() {
+            return false;
+        }
         let at = match self.runs.iter().position(|r| r.d == d) {
             Some(i) => i,
             None => {
@@ -410,7 +436,7 @@ mod tests {
             };
             rep.record(a, e, r);
         }
-        (hits, rep.compared)
+        (hits, rep.compared())
     }
 
     #[test]
@@ -452,19 +478,19 @@ mod tests {
                     crate::read_repeated(&s, a, e, fam, &names, &mut scratch, &mut rep);
                 }
             }
-            assert!(rep.compared <= 2 * s.len() + 4 * WINDOW);
+            assert!(rep.compared() <= 2 * s.len() + 4 * WINDOW);
         }
         // Control: with no budget nothing is compared, and nothing reused.
         let s = "<|".repeat(20_000);
         let mut rep: Repeats<'_, Reading<'_>> = Repeats::new(&s);
-        rep.budget = 0;
+        rep.periodic.budget = 0;
         assert!((4..s.len() - WINDOW)
             .step_by(2)
             .all(|a| rep.get(a, a + 1).is_none() && {
                 rep.record(a, a + 1, Reading::NONE);
                 true
             }));
-        assert_eq!(rep.compared, 0);
+        assert_eq!(rep.compared(), 0);
     }
 
     /// The defang's escape points with `reuse`, at both markup settings, against none reused.

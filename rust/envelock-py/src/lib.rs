@@ -862,7 +862,11 @@ fn opener_reports<'py>(
     let mut kinds: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
     let mut at = Cursor { b, cp: 0, byte: 0 };
     let mut out: Vec<Bound<'py, PyAny>> = Vec::new();
-    let mut last: Option<(Reading<'_>, &str, Answer<'py>)> = None;
+    // The last record answered without the call: its reading, the byte span its answer depends on,
+    // and the answer. The next record with that reading is compared with it through the text's
+    // periodicity (each byte about once), not a comparison of the whole span per record.
+    let mut last: Option<(Reading<'_>, usize, usize, Answer<'py>)> = None;
+    let mut periodic = core::repeats::Periodic::new(b, 4 * SPAN_MAX);
     for o in found.iter().filter(|o| o.family.is_bracket() == bracket) {
         let start = o.start_cp;
         let reading: Reading<'_> = (
@@ -877,9 +881,10 @@ fn opener_reports<'py>(
         // repeats one construct, and this spares hashing the reading and the span. (Any cached answer
         // whose reading and span match is the record's answer: the describers' claim, which
         // tests/scan/test_scan_native_records.py holds against the reference.)
-        if let Some((r, span, answer)) = &last {
-            if *r == reading && b[from..].starts_with(span.as_bytes()) {
+        if let Some((r, at, len, answer)) = &mut last {
+            if *r == reading && periodic.holds(from - *at, from, from + *len) {
                 push_moved(py, &mut out, answer, start)?;
+                *at = from;
                 continue;
             }
         }
@@ -899,7 +904,7 @@ fn opener_reports<'py>(
         }
         if let Some((span, answer)) = hit {
             push_moved(py, &mut out, answer, start)?;
-            last = Some((reading, span, answer.clone()));
+            last = Some((reading, from, span.len(), answer.clone()));
             continue;
         }
         let kind = kinds
