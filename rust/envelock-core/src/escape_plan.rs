@@ -724,7 +724,12 @@ impl<'b> Matches<'b> {
             self.cands.clear();
             candidates_at(b, p, self.values, &self.names, &mut self.cands);
             let copies = self.copies;
-            let run_end = self.run_end(k, p);
+            // (Most introducers are not doubled: their run is themselves, without the cache.)
+            let run_end = if b.get(p + 1) == Some(&b[p]) {
+                self.run_end(k, p)
+            } else {
+                p + 1
+            };
             // A UTF-7 candidate ends at most `UTF7_LONGEST` bytes past its `+` (`utf7_at`): in a run
             // of `+` none whose copies all lie in the run is a match, so the search goes on from
             // the first `+` whose copies may leave it.
