@@ -12,7 +12,7 @@ use crate::decode::{char_at, decode_at, utf8_width};
 use crate::names::Names;
 use crate::opener::{Family, Openers};
 use crate::reader::{exact_after, read_after, read_bracket, Scratch};
-use crate::repeats::{Guard, Repeats, Reuse, WINDOW};
+use crate::repeats::{Guard, Repeats, Reuse, MAX_DISTANCE, WINDOW};
 use crate::tables::{MAX_LOOKAHEAD, MAX_OPENER_LEN, MAX_RUN};
 
 /// The defang levels (`levels.LEVELS`).
@@ -141,6 +141,7 @@ pub fn defang_reuse(names: &Names) -> Reuse {
         Reuse {
             window: WINDOW,
             guard: Guard::Plain,
+            max_distance: MAX_DISTANCE,
         }
     } else {
         Reuse::NONE

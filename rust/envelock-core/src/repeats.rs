@@ -27,6 +27,10 @@ pub const BEHIND: usize = 4;
 /// A run of this many ASCII hex digits in a window keeps it from being reused (a numeric
 /// reference that long may run past the window).
 pub const LONG_DIGITS: usize = 32;
+/// How far back an earlier opener is tried (bytes): hostile text repeats short constructs.
+pub const MAX_DISTANCE: usize = 512;
+/// The most openers read afresh between two tries after tries that found nothing.
+const MAX_BACKOFF: usize = 64;
 /// How many earlier openers are tried.
 const RECENT: usize = 4;
 /// How many distances keep a verified run.
@@ -58,6 +62,9 @@ pub enum Guard {
 pub struct Reuse {
     pub window: usize,
     pub guard: Guard,
+    /// How far back an earlier opener is tried ([`MAX_DISTANCE`]; tests: further, where a guard
+    /// alone keeps a window with a long reference from being reused).
+    pub max_distance: usize,
 }
 
 impl Reuse {
@@ -65,29 +72,110 @@ impl Reuse {
     pub const DEFAULT: Reuse = Reuse {
         window: WINDOW,
         guard: Guard::LongDigits,
+        max_distance: MAX_DISTANCE,
     };
     /// No reuse: every answer worked out afresh (the reference of the tests).
     pub const NONE: Reuse = Reuse {
         window: usize::MAX,
         guard: Guard::LongDigits,
+        max_distance: MAX_DISTANCE,
     };
 }
 
-/// Where the first run of `LONG_DIGITS` ASCII hex digits counted from `from` starts, or the end.
-/// (Scanned once per run found: the caller asks again only past it.)
-fn long_digits(b: &[u8], from: usize) -> usize {
-    let mut run = 0;
-    for (k, x) in b[from..].iter().enumerate() {
-        if x.is_ascii_hexdigit() {
-            run += 1;
-            if run == LONG_DIGITS {
-                return from + k + 1 - LONG_DIGITS;
+/// What a guard refuses, found only where a window asks: `len` bytes of a class in a row (hex
+/// digits; a single `&` or `\`). `from..checked` holds no such run; `stop` is where the first one
+/// found starts.
+struct Hazards {
+    class: [bool; 256],
+    len: usize,
+    plain: bool,
+    from: usize,
+    checked: usize,
+    stop: usize,
+}
+
+impl Hazards {
+    fn new(guard: Guard) -> Hazards {
+        let mut class = [false; 256];
+        let (len, plain) = match guard {
+            Guard::LongDigits => {
+                for c in (b'0'..=b'9').chain(b'a'..=b'f').chain(b'A'..=b'F') {
+                    class[usize::from(c)] = true;
+                }
+                (LONG_DIGITS, false)
             }
-        } else {
-            run = 0;
+            Guard::Plain => {
+                class[usize::from(b'&')] = true;
+                class[usize::from(b'\\')] = true;
+                (1, true)
+            }
+            Guard::Off => (usize::MAX, false),
+        };
+        Hazards {
+            class,
+            len,
+            plain,
+            from: 0,
+            checked: 0,
+            stop: usize::MAX,
         }
     }
-    b.len()
+
+    /// Whether a refused run lies in `lo..hi` (one that began before `lo` and goes on into it counts
+    /// as well: refused, never missed; a digit run that starts too near `hi` to be whole in it is one
+    /// no reading reaches: a reading's last piece starts 1 KB past the opener at most, and its
+    /// digits, after at most 17 named layers, start more than 32 bytes before `hi`). Windows are
+    /// asked in increasing order of `lo`; each byte is looked at about once.
+    fn in_window(&mut self, b: &[u8], lo: usize, hi: usize) -> bool {
+        if lo < self.from || lo > self.checked || self.stop < lo {
+            (self.from, self.checked, self.stop) = (lo, lo, usize::MAX);
+        }
+        if self.stop == usize::MAX && self.checked < hi {
+            // A run may cross the end of what was checked: from `len - 1` bytes before it.
+            let start = self
+                .checked
+                .saturating_sub(self.len.saturating_sub(1))
+                .max(self.from);
+            let found = if self.plain {
+                memchr::memchr2(b'&', b'\\', &b[start..hi]).map(|k| start + k)
+            } else {
+                self.run_in(b, start, hi)
+            };
+            self.stop = found.unwrap_or(usize::MAX);
+            self.checked = hi;
+        }
+        self.stop < hi
+    }
+
+    /// The first `i` in `from..` with `b[i..i + len]` of the class, inside `..end`: the last byte of
+    /// each candidate looked at first, so text with few class bytes is read about one byte in `len`.
+    fn run_in(&self, b: &[u8], mut i: usize, end: usize) -> Option<usize> {
+        while i.checked_add(self.len)? <= end {
+            let last = i + self.len - 1;
+            if !self.class[usize::from(b[last])] {
+                i = last + 1;
+                continue;
+            }
+            match (i..last).rev().find(|&k| !self.class[usize::from(b[k])]) {
+                None => return Some(i),
+                Some(k) => i = k + 1,
+            }
+        }
+        None
+    }
+}
+
+/// The first index where `x` and `y` (of one length) differ: 64 bytes at a time by slice equality
+/// (the library's `memcmp`), then byte by byte inside the chunk that differs.
+fn first_difference(x: &[u8], y: &[u8]) -> Option<usize> {
+    let mut k = 0;
+    for (p, q) in x.chunks(64).zip(y.chunks(64)) {
+        if p != q {
+            return p.iter().zip(q).position(|(a, b)| a != b).map(|i| k + i);
+        }
+        k += p.len();
+    }
+    None
 }
 
 /// A verified periodic run: every `b[k] == b[k - d]` for `k` in `from..to`.
@@ -104,11 +192,18 @@ pub struct Repeats<'s, T: Copy> {
     window: usize,
     recent: [Option<(usize, usize, T)>; RECENT],
     next: usize,
-    /// Where the first text the guard refuses, counted from `stop_from`, starts (or the text's end).
-    stop: usize,
-    stop_from: usize,
-    guard: Guard,
+    hazards: Hazards,
+    max_distance: usize,
     periodic: Periodic<'s>,
+    /// After a try that found nothing, how many openers are read before the next try (doubling to
+    /// [`MAX_BACKOFF`], back to none at a reuse): dense text that does not repeat (HTML's tags)
+    /// paid a try per opener.
+    backoff: usize,
+    wait: usize,
+    /// [`MAX_BACKOFF`] (tests: 0, the control that tries at every opener).
+    max_backoff: usize,
+    /// Windows compared with an earlier opener's so far (the tries; tests count them).
+    pub tries: usize,
 }
 
 /// Where a text repeats itself: per distance `d` (eight at most), a verified run on which every
@@ -135,9 +230,12 @@ impl<'s, T: Copy> Repeats<'s, T> {
             window,
             recent: [None; RECENT],
             next: 0,
-            stop: 0,
-            stop_from: usize::MAX,
-            guard: reuse.guard,
+            hazards: Hazards::new(reuse.guard),
+            max_distance: reuse.max_distance,
+            backoff: 0,
+            wait: 0,
+            max_backoff: MAX_BACKOFF,
+            tries: 0,
             periodic: Periodic::new(b, window),
         }
     }
@@ -150,28 +248,40 @@ impl<'s, T: Copy> Repeats<'s, T> {
     /// The answer of an earlier opener whose window equals this one's (`a..e` the opener), and how
     /// far back it is (bytes). Openers are asked in increasing order of start.
     pub fn get(&mut self, a: usize, e: usize) -> Option<(T, usize)> {
-        let n = self.b.len();
-        let lo = a.checked_sub(BEHIND)?;
-        let hi = e.checked_add(self.window).filter(|&h| h <= n)?;
-        if self.stop < lo || lo < self.stop_from {
-            self.stop_from = lo;
-            self.stop = match self.guard {
-                Guard::LongDigits => long_digits(self.b, lo),
-                Guard::Plain => memchr::memchr2(b'&', b'\\', &self.b[lo..]).map_or(n, |k| lo + k),
-                Guard::Off => n,
-            };
-        }
-        if self.stop < hi {
+        // Only where openers are close (the last one within `max_distance`): there reading each is
+        // the cost; in ordinary text the openers are far apart and a try would be work for nothing.
+        let last = self.recent[(self.next + RECENT - 1) % RECENT]?.0;
+        if last >= a || a - last > self.max_distance {
             return None;
         }
+        let lo = a.checked_sub(BEHIND)?;
+        let hi = e.checked_add(self.window).filter(|&h| h <= self.b.len())?;
+        if self.wait > 0 {
+            self.wait -= 1;
+            return None;
+        }
+        if !self.hazards.in_window(self.b, lo, hi) {
+            if let Some(hit) = self.try_recent(a, e, lo, hi) {
+                self.backoff = 0;
+                return Some(hit);
+            }
+        }
+        self.backoff = (2 * self.backoff + 1).min(self.max_backoff);
+        self.wait = self.backoff;
+        None
+    }
+
+    /// The answer of one of the recent openers whose window equals `lo..hi`.
+    fn try_recent(&mut self, a: usize, e: usize, lo: usize, hi: usize) -> Option<(T, usize)> {
         for k in 0..RECENT {
             let slot = (self.next + RECENT - 1 - k) % RECENT;
             let Some((qa, qe, v)) = self.recent[slot] else {
                 continue;
             };
-            if qa < BEHIND || qa >= a || a - qa != e - qe {
+            if qa < BEHIND || qa >= a || a - qa > self.max_distance || a - qa != e - qe {
                 continue;
             }
+            self.tries += 1;
             if self.periodic.holds(a - qa, lo, hi) {
                 return Some((v, a - qa));
             }
@@ -237,7 +347,7 @@ impl<'s> Periodic<'s> {
         }
         self.budget -= len;
         let (x, y) = (&self.b[run.to..hi], &self.b[run.to - d..hi - d]);
-        match x.iter().zip(y).position(|(p, q)| p != q) {
+        match first_difference(x, y) {
             Some(k) => {
                 self.compared += k + 1;
                 run.from = run.to + k + 1;
@@ -382,6 +492,17 @@ mod tests {
             "{:?}",
             found.map(|s| s.chars().take(200).collect::<String>())
         );
+        // From any distance back: the guard alone then keeps a long reference's window unreused.
+        let far = Reuse {
+            max_distance: usize::MAX,
+            ..Reuse::DEFAULT
+        };
+        let found = first_difference(0x2545_F491_4F6C_DD1D, 1_000, far);
+        assert!(
+            found.is_none(),
+            "{:?}",
+            found.map(|s| s.chars().take(200).collect::<String>())
+        );
     }
 
     /// A name far past a short window, and a numeric reference longer than the window.
@@ -408,11 +529,12 @@ mod tests {
             assert_eq!(crate::openers_of(&s, &names, &BOTH), direct(&s, &names));
         }
         // The reuse is taken: `<|` repeated compares each byte about once. All openers but the
-        // first three (no earlier window starting in the text: `BEHIND` before the opener) and the
-        // last `WINDOW / 2` (the window would pass the end) reuse a reading.
+        // first four and the last `WINDOW / 2` (the window would pass the end) reuse a reading: the
+        // first three have no earlier window starting in the text (`BEHIND` before the opener), so
+        // the third's try finds nothing and the fourth waits (the back-off).
         let s = "<|".repeat(20_000);
         let (hits, compared) = reused(&s, Family::Angle);
-        assert_eq!(hits, 20_000 - 3 - WINDOW / 2, "{hits}");
+        assert_eq!(hits, 20_000 - 4 - WINDOW / 2, "{hits}");
         assert!(compared <= s.len(), "{compared}");
         // Short numeric references do not stop it; a long digit run does.
         let s = "&lt;&#x3c;".repeat(4_000);
@@ -439,12 +561,45 @@ mod tests {
         (hits, rep.compared())
     }
 
+    /// The openers and the windows compared (tries) over tag-dense text that never repeats for a
+    /// window (every tag's name different), with the back-off capped at `max_backoff`.
+    fn tries_on_tags(max_backoff: usize) -> (usize, usize) {
+        let names = names();
+        let mut g = Gen(11);
+        let mut s = String::new();
+        while s.len() < 200_000 {
+            s.push_str(&format!(
+                "<t{}>text</t{}> ",
+                g.next() % 1000,
+                g.next() % 1000
+            ));
+        }
+        let mut rep = Repeats::new(&s);
+        rep.max_backoff = max_backoff;
+        let mut scratch = crate::Scratch::default();
+        let mut openers = 0;
+        for (a, e) in crate::opener::Openers::new(&s, Family::Angle) {
+            crate::read_repeated(&s, a, e, Family::Angle, &names, &mut scratch, &mut rep);
+            openers += 1;
+        }
+        (openers, rep.tries)
+    }
+
+    #[test]
+    fn dense_text_that_does_not_repeat_backs_off() {
+        let (openers, tries) = tries_on_tags(MAX_BACKOFF);
+        assert!(tries * 16 <= openers, "{tries} tries for {openers} openers");
+        // Control: with no back-off every opener tries its recent ones.
+        let (_, eager) = tries_on_tags(0);
+        assert!(eager >= openers, "{eager} tries for {openers} openers");
+    }
+
     #[test]
     fn control_a_short_window_is_caught() {
         let names = names();
         let short = Reuse {
             window: 8,
-            guard: Guard::LongDigits,
+            ..Reuse::DEFAULT
         };
         let s = far_name();
         assert_ne!(openers_using(&s, &names, &BOTH, short), direct(&s, &names));
@@ -454,13 +609,24 @@ mod tests {
     #[test]
     fn control_a_window_with_a_long_numeric_reference_is_caught() {
         let names = names();
+        // (Its copies are 5,000 bytes apart: tried only from that far back, where the guard alone
+        // keeps the window from being reused.)
         let unguarded = Reuse {
             window: WINDOW,
             guard: Guard::Off,
+            max_distance: usize::MAX,
         };
         let s = long_reference();
         assert_ne!(
             openers_using(&s, &names, &BOTH, unguarded),
+            direct(&s, &names)
+        );
+        let guarded = Reuse {
+            max_distance: usize::MAX,
+            ..Reuse::DEFAULT
+        };
+        assert_eq!(
+            openers_using(&s, &names, &BOTH, guarded),
             direct(&s, &names)
         );
     }
@@ -530,9 +696,12 @@ mod tests {
         // A reference with a long zero run past the window: `s` (the reserved `<system>`) or `x`.
         let unit = |c: &str| format!("<&#{}{c};ystem> ", "0".repeat(5_000));
         let s = format!("{}{}{}", unit("120").repeat(3), unit("115"), unit("120"));
+        // (Its copies are 5,000 bytes apart: tried only from that far back, where the guard alone
+        // keeps the window from being reused.)
         let unguarded = Reuse {
             window: WINDOW,
             guard: Guard::Off,
+            max_distance: usize::MAX,
         };
         assert!(!defang_differs(
             &s,
@@ -540,9 +709,14 @@ mod tests {
             crate::defang::defang_reuse(&names)
         ));
         assert!(defang_differs(&s, &names, unguarded));
+        let guarded = Reuse {
+            max_distance: usize::MAX,
+            ..crate::defang::defang_reuse(&names)
+        };
+        assert!(!defang_differs(&s, &names, guarded));
         let short = Reuse {
             window: 8,
-            guard: Guard::Plain,
+            ..crate::defang::defang_reuse(&names)
         };
         assert!(defang_differs(&far_name(), &names, short));
     }
