@@ -168,6 +168,10 @@ impl Hazards {
 /// The first index where `x` and `y` (of one length) differ: 64 bytes at a time by slice equality
 /// (the library's `memcmp`), then byte by byte inside the chunk that differs.
 fn first_difference(x: &[u8], y: &[u8]) -> Option<usize> {
+    if x.len() <= 16 {
+        // (Repeated text extends a run by its period, a few bytes: no library call for those.)
+        return x.iter().zip(y).position(|(a, b)| a != b);
+    }
     let mut k = 0;
     for (p, q) in x.chunks(64).zip(y.chunks(64)) {
         if p != q {
@@ -212,6 +216,7 @@ pub struct Periodic<'s> {
     b: &'s [u8],
     runs: [Run; RUNS],
     next_run: usize,
+    last: usize,
     budget: usize,
     /// Bytes compared so far (the work this adds; tests bound it).
     pub compared: usize,
@@ -303,6 +308,7 @@ impl<'s> Periodic<'s> {
             b,
             runs: [Run::default(); RUNS],
             next_run: 0,
+            last: 0,
             budget: (2 * b.len()).saturating_add(slack.saturating_mul(4)),
             compared: 0,
         }
@@ -314,7 +320,13 @@ impl<'s> Periodic<'s> {
         if d == 0 || d > lo || hi > self.b.len() {
             return false;
         }
-        let at = match self.runs.iter().position(|r| r.d == d) {
+        // The run used last first: repeated text asks one distance again and again.
+        let found = if self.runs[self.last].d == d {
+            Some(self.last)
+        } else {
+            self.runs.iter().position(|r| r.d == d)
+        };
+        let at = match found {
             Some(i) => i,
             None => {
                 let i = self.next_run;
@@ -327,6 +339,7 @@ impl<'s> Periodic<'s> {
                 i
             }
         };
+        self.last = at;
         let run = &mut self.runs[at];
         if run.from > lo {
             return false; // a known difference inside the window
