@@ -171,13 +171,27 @@ fn angle_points_using<'s>(
 ) -> impl Iterator<Item = usize> + 's {
     let mut repeats = Repeats::with(s, reuse);
     Openers::new(s, Family::Angle).filter_map(move |(a, e)| {
-        let needs = match repeats.get(a, e) {
-            Some((needs, _)) => needs,
-            None => opener_needs_escape(s, a, e, names, markup, scratch),
-        };
-        repeats.record(a, e, needs);
-        needs.then_some(e)
+        reused_or(&mut repeats, a, e, || {
+            opener_needs_escape(s, a, e, names, markup, scratch)
+        })
+        .then_some(e)
     })
+}
+
+/// The decision for the opener `a..e`: an earlier opener's where the text around the two repeats,
+/// else `decide()`; kept for the openers after it.
+fn reused_or(
+    repeats: &mut Repeats<'_, bool>,
+    a: usize,
+    e: usize,
+    decide: impl FnOnce() -> bool,
+) -> bool {
+    let needs = match repeats.get(a, e) {
+        Some((needs, _)) => needs,
+        None => decide(),
+    };
+    repeats.record(a, e, needs);
+    needs
 }
 
 /// The escape points of the bracket pass, in order.
@@ -197,12 +211,10 @@ fn bracket_points_using<'s>(
 ) -> impl Iterator<Item = usize> + 's {
     let mut repeats = Repeats::with(s, reuse);
     Openers::new(s, Family::Bracket).filter_map(move |(a, e)| {
-        let needs = match repeats.get(a, e) {
-            Some((needs, _)) => needs,
-            None => bracket_needs_escape(s, a, e, names, scratch),
-        };
-        repeats.record(a, e, needs);
-        needs.then_some(e)
+        reused_or(&mut repeats, a, e, || {
+            bracket_needs_escape(s, a, e, names, scratch)
+        })
+        .then_some(e)
     })
 }
 
