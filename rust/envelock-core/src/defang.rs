@@ -11,7 +11,7 @@ use crate::chars;
 use crate::decode::{char_at, decode_at, utf8_width};
 use crate::names::Names;
 use crate::opener::{Family, Openers};
-use crate::reader::{exact_after, read_after, read_bracket, Scratch};
+use crate::reader::{exact_after, quick_reading as read_quick, read_after, read_bracket, Scratch};
 use crate::repeats::{Guard, Repeats, Reuse, MAX_DISTANCE, WINDOW};
 use crate::tables::{MAX_LOOKAHEAD, MAX_OPENER_LEN, MAX_RUN};
 
@@ -171,10 +171,21 @@ fn angle_points_using<'s>(
 ) -> impl Iterator<Item = usize> + 's {
     let mut repeats = Repeats::with(s, reuse);
     Openers::new(s, Family::Angle).filter_map(move |(a, e)| {
-        reused_or(&mut repeats, a, e, || {
-            opener_needs_escape(s, a, e, names, markup, scratch)
-        })
-        .then_some(e)
+        // The markup test first, then a reading plain ASCII decides: each a few byte reads (a
+        // tag at markup, `<` repeated), cheaper than a reuse. (The terms of `opener_needs_escape`.)
+        let markup_tag = markup && e == a + 1 && s.as_bytes()[a] == b'<' && markup_after(s, e);
+        let quick = if markup_tag {
+            Some(true)
+        } else {
+            read_quick(s, e, names, false).map(|r| !r.is_none() || starts_exact(s, a, e, names))
+        };
+        quick
+            .unwrap_or_else(|| {
+                reused_or(&mut repeats, a, e, || {
+                    opener_needs_escape(s, a, e, names, markup, scratch)
+                })
+            })
+            .then_some(e)
     })
 }
 
@@ -211,10 +222,15 @@ fn bracket_points_using<'s>(
 ) -> impl Iterator<Item = usize> + 's {
     let mut repeats = Repeats::with(s, reuse);
     Openers::new(s, Family::Bracket).filter_map(move |(a, e)| {
-        reused_or(&mut repeats, a, e, || {
-            bracket_needs_escape(s, a, e, names, scratch)
-        })
-        .then_some(e)
+        let quick =
+            read_quick(s, e, names, true).map(|r| !r.is_none() || starts_exact(s, a, e, names));
+        quick
+            .unwrap_or_else(|| {
+                reused_or(&mut repeats, a, e, || {
+                    bracket_needs_escape(s, a, e, names, scratch)
+                })
+            })
+            .then_some(e)
     })
 }
 

@@ -336,8 +336,8 @@ fn openers_using<'n>(
     out
 }
 
-/// The reading after the opener `a..e`: an earlier opener's, moved, where the text around the two
-/// is the same ([`repeats`]), else read.
+/// The reading after the opener `a..e`: plain ASCII's quick answer, else an earlier opener's, moved,
+/// where the text around the two is the same ([`repeats`]), else read.
 pub fn read_repeated<'n>(
     s: &str,
     a: usize,
@@ -347,6 +347,9 @@ pub fn read_repeated<'n>(
     scratch: &mut Scratch,
     repeats: &mut repeats::Repeats<'_, Reading<'n>>,
 ) -> Reading<'n> {
+    if let Some(r) = reader::quick_reading(s, e, names, fam.is_bracket()) {
+        return r;
+    }
     let r = if let Some((r, d)) = repeats.get(a, e) {
         // A none reading has no end (0); any other ends past the opener.
         Reading {

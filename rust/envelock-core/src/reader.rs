@@ -1256,6 +1256,19 @@ fn read_after_slow<'n>(
 }
 
 /// `reader.read_bracket(text, pos, names)`.
+/// The reading after an opener when plain ASCII decides it (`fast_read`: a few byte reads), else
+/// `None` ([`read_after`] / [`read_bracket`] go on to the general reader). Reusing an earlier
+/// opener's reading costs more than this.
+#[inline]
+pub fn quick_reading(
+    s: &str,
+    pos: usize,
+    names: &Names,
+    bracket: bool,
+) -> Option<Reading<'static>> {
+    fast_read(s, pos, names, bracket).ok()
+}
+
 pub fn read_bracket<'n>(
     s: &str,
     pos: usize,

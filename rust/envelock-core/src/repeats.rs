@@ -520,7 +520,9 @@ mod tests {
 
     /// A name far past a short window, and a numeric reference longer than the window.
     fn far_name() -> String {
-        let unit = format!("<{}x ", " ".repeat(30));
+        // (Both read past their first letter by the general reader: `x` alone would be decided
+        // quickly, and never reused.)
+        let unit = format!("<{}retrieved_contenx> ", " ".repeat(30));
         let other = format!("<{}retrieved_content> ", " ".repeat(30));
         format!("{}{other}{}", unit.repeat(300), unit.repeat(300))
     }
