@@ -28,20 +28,13 @@ from hypothesis import strategies as st
 from envelock.eye import backend, escape
 from envelock.eye.tokens import RESERVED_NAMES
 from envelock.scan._base import Context
+from envelock.scan.encoded import _holds_lone_surrogate
 
 T = importlib.import_module("envelock.scan.tags")
 _native = optional_module("envelock._native", require_env="ENVELOCK_REQUIRE_NATIVE", how=NATIVE_HOW)
 
 CTX = Context(tuple(RESERVED_NAMES), None)
 FAMILIES: dict[str, Callable[[str, Context], Any]] = {"angle": T._angle_describer, "bracket": T._bracket_describer}
-
-
-def encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def reference(text: str, family: str, wrap: Callable[[Any], Any] = lambda d: d) -> list[tuple[Any, ...]]:
@@ -76,7 +69,7 @@ def test_cached_records_equal_every_record_described(text: str, family: str) -> 
 SHAPES = ["<|im_end|>", "[INST]", "<|", "<|a>", "<|turn>x", "<\u00a6retrieved\u00a6content>", "&lt;", "\u00ab ", "<s>", "<start_of_turn>", "</retrieved_content>", "[INST]\n<|im_end|>"]
 #: Escaped slashes (their verdict decodes the escapes after the opener): code's, and one before a reserved name.
 SHAPES += ["let re = /<\\/?[a-z]+>/g;\n", "<\\u002fretrieved_content> x ", "<\\/x <\\u002fim_end|> "]
-CASES = [p["payload"] for p in load_corpus() if encodable(p["payload"])]
+CASES = [p["payload"] for p in load_corpus() if not _holds_lone_surrogate(p["payload"])]
 CASES += [(u * (4000 // len(u) + 1))[:4000] for u in SHAPES]
 #: Crafted: a construct, then the same opener and reading followed by other text.
 CRAFTED = ["<|a><|a><|a:retrieved_content>", "<|turn><|turn\uff1e", "<|a><|a&verbar;>", "<|im_end|><|im_start|>", "<|im_end|><|im_end|x", "[INST][INST\uff3d", "<start_of_turn><start_of_turn\uff1e"]

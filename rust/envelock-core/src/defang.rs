@@ -11,7 +11,7 @@ use crate::chars;
 use crate::decode::{char_at, decode_at, utf8_width};
 use crate::names::Names;
 use crate::opener::{Family, Openers};
-use crate::reader::{exact_after, quick_reading as read_quick, read_after, read_bracket, Scratch};
+use crate::reader::{exact_after, quick_reading, read_after, read_bracket, Reading, Scratch};
 use crate::repeats::{Guard, Repeats, Reuse, MAX_DISTANCE, WINDOW};
 use crate::tables::{MAX_LOOKAHEAD, MAX_OPENER_LEN, MAX_RUN};
 
@@ -121,15 +121,25 @@ fn opener_needs_escape(
     scratch: &mut Scratch,
 ) -> bool {
     // The markup test first: it is a few byte reads, and on HTML it answers for most `<`.
-    (markup && e == a + 1 && s.as_bytes()[a] == b'<' && markup_after(s, e))
-        || !read_after(s, e, names, scratch).is_none()
-        || starts_exact(s, a, e, names)
+    starts_markup(s, a, e, markup)
+        || reading_needs_escape(s, a, e, names, read_after(s, e, names, scratch))
+}
+
+/// At markup, does the `<` at `a..e` start markup (`markup_after`)?
+fn starts_markup(s: &str, a: usize, e: usize, markup: bool) -> bool {
+    markup && e == a + 1 && s.as_bytes()[a] == b'<' && markup_after(s, e)
+}
+
+/// The escape the reading `r` after the opener `a..e` asks for: a reading that is not none, or an
+/// exact token from the opener.
+fn reading_needs_escape(s: &str, a: usize, e: usize, names: &Names, r: Reading<'_>) -> bool {
+    !r.is_none() || starts_exact(s, a, e, names)
 }
 
 /// `reference.bracket_needs_escape`: a `[NAME]`/`[|NAME|]` reading, or an exact token after a `[`
 /// (or a reference for one).
 fn bracket_needs_escape(s: &str, a: usize, e: usize, names: &Names, scratch: &mut Scratch) -> bool {
-    !read_bracket(s, e, names, scratch).is_none() || starts_exact(s, a, e, names)
+    reading_needs_escape(s, a, e, names, read_bracket(s, e, names, scratch))
 }
 
 /// How the defang passes reuse a decision where the text repeats ([`crate::repeats`]): with no `&`
@@ -159,50 +169,14 @@ fn angle_points<'s>(
     markup: bool,
     scratch: &'s mut Scratch,
 ) -> impl Iterator<Item = usize> + 's {
-    angle_points_using(s, names, markup, scratch, defang_reuse(names))
-}
-
-fn angle_points_using<'s>(
-    s: &'s str,
-    names: &'s Names,
-    markup: bool,
-    scratch: &'s mut Scratch,
-    reuse: Reuse,
-) -> impl Iterator<Item = usize> + 's {
-    let mut repeats = Repeats::with(s, reuse);
-    Openers::new(s, Family::Angle).filter_map(move |(a, e)| {
-        // The markup test first, then a reading plain ASCII decides: each a few byte reads (a
-        // tag at markup, `<` repeated), cheaper than a reuse. (The terms of `opener_needs_escape`.)
-        let markup_tag = markup && e == a + 1 && s.as_bytes()[a] == b'<' && markup_after(s, e);
-        let quick = if markup_tag {
-            Some(true)
-        } else {
-            read_quick(s, e, names, false).map(|r| !r.is_none() || starts_exact(s, a, e, names))
-        };
-        quick
-            .unwrap_or_else(|| {
-                reused_or(&mut repeats, a, e, || {
-                    opener_needs_escape(s, a, e, names, markup, scratch)
-                })
-            })
-            .then_some(e)
-    })
-}
-
-/// The decision for the opener `a..e`: an earlier opener's where the text around the two repeats,
-/// else `decide()`; kept for the openers after it.
-fn reused_or(
-    repeats: &mut Repeats<'_, bool>,
-    a: usize,
-    e: usize,
-    decide: impl FnOnce() -> bool,
-) -> bool {
-    let needs = match repeats.get(a, e) {
-        Some((needs, _)) => needs,
-        None => decide(),
-    };
-    repeats.record(a, e, needs);
-    needs
+    points_using(
+        s,
+        Family::Angle,
+        names,
+        markup,
+        scratch,
+        defang_reuse(names),
+    )
 }
 
 /// The escape points of the bracket pass, in order.
@@ -211,26 +185,44 @@ fn bracket_points<'s>(
     names: &'s Names,
     scratch: &'s mut Scratch,
 ) -> impl Iterator<Item = usize> + 's {
-    bracket_points_using(s, names, scratch, defang_reuse(names))
+    points_using(
+        s,
+        Family::Bracket,
+        names,
+        false,
+        scratch,
+        defang_reuse(names),
+    )
 }
 
-fn bracket_points_using<'s>(
+/// The escape points of the `fam` pass. The markup test, then a reading plain ASCII decides
+/// (`quick_reading`): each a few byte reads (a tag at markup, `<` repeated), cheaper than a reuse;
+/// else the decision of an earlier opener whose window repeats, else the whole decision.
+fn points_using<'s>(
     s: &'s str,
+    fam: Family,
     names: &'s Names,
+    markup: bool,
     scratch: &'s mut Scratch,
     reuse: Reuse,
 ) -> impl Iterator<Item = usize> + 's {
     let mut repeats = Repeats::with(s, reuse);
-    Openers::new(s, Family::Bracket).filter_map(move |(a, e)| {
-        let quick =
-            read_quick(s, e, names, true).map(|r| !r.is_none() || starts_exact(s, a, e, names));
-        quick
-            .unwrap_or_else(|| {
-                reused_or(&mut repeats, a, e, || {
-                    bracket_needs_escape(s, a, e, names, scratch)
-                })
-            })
-            .then_some(e)
+    let bracket = fam.is_bracket();
+    Openers::new(s, fam).filter_map(move |(a, e)| {
+        let needs = starts_markup(s, a, e, markup)
+            || match quick_reading(s, e, names, bracket) {
+                Some(r) => reading_needs_escape(s, a, e, names, r),
+                None => {
+                    let needs = match repeats.get(a, e) {
+                        Some((needs, _)) => needs,
+                        None if bracket => bracket_needs_escape(s, a, e, names, scratch),
+                        None => opener_needs_escape(s, a, e, names, markup, scratch),
+                    };
+                    repeats.record(a, e, needs);
+                    needs
+                }
+            };
+        needs.then_some(e)
     })
 }
 
@@ -815,15 +807,6 @@ fn undo_checked(
     }
 }
 
-/// `undefang_body(s)` when each of its passes is inverted by the matching defang pass, which makes
-/// `s` canonical; `None` when one is not (the caller then checks the whole round trip).
-///
-/// Why `Some` means canonical: with `t3` the body (XML-unescaped at `xml`) and its context,
-/// `t2 = U3(t3)`, `t1 = U2(t2)`, `p = U1(t1)` (the undo passes: exact tokens, brackets, angles), the
-/// checks are `D3(t2) == t3`, `D2(t1) == t2`, `D1(p) == t1`, so `D3(D2(D1(p))) == t3`: the defang of
-/// `p` with its context (`defang_body`'s reference form) is the body; at `xml` the text escape of
-/// `t3` is checked to be `s` as well. `p` is what `undefang_body` returns, the same passes in the
-/// same order. The converse is not needed: a failed check only sends the body to the slow form.
 /// The escape points of the angle pass and of the bracket pass with answers reused as `reuse` says
 /// (tests: against none reused).
 #[cfg(test)]
@@ -834,11 +817,20 @@ pub(crate) fn escape_points_using(
     reuse: Reuse,
 ) -> (Vec<usize>, Vec<usize>) {
     let mut scratch = Scratch::default();
-    let angles = angle_points_using(s, names, markup, &mut scratch, reuse).collect();
-    let brackets = bracket_points_using(s, names, &mut scratch, reuse).collect();
+    let angles = points_using(s, Family::Angle, names, markup, &mut scratch, reuse).collect();
+    let brackets = points_using(s, Family::Bracket, names, false, &mut scratch, reuse).collect();
     (angles, brackets)
 }
 
+/// `undefang_body(s)` when each of its passes is inverted by the matching defang pass, which makes
+/// `s` canonical; `None` when one is not (the caller then checks the whole round trip).
+///
+/// Why `Some` means canonical: with `t3` the body (XML-unescaped at `xml`) and its context,
+/// `t2 = U3(t3)`, `t1 = U2(t2)`, `p = U1(t1)` (the undo passes: exact tokens, brackets, angles), the
+/// checks are `D3(t2) == t3`, `D2(t1) == t2`, `D1(p) == t1`, so `D3(D2(D1(p))) == t3`: the defang of
+/// `p` with its context (`defang_body`'s reference form) is the body; at `xml` the text escape of
+/// `t3` is checked to be `s` as well. `p` is what `undefang_body` returns, the same passes in the
+/// same order. The converse is not needed: a failed check only sends the body to the slow form.
 #[cfg(test)]
 pub(crate) fn canonical_by_passes(s: &str, level: Level, names: &Names) -> Option<String> {
     undo_start(s, level).and_then(|r| r.finish(names))

@@ -1255,7 +1255,6 @@ fn read_after_slow<'n>(
     }
 }
 
-/// `reader.read_bracket(text, pos, names)`.
 /// The reading after an opener when plain ASCII decides it (`fast_read`: a few byte reads), else
 /// `None` ([`read_after`] / [`read_bracket`] go on to the general reader). Reusing an earlier
 /// opener's reading costs more than this.
@@ -1269,6 +1268,7 @@ pub fn quick_reading(
     fast_read(s, pos, names, bracket).ok()
 }
 
+/// `reader.read_bracket(text, pos, names)`.
 pub fn read_bracket<'n>(
     s: &str,
     pos: usize,
