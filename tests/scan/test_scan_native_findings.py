@@ -197,6 +197,27 @@ def test_a_class_whose_fields_are_not_slots_is_refused() -> None:
     assert type(sub) is Sub and sub.as_dict() == native("ab", report)[0].as_dict()
 
 
+def test_every_class_is_built_as_object_new_builds_it() -> None:
+    """A class that keeps ``object.__new__`` is built from ``object``'s ``tp_new`` slot directly, any
+    other through ``object.__new__(cls)``: both as the frozen dataclass's own construction does, never
+    through the class's own ``__new__``."""
+    calls: list[object] = []
+
+    class Own(Finding):
+        __slots__ = ()
+
+        def __new__(cls, *args: object) -> Own:
+            calls.append(args)
+            return super().__new__(cls)
+
+    report: list[Report] = [("padded-opener", "note", "m", 0, 1)]
+    want = native("ab", report)[0].as_dict()
+    (own,) = _native.findings(Own, list(S._FIELDS), "ab", report, _snippet, SNIPPET_MAX)
+    assert type(own) is Own and own.as_dict() == want and calls == []
+    (plain,) = _native.findings(Finding, list(S._FIELDS), "ab", report, _snippet, SNIPPET_MAX)
+    assert type(plain) is Finding and plain.as_dict() == want
+
+
 # -- negative controls: broken builders are told apart --------------------------------------
 
 

@@ -12,7 +12,7 @@ use crate::names::{self, is_digit_reading, Names, Trie};
 use crate::tables::{self, MAX_LOOKAHEAD, MAX_RUN};
 
 /// The kinds of `reader.Reading`.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Kind {
     None,
     Reserved,
