@@ -692,7 +692,12 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         | set(t.by_name("quote_names", "'"))
         | {cp for cp in t.cps if t.confuse(chr(cp)) in ("''", "'") and cp not in t.skip}
     )
-    quote = [cp for cp in quote if cp > 0x7F and cp not in set(lt) | set(gt)]  # ASCII: the fixed escapes of the format
+    quote = [cp for cp in quote if cp not in set(lt) | set(gt)]
+    # The ASCII members of the class (`"`, `'`, and the backtick UTS #39 maps to `'`): an angle
+    # reading reads past them too (reader._PASS; stop 48, a red-team find: `<"/retrieved_content">`),
+    # but attribute values keep the format's own escapes for them (QUOTE_LOOKALIKES is the rest).
+    ascii_quote = [cp for cp in quote if cp <= 0x7F]
+    quote = [cp for cp in quote if cp > 0x7F]
     bang = sorted({0x21, 0x3F, *t.by_name("bang_names", "!"), *t.by_name("bang_names", "?")})
     # The derived roles keep a character's existing structural role (one character, one role).
     taken = set(lt) | set(gt) | set(slash) | set(lbr) | set(rbr) | set(quote) | set(bang)
@@ -872,6 +877,12 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         fmt_cps(quote),
         ")",
         "",
+        "#: The ASCII characters of the same quote class (quote_names rule, UTS #39): an angle reading reads past",
+        "#: them as it reads past the look-alikes (reader._PASS); attribute values keep the format's escapes for them.",
+        "ASCII_QUOTES: tuple[int, ...] = (",
+        fmt_cps(ascii_quote),
+        ")",
+        "",
         "#: Marks (general category M*): word characters for the scanner's invisible-in-word rule.",
         "MARK_RANGES: tuple[tuple[int, int], ...] = (",
         fmt_ranges(to_ranges(cp for cp, c in cats.items() if c[0] == "M")),
@@ -973,7 +984,7 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
         "STAND_IN": stand_in,
         "ATTACH": attach,
     }
-    rust = rust_module(t, sets_rs, eye_readings, cats_rs, bang, quote, eye_skip, refs)
+    rust = rust_module(t, sets_rs, eye_readings, cats_rs, bang, (quote, ascii_quote), eye_skip, refs)
     return {OUT: python, RUST_OUT: rust}
 
 
@@ -1084,7 +1095,7 @@ def rust_module(
     readings: dict[int, list[str]],
     cats: dict[str, list[int]],
     bang: list[int],
-    quote: list[int],
+    quotes: tuple[list[int], list[int]],
     eye_skip: set[int],
     refs: dict[str, tuple[list[tuple[str, bool, tuple[str, ...]]], list[int]]],
 ) -> str:
@@ -1127,7 +1138,9 @@ def rust_module(
         out += _rs_cps(k, f"{base!r} and its look-alikes (unicode_tables.{k}_LOOKALIKES), sorted.", [ord(base), *cps])
     seps = map(ord, modeleye._SEPARATORS)
     out += _rs_cps("BANG", "'!', '?' and their look-alikes (unicode_tables.BANG_CHARACTERS), sorted.", bang)
+    quote, ascii_quote = quotes
     out += _rs_cps("QUOTE", "The quote look-alikes (unicode_tables.QUOTE_LOOKALIKES), sorted.", quote)
+    out += _rs_cps("ASCII_QUOTE", "The ASCII quotes of the same class (unicode_tables.ASCII_QUOTES), sorted.", ascii_quote)
     out += _rs_cps("SEPARATORS", "Name separators a namespace prefix may hold (modeleye._SEPARATORS).", seps)
     keys = sorted(readings)
     out += [

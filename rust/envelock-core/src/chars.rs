@@ -28,21 +28,32 @@ pub const EITHER: u16 = 1 << 13;
 /// May the character stand for one letter of a reserved envelope name (`reader.is_stand_in`,
 /// `tables::STAND_IN_RANGES`)?
 pub const STAND_IN: u16 = 1 << 14;
-/// A non-ASCII structural look-alike other than a `<` look-alike, quotes included
+/// A non-ASCII structural look-alike other than a `<` look-alike, quotes included, or an ASCII quote
 /// (`reader._PASS`): an angle reading also reads past it (both readings; not a bar in the lead).
 pub const PASS: u16 = 1 << 15;
 /// The structural bits a [`PASS`] character has one of (or it is a quote look-alike, which has no
 /// bit of its own: `tables::QUOTE`).
 const PASS_ROLES: u16 = GT | SLASH | PIPE | LBRACKET | RBRACKET | BANG;
 
-/// [`PASS`] from the other bits of a code point.
+/// [`PASS`] from the other bits of a code point (the ASCII quotes since stop 48: `<"/retrieved_content">`).
 fn with_pass(cp: u32, f: u16) -> u16 {
-    if cp >= 0x80 && (f & PASS_ROLES != 0 || in_set(t::QUOTE, cp)) && f & LT == 0 {
+    let look_alike = cp >= 0x80 && (f & PASS_ROLES != 0 || in_set(t::QUOTE, cp));
+    if (look_alike || in_set(t::ASCII_QUOTE, cp)) && f & LT == 0 {
         f | PASS
     } else {
         f
     }
 }
+/// Is the byte one of the ASCII quotes (`reader._ASCII_QUOTE_CHARS`)?
+pub fn is_ascii_quote(b: u8) -> bool {
+    in_set(t::ASCII_QUOTE, u32::from(b))
+}
+
+/// `c in reader._QUOTE_PASS`: a quote an angle reading reads past (ASCII or a look-alike).
+pub fn is_quote(c: char) -> bool {
+    in_set(t::ASCII_QUOTE, c as u32) || in_set(t::QUOTE, c as u32)
+}
+
 /// May the eye read past the character (`reader.can_skip`): [`SKIP`] or [`EITHER`].
 pub const CAN_SKIP: u16 = SKIP | EITHER;
 
@@ -175,7 +186,9 @@ static ASCII: LazyLock<Ascii> = LazyLock::new(|| {
     };
     let mut single = [0u8; 128];
     for (k, r) in readings.iter().enumerate() {
+        // A PASS character (an ASCII quote) has a second reading in an angle reading: never one.
         single[k] = match *r {
+            _ if flags[k] & PASS != 0 => 0,
             CharReadings::Itself(c) if c.is_ascii() => c as u8,
             CharReadings::Table([one]) if one.len() == 1 && one.is_ascii() => one.as_bytes()[0],
             _ => 0,

@@ -436,17 +436,48 @@ pub fn quoted_word(s: &str, pos: usize, close: usize) -> bool {
     })
 }
 
-/// `reader.empty_bar`: past fewer than `MAX_RUN` skippable characters and slashes after a bar, a
-/// closer (`<|>`: the bar shape with an empty name, no token).
+/// `reader.quoted_opener`: the opener ending at `pos` between two of the same ASCII quote (`'<'`,
+/// `"<"`) is a quoted character, no tag (`c == '<' || c == '>'` in C). The opener is one character,
+/// or `&lt;` behind any number of `amp;` layers (what the XML text escape makes of `<`).
+fn quoted_opener(s: &str, pos: usize) -> bool {
+    let b = s.as_bytes();
+    let Some(&q) = b.get(pos) else {
+        return false;
+    };
+    if !chars::is_ascii_quote(q) {
+        return false;
+    }
+    let head = &b[..pos];
+    let start = if head.ends_with(b"lt;") {
+        let mut start = pos - 3;
+        while b[..start].ends_with(b"amp;") {
+            start -= 4;
+        }
+        if !b[..start].ends_with(b"&") {
+            return false;
+        }
+        start - 1
+    } else {
+        match s[..pos].chars().next_back() {
+            Some(opener) if chars::has(opener, chars::LT) => pos - opener.len_utf8(),
+            _ => return false,
+        }
+    };
+    start >= 1 && b[start - 1] == q
+}
+
+/// `reader.empty_bar`: past fewer than `MAX_RUN` skippable characters, slashes and quotes after a
+/// bar, a closer (`<|>`, `<'|'>`: the bar shape with an empty name, no token).
 fn empty_bar(s: &str, start: Cur) -> bool {
     let mut c = start;
     let mut run = 0;
     while before_end(s, c) && run < MAX_RUN {
         let (piece, nxt) = step(s, c);
+        // A quote reads as nothing here too (`_QUOTE_PASS`: `'<'|'>'` in a grammar is the empty bar).
         if piece
             .as_slice()
             .iter()
-            .all(|&ch| chars::flags(ch) & (CAN_SKIP | SLASH) != 0)
+            .all(|&ch| chars::flags(ch) & (CAN_SKIP | SLASH) != 0 || chars::is_quote(ch))
         {
             run += 1;
             c = nxt;
@@ -788,6 +819,12 @@ fn fast_read(
         if c == b'&' {
             return Err(None);
         }
+        if !bracket && c < 0x80 && fast.ascii_flags(c) & PASS != 0 {
+            if i == pos && quoted_opener(s, pos) {
+                return Ok(Reading::NONE);
+            }
+            return Err(None); // an ASCII quote, read past after an angle opener: the general reader
+        }
         if c >= 0x80 {
             // A character that is no lead character ends the lead here (`lead`'s test, on the one
             // character a non-`&` position decodes to): the reader goes on from it with the lead
@@ -1091,6 +1128,9 @@ fn read_after_slow<'n>(
     scratch: &mut Scratch,
     done: Option<Lead>,
 ) -> Reading<'n> {
+    if quoted_opener(s, pos) {
+        return Reading::NONE;
+    }
     let n = s.len();
     let trie = &names.trie;
     let eye = Eye {

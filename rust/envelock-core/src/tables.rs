@@ -6293,6 +6293,13 @@ pub static QUOTE: &[u32] = &[
     0x1F678, // SANS-SERIF HEAVY LOW DOUBLE COMMA QUOTATION MARK ORNAMENT
 ];
 
+/// The ASCII quotes of the same class (unicode_tables.ASCII_QUOTES), sorted.
+pub static ASCII_QUOTE: &[u32] = &[
+    0x0022, // QUOTATION MARK
+    0x0027, // APOSTROPHE
+    0x0060, // GRAVE ACCENT
+];
+
 /// Name separators a namespace prefix may hold (modeleye._SEPARATORS).
 pub static SEPARATORS: &[u32] = &[
     0x002D, // HYPHEN-MINUS

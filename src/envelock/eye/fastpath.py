@@ -95,7 +95,10 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
     ign = char_class(ranges_of(chr(c) for lo, hi in bmp for c in range(lo, hi + 1) if _me.is_ignorable(chr(c))))
     known = _known_chars()
     ascii_ = [c for c in known if ord(c) < 0x80]
-    nonascii = "[^\\x00-\\x7f]"
+    # What the trie does not model: a non-ASCII character, or an ASCII one an angle reading also reads
+    # past (``reader._PASS``: the ASCII quotes since stop 48), which reads as itself or as nothing.
+    passed = sorted(c for c in _me._PASS if c < "\x80")
+    nonascii = f"(?:[^\\x00-\\x7f]|{regex_class(passed)})" if passed else "[^\\x00-\\x7f]"
     p1 = regex_class((c for c in known if (_me.is_skip(c) or c in _me._SLASH or c in _me._BANG) and plain(c)), skipr)
     gap = regex_class(c for c in ascii_ if _me.is_skip(c))
     gtskip = regex_class((c for c in known if _me.is_skip(c) or c in _me._SLASH), skip_all)
@@ -135,7 +138,7 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
     ns_run = f"(?:[{_NS_CHARS}]|{gap}){{0,{MAX_RUN + 1}}}+(?::|{nonascii})"
     point_u = f"(?:&(?!{_LT_REF_BODY}|{_AMP_PLAIN})|{nonascii}|{colonish}|[A-Za-z0-9]{ns_run})"
     point_first = {"&", *(c for c in ascii_ if any(r.endswith(":") for r in readings(c))), *map(chr, range(0x30, 0x3A))}
-    point_first |= {chr(c) for c in (*range(0x41, 0x5B), *range(0x61, 0x7B))}
+    point_first |= {chr(c) for c in (*range(0x41, 0x5B), *range(0x61, 0x7B))} | set(passed)
     first_of = {p: set(cs) for p, cs in by_part.items()}
     first_of.setdefault(readings("<")[0], set()).add("&")
     first_of.setdefault(readings("&")[0], set()).add("&")

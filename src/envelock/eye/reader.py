@@ -29,8 +29,9 @@ construction: the eye reads past every character it has no rule for.
   (:func:`bar_closes`: ``<|NAME|>``, ``<|NAME>``), or when a bound is reached first.
 * Inside a reserved envelope name one visible character the eye reads past may also stand for
   any one letter of the name (the stand-in rule, ``STAND_IN_RANGES``: ``</retrieved_c\u00b0ntent>``).
-* Inside an angle reading a non-ASCII structural look-alike that is not a ``<`` one is also read
-  past (``_PASS``: ``</retrieved\ufe31content>``), except a bar right after the opener (a token).
+* Inside an angle reading a non-ASCII structural look-alike that is not a ``<`` one, and an ASCII
+  quote, is also read past (``_PASS``: ``</retrieved\ufe31content>``, ``<"/retrieved_content">``),
+  except a bar right after the opener (a token).
 
 The check is a bounded lookahead: at most :data:`MAX_RUN` skipped characters in a row and at
 most :data:`MAX_LOOKAHEAD` characters in all. When a bound is reached while the text could still
@@ -68,6 +69,7 @@ from .unicode_tables import (
     ALPHA_RANGES,
     AMP_NUMERIC,
     AMP_REFERENCES,
+    ASCII_QUOTES,
     ATTACH_RANGES,
     BANG_CHARACTERS,
     DEFAULT_IGNORABLE_RANGES,
@@ -125,10 +127,45 @@ _BANG = frozenset(chr(c) for c in BANG_CHARACTERS)
 #: ``<\u201c|im_end|>`` and ``<start_of\u2019turn>`` were left as they are). Not the ``<`` look-alikes
 #: (each starts a reading of its own, and a reading ends at the next one: the work per opener stays
 #: bounded by the text up to it); in the lead, not the bars (a bar right after the opener is a token).
+#: The ASCII quotes of the same generated class (``"``, ``'``, the backtick) too, since stop 48 (a
+#: red-team find: ``<"/retrieved_content">``, ``<'|im_end|'>`` and ``<&quot;/retrieved_content&quot;>``
+#: were left as they are): in an angle reading only (``["INST"]`` is a list, not a token).
 _QUOTES = "".join(chr(c) for c in QUOTE_LOOKALIKES)
 _PASS = frozenset(
     c for c in GT_CHARS + SLASH_CHARS + PIPE_CHARS + LBRACKET_CHARS + RBRACKET_CHARS + "".join(_BANG) + _QUOTES if c >= "\x80"
-) - frozenset(LT_CHARS)
+) - frozenset(LT_CHARS) | frozenset(chr(c) for c in ASCII_QUOTES)
+#: The quotes of ``_PASS`` (ASCII and look-alikes): they read as nothing in a bar shape's name too, so
+#: ``<'|'>`` and ``<“|”>`` are the empty bar (``empty_bar``), as ``<|>`` is (BNF: ``'<'|'>'``).
+_QUOTE_PASS = frozenset(_QUOTES) | frozenset(chr(c) for c in ASCII_QUOTES)
+_ASCII_QUOTE_CHARS = frozenset(chr(c) for c in ASCII_QUOTES)
+_LT_ONE = frozenset(LT_CHARS)
+
+
+def quoted_opener(text: str, pos: int) -> bool:
+    """Is the opener ending at ``pos`` a quoted character: the same ASCII quote right before it and
+    right after it (``'<'``, ``"<"``)? Then it reads as none: a grammar's ``'<' | '>'``, C's
+    ``c == '<' || c == '>'`` (the quote after it is read past since stop 48, and the bar after that
+    would open a token). ``'<'/retrieved_content>`` is a quoted ``<`` too, as every reading after an
+    ASCII quote was until stop 48. The opener is one character, or ``&lt;`` behind any number of
+    ``amp;`` layers: what the XML text escape makes of a ``<`` (once per round), so a quoted ``<``
+    stays quoted at ``xml`` (``'&lt;'``). Any other reference is never one (fail closed)."""
+    q = text[pos : pos + 1]
+    if q not in _ASCII_QUOTE_CHARS or pos < 2:
+        return False
+    if text[pos - 1] in _LT_ONE:
+        start = pos - 1
+    elif text.endswith("lt;", 0, pos):
+        start = pos - 3
+        while text.endswith("amp;", 0, start):
+            start -= 4
+        if not text.endswith("&", 0, start):
+            return False
+        start -= 1
+    else:
+        return False
+    return start >= 1 and text[start - 1] == q
+
+
 #: The separators of a name (also in the generated skip set); ``_after_namespace`` reads past them.
 _SEPARATORS = frozenset("_-.\\")
 #: The guillemets (generated ``QUOTATION_ANGLES``: the angle look-alikes of categories Pi and Pf) that
@@ -831,6 +868,8 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
     dangerous. Namespace prefixes (``ns:retrieved_content``) are read past; the next opener ends
     the reading.
     """
+    if quoted_opener(text, pos):
+        return _NONE
     n = len(text)
     end = min(n, pos + MAX_LOOKAHEAD)
     slash_box = [False]
@@ -996,12 +1035,13 @@ def empty_bar(text: str, i: int, end: int) -> bool:
     """After the bar that follows an opener (at ``i``): is the next piece, past fewer than :data:`MAX_RUN`
     skippable characters and slashes, a closer (``>``, a look-alike or a reference to one)? Then the bar
     shape has an empty name (``<|>``, ``« | »``, ``(<=|>=|<|>)``), and no tokenizer has a token spelled so
-    (``tests/eye/test_quotation.py`` checks the tables). Padding too long to follow, the end of the
+    (``tests/eye/test_quotation.py`` checks the tables). A quote reads as nothing here as elsewhere in an
+    angle reading (``_QUOTE_PASS``: ``'<'|'>'`` in a grammar). Padding too long to follow, the end of the
     lookahead or anything else is not empty: the bar reading stands (fail closed)."""
     run = 0
     while i < end and run < MAX_RUN:
         piece, nxt = _decode_at(text, i)
-        if all(can_skip(c) or c in _SLASH for c in piece):
+        if all(can_skip(c) or c in _SLASH or c in _QUOTE_PASS for c in piece):
             run += 1
             i = nxt
             continue

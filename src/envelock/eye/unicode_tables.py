@@ -18997,6 +18997,14 @@ QUOTE_LOOKALIKES: tuple[int, ...] = (
     0x1F678,  # SANS-SERIF HEAVY LOW DOUBLE COMMA QUOTATION MARK ORNAMENT
 )
 
+#: The ASCII characters of the same quote class (quote_names rule, UTS #39): an angle reading reads past
+#: them as it reads past the look-alikes (reader._PASS); attribute values keep the format's escapes for them.
+ASCII_QUOTES: tuple[int, ...] = (
+    0x0022,  # QUOTATION MARK
+    0x0027,  # APOSTROPHE
+    0x0060,  # GRAVE ACCENT
+)
+
 #: Marks (general category M*): word characters for the scanner's invisible-in-word rule.
 MARK_RANGES: tuple[tuple[int, int], ...] = (
     (0x0300, 0x036F),

@@ -209,6 +209,19 @@ _SIMPLE_PIPE_RE = (
 _ASCII_ALNUM_RE = re.compile("[A-Za-z0-9]")
 
 
+def _pipe_closer(text: str, i: int, end: int) -> int:
+    """:func:`~envelock.eye.reader.closer_after` for ``>`` after a bar token's closing bar, past the quotes
+    an angle reading reads past as well: the defang escapes ``<|im_end|'>`` and ``<“|im_end|”>`` (the bar
+    shape closes), so the scanner reports them (stop 48: the quote before ``>`` hid the token)."""
+    j = i
+    while j < end:
+        piece, nxt = decode_at(text, j)
+        if not piece or not all(c in modeleye._QUOTE_PASS for c in piece):
+            break
+        j = nxt
+    return modeleye.closer_after(text, j, end, GT_CHARS)
+
+
 def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
     """``name|>`` from ``i`` (just after the opening bar; bars and ``>`` may be look-alikes or references)."""
     simple = _SIMPLE_PIPE_RE.match(text, i) if _SIMPLE_PIPE_RE is not None else None
@@ -231,7 +244,7 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
         piece, nxt = decode_at(text, j)
         ch = piece[:1]
         if ch and ch in _PIPE:
-            gt = modeleye.closer_after(text, nxt, min(n, nxt + MAX_RUN + 1), GT_CHARS)
+            gt = _pipe_closer(text, nxt, min(n, nxt + MAX_RUN + 1))
             word = "".join(name)
             if gt >= 0 and any(c.isalnum() for c in word):
                 return _Hit("pipe", f"<|{word}|>", slash, gt, True)
