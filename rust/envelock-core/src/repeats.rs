@@ -2,7 +2,8 @@
 //! times (`<|` repeated: a million openers, each read through the general reader), and an opener
 //! whose surroundings are byte for byte an earlier opener's has that opener's reading, moved.
 //!
-//! What a reading depends on: the character before the opener's end (`quote_opener`) and the text
+//! What a reading depends on: the opener itself and the byte before its start (`quote_opener`, and
+//! since stop 48 `quoted_opener`: an ASCII quote there and after it makes a quoted `<`), and the text
 //! from the opener's end to at most [`MAX_LOOKAHEAD`] code points further, plus the one piece that
 //! starts inside that bound and a character's peek past it. Every reader loop stops at
 //! `before_end` (`rel < MAX_LOOKAHEAD`, code points from the opener's end) or after `MAX_RUN`
@@ -22,7 +23,7 @@ use crate::tables::{MAX_AMP_LAYERS, MAX_LOOKAHEAD};
 
 /// How far past an opener's end its window reaches (bytes); see the module's comment.
 pub const WINDOW: usize = 4096;
-/// How far before an opener's start its window begins (one character).
+/// How far before an opener's start its window begins (one character: `quoted_opener` reads one byte).
 pub const BEHIND: usize = 4;
 /// A run of this many ASCII hex digits in a window keeps it from being reused (a numeric
 /// reference that long may run past the window).
