@@ -94,7 +94,8 @@ def _scan_decoded(decoded: Decoded, size: int, options: ScanOptions) -> Checked:
         # Two readings of the same bytes, and only the one another consumer may take shows an
         # error: that one is reported (fail closed).
         name = decoded.other_name
-        how = f"{decoded.how}; read as {name} it shows an error-level finding that reading hides: reported as {name}"
+        first = f"{decoded.how}; " if decoded.how else ""
+        how = f"{first}read as {name} it shows an error-level finding that reading hides: reported as {name}"
         return scan_text_checked(decoded.other, options, decoding=how, size=size)
     return checked
 

@@ -140,7 +140,7 @@ class Ignores:
             return []
         ancestors = [root, *root.parents]
         for i, a in enumerate(ancestors):
-            if (a / ".git").exists():
+            if _probe((a / ".git").exists):
                 return list(reversed(ancestors[1 : i + 1]))
         return []
 
@@ -156,6 +156,16 @@ class Ignores:
             verdict = spec.check_file(rel).include
             if verdict is not None:
                 return bool(verdict)
+        return False
+
+
+def _probe(test: Callable[[], bool]) -> bool:
+    """``test()`` (``path.exists()``, ``path.is_file()``), false where it cannot be asked: inside a
+    directory without search permission they raise ``PermissionError`` (an internal error of the
+    gate until stop 48). False walks on, and the walk then reports that directory as unreadable."""
+    try:
+        return test()
+    except OSError:
         return False
 
 
@@ -260,7 +270,7 @@ def _walk_dir(top: Path, walk: Walk, ignores: Ignores, seen: set[Path]) -> Itera
             if stat.S_ISDIR(st.st_mode):
                 if _pruned(full_abs, rel, walk, ignores, dirs, is_dir=True):
                     continue
-                if walk.default_excludes and (full / "pyvenv.cfg").is_file():
+                if walk.default_excludes and _probe((full / "pyvenv.cfg").is_file):
                     continue  # a virtual environment, whatever its name
                 if link:
                     target = real(full)
