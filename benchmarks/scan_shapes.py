@@ -62,6 +62,9 @@ RED_TEAM: dict[str, str] = {
     "%5BINST%5D": "%5BINST%5D",
     "+ADw-s+AD4-": "+ADw-s+AD4-",
     "+": "+",
+    # stop 48's red team: a padded opener, then one whose padding hides a tag.
+    "< 40 NBSP": "<" + "\u00a0" * 40,
+    "< 40 NBSP tag": "<" + "\u00a0" * 40 + "retrieved_content>",
 }
 SMALL, BIG = 256_000, 2_000_000
 
