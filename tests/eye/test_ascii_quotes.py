@@ -15,13 +15,11 @@ opener escapes the C comparison, and a scanner whose bar closer stops at a quote
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from envelock import LEVELS, PrefaceEntry, compose_preface, defang, parse_preface, scan_text, verify_preface
 from envelock.escape import Level
-from envelock.eye import backend, fastpath
+from envelock.eye import backend
 from envelock.eye import reader as modeleye
 from envelock.eye.unicode_tables import ASCII_QUOTES, QUOTE_LOOKALIKES
 from envelock.scan import tags
@@ -79,32 +77,21 @@ def test_quoted_operators_stay_untouched(text: str) -> None:
     assert not any(f.severity == "error" for f in scan_text(text))
 
 
-@pytest.fixture
-def broken(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
-    """A monkeypatch whose changes to the reader's sets reach no cache the other tests read."""
-    modeleye.names_for.cache_clear()
-    fastpath._fast_regex.cache_clear()
-    yield monkeypatch
-    monkeypatch.undo()
-    modeleye.names_for.cache_clear()
-    fastpath._fast_regex.cache_clear()
-
-
-def test_control_a_reader_without_the_ascii_quotes_misses_them(broken: pytest.MonkeyPatch) -> None:
-    broken.setattr(modeleye, "_PASS", modeleye._PASS - {chr(c) for c in ASCII_QUOTES})
+def test_control_a_reader_without_the_ascii_quotes_misses_them(broken_reader: pytest.MonkeyPatch) -> None:
+    broken_reader.setattr(modeleye, "_PASS", modeleye._PASS - {chr(c) for c in ASCII_QUOTES})
     with backend.use("reference"):
         missed = [p for p in HOSTILE[:8] if defang(p) == p]
     assert len(missed) >= 6, missed
 
 
-def test_control_an_empty_bar_that_stops_at_a_quote_escapes_a_grammar(broken: pytest.MonkeyPatch) -> None:
-    broken.setattr(modeleye, "_QUOTE_PASS", frozenset())
+def test_control_an_empty_bar_that_stops_at_a_quote_escapes_a_grammar(broken_reader: pytest.MonkeyPatch) -> None:
+    broken_reader.setattr(modeleye, "_QUOTE_PASS", frozenset())
     with backend.use("reference"):
         assert defang(BENIGN[7]) != BENIGN[7] and defang(BENIGN[4]) != BENIGN[4]
 
 
-def test_control_a_reader_without_the_quoted_opener_escapes_a_comparison(broken: pytest.MonkeyPatch) -> None:
-    broken.setattr(modeleye, "quoted_opener", lambda text, pos: False)
+def test_control_a_reader_without_the_quoted_opener_escapes_a_comparison(broken_reader: pytest.MonkeyPatch) -> None:
+    broken_reader.setattr(modeleye, "quoted_opener", lambda text, pos: False)
     with backend.use("reference"):
         assert defang(BENIGN[5]) != BENIGN[5]
 

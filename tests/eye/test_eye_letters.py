@@ -139,16 +139,6 @@ def test_letter_states_stay_few() -> None:
 # Negative control: the enumeration notices a reader without the rule.
 
 
-@pytest.fixture
-def broken_reader(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
-    me.names_for.cache_clear()
-    FAST._fast_regex.cache_clear()
-    yield monkeypatch
-    monkeypatch.undo()
-    me.names_for.cache_clear()
-    FAST._fast_regex.cache_clear()
-
-
 def test_control_lost_letter_rule_is_caught(broken_reader: pytest.MonkeyPatch) -> None:
     broken_reader.setattr(me, "is_letter_stand_in", lambda ch: False)
     _, missed = misses(IMPLS["reference"], letter_variants(list(RED_TEAM)))

@@ -236,20 +236,6 @@ def test_stand_in_rule_is_one_letter_of_a_reserved_name() -> None:
 # Negative controls: the enumeration notices a reader that lost the new members of one class.
 
 
-def _reload_caches() -> None:
-    me.names_for.cache_clear()
-    FAST._fast_regex.cache_clear()
-    FAST._bracket_prefilter.cache_clear()
-
-
-@pytest.fixture
-def broken_reader(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
-    _reload_caches()
-    yield monkeypatch
-    monkeypatch.undo()
-    _reload_caches()
-
-
 def _square(c: str) -> bool:
     return "SQUARE" in unicodedata.name(c, "") or "LENTICULAR" in unicodedata.name(c, "")
 

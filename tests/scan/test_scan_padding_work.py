@@ -20,6 +20,7 @@ SHAPES = ("<" + "\u00a0" * 40, "<" + "\u00a0" * 40 + "retrieved_content>")
 
 
 def _steps(text: str, monkeypatch: pytest.MonkeyPatch) -> int:
+    """The skeleton steps of scanning ``text`` (the monkeypatch is undone by its fixture)."""
     calls = 0
     real = modeleye.char_skeleton
 
@@ -30,7 +31,6 @@ def _steps(text: str, monkeypatch: pytest.MonkeyPatch) -> int:
 
     monkeypatch.setattr(modeleye, "char_skeleton", counted)
     scan_text(text)
-    monkeypatch.undo()
     return calls
 
 
@@ -45,14 +45,4 @@ def test_a_padded_opener_costs_a_bounded_number_of_skeleton_steps(unit: str, mon
 
 def test_control_the_whole_window_skeleton_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tags, "_skeleton_head", lambda window, start, reserved: modeleye.skeleton(window[start:]))
-    steps = 0
-    real = modeleye.char_skeleton
-
-    def counted(ch: str) -> str:
-        nonlocal steps
-        steps += 1
-        return real(ch)
-
-    monkeypatch.setattr(modeleye, "char_skeleton", counted)
-    scan_text(SHAPES[0] * 500)
-    assert steps > 500 * 40
+    assert _steps(SHAPES[0] * 500, monkeypatch) > 500 * 40
