@@ -10,7 +10,7 @@ import pytest
 from helpers.data import ROOT, on_native
 from hypothesis import HealthCheck, settings
 
-from envelock.eye import backend, fastpath
+from envelock.eye import backend, fastpath, reader
 
 # The fast implementation hands small amounts of text to the reference until compiling its regex
 # pays (fastpath.WARM_OPENERS): every test of it runs the regex. tests/eye/test_fast_warmup.py tests
@@ -70,3 +70,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if slow:
         config.hook.pytest_deselected(items=slow)
         items[:] = [item for item in items if item.get_closest_marker("slow") is None]
+
+
+def _clear_reader_caches() -> None:
+    reader.names_for.cache_clear()
+    fastpath._fast_regex.cache_clear()
+    fastpath._bracket_prefilter.cache_clear()
+
+
+@pytest.fixture
+def broken_reader(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    """A monkeypatch for a negative control that breaks the reader's tables or rules: the caches built
+    from them are cleared before and after, so the broken reader reaches no other test."""
+    _clear_reader_caches()
+    yield monkeypatch
+    monkeypatch.undo()
+    _clear_reader_caches()
