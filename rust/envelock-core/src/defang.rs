@@ -324,7 +324,7 @@ fn passes<'a>(s: &'a str, names: &Names, markup: bool, scratch: &mut Scratch) ->
 
 /// The reference `xml_escape_text` writes for the byte `c`, if it writes one.
 #[inline]
-fn xml_reference(c: u8) -> Option<&'static str> {
+pub(crate) fn xml_reference(c: u8) -> Option<&'static str> {
     match c {
         b'&' => Some("&amp;"),
         b'<' => Some("&lt;"),

@@ -447,11 +447,17 @@ fn quoted_opener(s: &str, pos: usize) -> bool {
     if !chars::is_ascii_quote(q) {
         return false;
     }
-    let head = &b[..pos];
-    let start = if head.ends_with(b"lt;") {
-        let mut start = pos - 3;
-        while b[..start].ends_with(b"amp;") {
-            start -= 4;
+    // `lt;` and `amp;`: what follows the `&` of the references the XML text escape writes.
+    let tail = |c| {
+        let r = crate::defang::xml_reference(c)
+            .expect("the XML text escape writes < and & as references");
+        &r.as_bytes()[1..]
+    };
+    let (lt, amp) = (tail(b'<'), tail(b'&'));
+    let start = if b[..pos].ends_with(lt) {
+        let mut start = pos - lt.len();
+        while b[..start].ends_with(amp) {
+            start -= amp.len();
         }
         if !b[..start].ends_with(b"&") {
             return false;
@@ -820,9 +826,6 @@ fn fast_read(
             return Err(None);
         }
         if !bracket && c < 0x80 && fast.ascii_flags(c) & PASS != 0 {
-            if i == pos && quoted_opener(s, pos) {
-                return Ok(Reading::NONE);
-            }
             return Err(None); // an ASCII quote, read past after an angle opener: the general reader
         }
         if c >= 0x80 {

@@ -14,6 +14,9 @@ LEVELS: tuple[Level, ...] = ("reserved", "markup", "xml")
 BODY_CONTEXT = "\n<"
 
 _XML_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("\r", "&#13;"))
+#: What :func:`xml_escape_text` writes for ``<`` and for ``&`` (``reader.quoted_opener`` reads them back).
+XML_LT_REFERENCE = dict(_XML_ESCAPES)["<"]
+XML_AMP_REFERENCE = dict(_XML_ESCAPES)["&"]
 _XML_UNESCAPE_RE = re.compile(r"&(amp|lt|gt|#13);")
 _XML_UNESCAPE = {"amp": "&", "lt": "<", "gt": ">", "#13": "\r"}
 

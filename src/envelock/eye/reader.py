@@ -53,6 +53,7 @@ from itertools import product
 from typing import Literal
 
 from .charsets import char_class, regex_class
+from .levels import XML_AMP_REFERENCE, XML_LT_REFERENCE
 from .load_tokens import Tokens, classify
 from .tokens import (
     ANGLE_TOKEN_NAMES,
@@ -131,14 +132,21 @@ _BANG = frozenset(chr(c) for c in BANG_CHARACTERS)
 #: red-team find: ``<"/retrieved_content">``, ``<'|im_end|'>`` and ``<&quot;/retrieved_content&quot;>``
 #: were left as they are): in an angle reading only (``["INST"]`` is a list, not a token).
 _QUOTES = "".join(chr(c) for c in QUOTE_LOOKALIKES)
-_PASS = frozenset(
-    c for c in GT_CHARS + SLASH_CHARS + PIPE_CHARS + LBRACKET_CHARS + RBRACKET_CHARS + "".join(_BANG) + _QUOTES if c >= "\x80"
-) - frozenset(LT_CHARS) | frozenset(chr(c) for c in ASCII_QUOTES)
+_ASCII_QUOTE_CHARS = frozenset(chr(c) for c in ASCII_QUOTES)
+_PASS = (
+    frozenset(
+        c for c in GT_CHARS + SLASH_CHARS + PIPE_CHARS + LBRACKET_CHARS + RBRACKET_CHARS + "".join(_BANG) + _QUOTES if c >= "\x80"
+    )
+    - frozenset(LT_CHARS)
+    | _ASCII_QUOTE_CHARS
+)
 #: The quotes of ``_PASS`` (ASCII and look-alikes): they read as nothing in a bar shape's name too, so
 #: ``<'|'>`` and ``<“|”>`` are the empty bar (``empty_bar``), as ``<|>`` is (BNF: ``'<'|'>'``).
-_QUOTE_PASS = frozenset(_QUOTES) | frozenset(chr(c) for c in ASCII_QUOTES)
-_ASCII_QUOTE_CHARS = frozenset(chr(c) for c in ASCII_QUOTES)
+_QUOTE_PASS = frozenset(_QUOTES) | _ASCII_QUOTE_CHARS
 _LT_ONE = frozenset(LT_CHARS)
+#: ``lt;`` and ``amp;``: what follows the ``&`` of the references the XML text escape writes.
+_LT_TAIL = XML_LT_REFERENCE[1:]
+_AMP_TAIL = XML_AMP_REFERENCE[1:]
 
 
 def quoted_opener(text: str, pos: int) -> bool:
@@ -154,10 +162,10 @@ def quoted_opener(text: str, pos: int) -> bool:
         return False
     if text[pos - 1] in _LT_ONE:
         start = pos - 1
-    elif text.endswith("lt;", 0, pos):
-        start = pos - 3
-        while text.endswith("amp;", 0, start):
-            start -= 4
+    elif text.endswith(_LT_TAIL, 0, pos):
+        start = pos - len(_LT_TAIL)
+        while text.endswith(_AMP_TAIL, 0, start):
+            start -= len(_AMP_TAIL)
         if not text.endswith("&", 0, start):
             return False
         start -= 1
