@@ -170,19 +170,6 @@ def test_every_structural_lookalike_in_its_role(impl: str) -> None:
 # Negative controls: the enumeration must notice a reader that lost one table entry.
 
 
-def _reload_caches() -> None:
-    me.names_for.cache_clear()
-    FAST._fast_regex.cache_clear()
-    FAST._bracket_prefilter.cache_clear()
-
-
-@pytest.fixture
-def broken_reader(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
-    _reload_caches()
-    yield monkeypatch
-    monkeypatch.undo()
-    _reload_caches()
-
 
 def test_control_a_lost_reading_is_caught(broken_reader: pytest.MonkeyPatch) -> None:
     epsilon = "\u0395"  # GREEK CAPITAL LETTER EPSILON

@@ -44,5 +44,5 @@ def test_a_padded_opener_costs_a_bounded_number_of_skeleton_steps(unit: str, mon
 
 
 def test_control_the_whole_window_skeleton_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tags, "_skeleton_head", lambda window, start, reserved: modeleye.skeleton(window[start:]))
+    monkeypatch.setattr(tags, "_skeleton_head", lambda window, start, names: modeleye.skeleton(window[start:]))
     assert _steps(SHAPES[0] * 500, monkeypatch) > 500 * 40

@@ -343,8 +343,8 @@ def _padded_hit(text: str, end: int, ctx: Context) -> _Hit | None:
     window = text[end : end + MAX_LOOKAHEAD]
     # The lead the eye reads past: skipped characters, slashes, ``!``/``?`` and the non-ASCII structural
     # look-alikes (bars too: after a bar opener that is no token, a bar look-alike is read as one).
-    lead = _lead_re().match(window).end()  # type: ignore[union-attr]  # a starred class always matches
-    skel = _skeleton_head(window, lead, names.reserved)
+    lead = _read_past_re(_SLASH | _LEAD_PASS).match(window).end()  # type: ignore[union-attr]  # a starred class always matches
+    skel = _skeleton_head(window, lead, names)
     for r in names.reserved:
         if skel.startswith(r):
             first_alnum = next((k for k, c in enumerate(window) if modeleye.is_alnum(c)), len(window))
@@ -354,30 +354,25 @@ def _padded_hit(text: str, end: int, ctx: Context) -> _Hit | None:
     return None
 
 
-@lru_cache(maxsize=1)
-def _lead_re() -> re.Pattern[str]:
-    """The run :func:`_padded_hit`'s lead reads past (``modeleye.is_skip``, slashes, ``_LEAD_PASS``):
-    the same range tables as one regex class, so a window is read in C. One Python step per character
-    of every 256-character window (the lead, the first letter, the whole window's skeleton) ran the
-    scanner at 0.5 MB/s on ``<`` + 40 NBSP repeated (a red-team find of stop 48)."""
-    return re.compile(f"[{char_class(SKIP_RANGES, ranges_of(_SLASH | _LEAD_PASS))}]*")
+@lru_cache(maxsize=4)
+def _read_past_re(more: frozenset[str]) -> re.Pattern[str]:
+    """A run of characters ``modeleye.is_skip`` reads past (the generated ``SKIP_RANGES``), or of
+    ``more``: one regex class, so a window is read in C. One Python step per character of every
+    256-character window (the lead, the first letter, the whole window's skeleton) ran the scanner at
+    0.2 MB/s on ``<`` + 40 NBSP repeated (a red-team find of stop 48)."""
+    return re.compile(f"[{char_class(SKIP_RANGES, ranges_of(more))}]*")
 
 
-@lru_cache(maxsize=1)
-def _skip_re() -> re.Pattern[str]:
-    """A run of characters ``modeleye.is_skip`` reads past (their skeleton is empty)."""
-    return re.compile(f"[{char_class(SKIP_RANGES)}]*")
-
-
-def _skeleton_head(window: str, start: int, reserved: tuple[str, ...]) -> str:
-    """``modeleye.skeleton(window[start:])`` as far as ``startswith`` of a name of ``reserved`` reads it:
-    until no name is pending (longer than it, and it a prefix of the name), when which names it starts
-    with is settled. Runs of skipped characters (an empty skeleton each) are passed over in C."""
+def _skeleton_head(window: str, start: int, names: Names) -> str:
+    """``modeleye.skeleton(window[start:])`` as far as ``startswith`` of a reserved name reads it: while
+    it may still grow into a name (``names.viable``, the reader's own prefixes), since a skeleton that
+    may not starts with the same names as every longer one. Runs of skipped characters (an empty
+    skeleton each) are passed over in C."""
     out = ""
     char_skeleton = modeleye.char_skeleton
-    skip = _skip_re()
+    skip = _read_past_re(frozenset())
     i, n = start, len(window)
-    while i < n and any(len(out) < len(r) and r.startswith(out) for r in reserved):
+    while i < n and names.viable(out):
         j = skip.match(window, i).end()  # type: ignore[union-attr]  # a starred class always matches
         if j > i:
             i = j
