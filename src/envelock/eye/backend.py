@@ -365,6 +365,11 @@ def native_starts_increase(raw: Sequence[tuple[str, str, str, int, int]]) -> boo
     return _native.starts_increase(raw if isinstance(raw, list) else list(raw))
 
 
+def skeleton(text: str) -> str:
+    """``reader.skeleton(text)``, natively when the core is in use."""
+    return native_or("skeleton", reader.skeleton, text)
+
+
 def xml_unescape_text(text: str) -> str:
     """:func:`envelock.eye.levels.xml_unescape_text` (the inverse of the XML text escape), in the native
     core when it is in use."""

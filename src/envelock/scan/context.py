@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 
 from ..eye import reader as modeleye
-from ..eye.charsets import XML_IMPOSSIBLE
+from ..eye.charsets import XML_IMPOSSIBLE, char_class, ranges_of
 from ..eye.reader import MAX_LOOKAHEAD, Names
 from ..types import line_bounds
 
@@ -64,12 +64,12 @@ def layout_padding(text: str, end: int, stop: int, names: Names, *, bracket: boo
     n = len(text)
     lim = min(n, end + MAX_LOOKAHEAD)
     k = stop
+    past = modeleye.read_past_re(_SLASHES)
     while True:
-        while k < lim and (modeleye.is_skip(text[k]) or text[k] in _SLASHES):
-            k += 1
+        k = past.match(text, k, lim).end() if k < lim else k  # type: ignore[union-attr]  # a starred class always matches
         if k >= lim:
             return False  # the window ends inside the padding: what follows cannot be bounded
-        if not all(c in _PRINTABLE_ASCII or _is_box_drawing(c) for c in text[end:k]):
+        if not _LAYOUT_RE.fullmatch(text, end, k):
             return False  # controls, invisible or other non-ASCII characters: a hiding technique
         after = modeleye.read_bracket(text, k, names) if bracket else modeleye.read_after(text, k, names)
         if after.kind != "padding" or after.end <= k:
@@ -77,10 +77,9 @@ def layout_padding(text: str, end: int, stop: int, names: Names, *, bracket: boo
         k = after.end
 
 
-def _is_box_drawing(c: str) -> bool:
-    """Box drawing, block elements and bracket pieces (U+2500..U+259F, U+239B..U+23B3): the
-    visible rules and brackets of pretty-printed formulas and tables."""
-    return "\u2500" <= c <= "\u259f" or "\u239b" <= c <= "\u23b3"
+#: Printable ASCII, and box drawing, block elements and bracket pieces (U+2500..U+259F,
+#: U+239B..U+23B3): the visible rules and brackets of pretty-printed formulas and tables.
+_LAYOUT_RE = re.compile(f"[{char_class(ranges_of(_PRINTABLE_ASCII), ((0x239B, 0x23B3), (0x2500, 0x259F)))}]*")
 
 
 _QUOTED = r"(?:\"[^\"<>\n]*\"|'[^'<>\n]*')"

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple, cast
 
+from ..eye import backend
 from ..eye import reader as modeleye
 from ..eye.backend import exact_tokens, native_opener_reports, reading_kind_after
-from ..eye.charsets import char_class, ranges_of
 from ..eye.escape import opener_records
 from ..eye.reader import (
     GT_CHARS,
@@ -42,7 +42,7 @@ from ..eye.tokens import (
     NAMESPACE_TOKEN_NAMES,
     OPEN_BAR_TOKENS,
 )
-from ..eye.unicode_tables import QUOTATION_ANGLES, SKIP_RANGES
+from ..eye.unicode_tables import QUOTATION_ANGLES
 from ..types import Severity
 from . import context
 from ._base import (
@@ -165,12 +165,20 @@ def _name_maps(ctx: Context) -> _NameMaps:
     return names, res, tok, brk
 
 
+#: A run of characters that ``_tag_end`` reads as themselves and passes: no reference (``&``), opener,
+#: closer or new line. Matched in C, not one ``decode_at`` per character.
+_TAG_PLAIN_RE = re.compile(f"[^&\n{re.escape(''.join(sorted(_LT | _GT)))}]*")
+
+
 def _tag_end(text: str, i: int) -> tuple[int, bool]:
     """Extend a tag past its attributes to its '>' (bounded), stopping at a new line or opener."""
     n = len(text)
     lim = min(n, i + MAX_LOOKAHEAD)
     j = i
     while j < lim:
+        j = _TAG_PLAIN_RE.match(text, j, lim).end()  # type: ignore[union-attr]  # a starred class always matches
+        if j >= lim:
+            break
         ch = text[j]
         if ch in _LT or ch == "\n":
             break
@@ -336,6 +344,11 @@ def _padding_hit(text: str, end: int, reading_end: int, ctx: Context) -> _Hit | 
     return _Hit("padding", "", False, reading_end, False)
 
 
+@lru_cache(maxsize=1)
+def _lead_re() -> re.Pattern[str]:
+    return modeleye.read_past_re(_SLASH | _LEAD_PASS)
+
+
 def _padded_hit(text: str, end: int, ctx: Context) -> _Hit | None:
     """The envelope tag after the padding that follows an opener ending at ``end`` (the lookahead gave
     up on it), when a reserved name follows the padding; else ``None``."""
@@ -343,43 +356,17 @@ def _padded_hit(text: str, end: int, ctx: Context) -> _Hit | None:
     window = text[end : end + MAX_LOOKAHEAD]
     # The lead the eye reads past: skipped characters, slashes, ``!``/``?`` and the non-ASCII structural
     # look-alikes (bars too: after a bar opener that is no token, a bar look-alike is read as one).
-    lead = _read_past_re(_SLASH | _LEAD_PASS).match(window).end()  # type: ignore[union-attr]  # a starred class always matches
-    skel = _skeleton_head(window, lead, names)
+    lead = _lead_re().match(window).end()  # type: ignore[union-attr]  # a starred class always matches
+    # The skeleton of the rest of the window in one call (native, or two C passes), cheaper than one
+    # Python step per character up to the name.
+    skel = backend.skeleton(window[lead:])
     for r in names.reserved:
         if skel.startswith(r):
-            first_alnum = next((k for k, c in enumerate(window) if modeleye.is_alnum(c)), len(window))
-            slash = any(c in _SLASH for c in window[:first_alnum])
+            first_alnum = modeleye.first_alnum(window)
+            slash = not _SLASH.isdisjoint(window[:first_alnum])
             close, closed = _tag_end(text, end + first_alnum)
             return _Hit("reserved", res_map.get(r, r), slash, max(close, end + first_alnum), closed)
     return None
-
-
-@lru_cache(maxsize=4)
-def _read_past_re(more: frozenset[str]) -> re.Pattern[str]:
-    """A run of characters ``modeleye.is_skip`` reads past (the generated ``SKIP_RANGES``), or of
-    ``more``: one regex class, so a window is read in C. One Python step per character of every
-    256-character window (the lead, the first letter, the whole window's skeleton) ran the scanner at
-    0.2 MB/s on ``<`` + 40 NBSP repeated (a red-team find of stop 48)."""
-    return re.compile(f"[{char_class(SKIP_RANGES, ranges_of(more))}]*")
-
-
-def _skeleton_head(window: str, start: int, names: Names) -> str:
-    """``modeleye.skeleton(window[start:])`` as far as ``startswith`` of a reserved name reads it: while
-    it may still grow into a name (``names.viable``, the reader's own prefixes), since a skeleton that
-    may not starts with the same names as every longer one. Runs of skipped characters (an empty
-    skeleton each) are passed over in C."""
-    out = ""
-    char_skeleton = modeleye.char_skeleton
-    skip = _read_past_re(frozenset())
-    i, n = start, len(window)
-    while i < n and names.viable(out):
-        j = skip.match(window, i).end()  # type: ignore[union-attr]  # a starred class always matches
-        if j > i:
-            i = j
-            continue
-        out += char_skeleton(window[i])
-        i += 1
-    return out
 
 
 def _padding_finding(text: str, start: int, end: int, reading_end: int, ctx: Context) -> _Raw:
