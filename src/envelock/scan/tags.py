@@ -16,6 +16,7 @@ from typing import Any, Literal, NamedTuple, cast
 from ..eye import backend
 from ..eye import reader as modeleye
 from ..eye.backend import exact_tokens, native_opener_reports, reading_kind_after
+from ..eye.charsets import regex_class
 from ..eye.escape import opener_records
 from ..eye.reader import (
     GT_CHARS,
@@ -196,9 +197,12 @@ _PLAIN_NAME_RE = re.compile("[^&\\s" + re.escape("".join(sorted(_PIPE | _GT | _L
 
 
 _PIPE_STOPS = _PIPE | _GT | _LT
-#: The first characters after ``<|`` on which _pipe_token gives up at once: a bar, closer or opener,
-#: but not a letter or number drawn as a bar (``<|Ⅰm_end|>`` reads on).
-_PIPE_FIRST_STOPS = frozenset(c for c in _PIPE_STOPS if not (c in _PIPE and c.isalnum()))
+#: The first characters after ``<|`` on which _pipe_token gives up at once: a closer or an opener. A
+#: bar is read past there (``<||im_end|>``, stop 49: the defang escaped it, the scanner was silent).
+_PIPE_FIRST_STOPS = _GT | _LT
+#: The bars read past before a bar token's name: no letter or number drawn as a bar (``<|Ⅰm_end|>``
+#: reads on), in one regex step (``<`` and 63 bars repeated would be 63 Python steps per opener).
+_LEAD_BARS_RE = re.compile(regex_class(c for c in _PIPE if not c.isalnum()) + "*")
 #: The plain form ``NAME|>`` (printable ASCII name, then ``|>`` at once), which the loop of
 #: ``_pipe_token`` reads exactly as written: matched in one step. The name holds no reference
 #: (``&``), no bar, closer or opener, no blank and no invisible character; the bar must lie inside
@@ -239,7 +243,7 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
         return _Hit("pipe", f"<|{word}|>", slash, simple.end(), True) if any(c.isalnum() for c in word) else None
     n = len(text)
     lim = min(n, i + 64)
-    j = i
+    j = _LEAD_BARS_RE.match(text, i, lim).end()  # type: ignore[union-attr]  # a starred class always matches
     name: list[str] = []
     while j < lim:
         run = _PLAIN_NAME_RE.match(text, j, lim)
@@ -257,6 +261,9 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
             word = "".join(name)
             if gt >= 0 and any(c.isalnum() for c in word):
                 return _Hit("pipe", f"<|{word}|>", slash, gt, True)
+            if not name and not ch.isalnum():
+                j = nxt  # a bar written as a reference before the name, read past as the plain ones are
+                continue
             if not ch.isalnum():
                 return None
             # A letter or number drawn as a bar (``Ⅰ``, ``ǀ``, ``丨``) with no closer after it is a letter
