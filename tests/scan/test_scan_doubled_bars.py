@@ -7,10 +7,13 @@ control is the walker's old first-character stop."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import envelock.escape as escape
 from envelock import scan_text
+from envelock.eye import reader
 from envelock.eye import reader as modeleye
 from envelock.scan import tags
 
@@ -47,7 +50,7 @@ def test_the_work_is_one_step_per_opener() -> None:
     """``<``, 62 bars and ``>``, repeated: the leading bars are one regex match, not a Python step
     each (counted as ``decode_at`` calls; the control is a walker that decodes each bar)."""
     calls = 0
-    real = tags.decode_at
+    real = reader.decode_at
 
     def counted(text: str, i: int) -> tuple[str, int]:
         nonlocal calls
@@ -60,14 +63,14 @@ def test_the_work_is_one_step_per_opener() -> None:
         scan_text(text)
         quiet = calls
         calls = 0
-        patch.setattr(tags, "_LEAD_BARS_RE", tags.re.compile(""))
+        patch.setattr(tags, "_LEAD_BARS_RE", re.compile(""))
         scan_text(text)
     assert quiet <= 200 * 4 < calls
 
 
 def test_control_the_old_first_character_stop_misses_them(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tags, "_PIPE_FIRST_STOPS", tags._PIPE_FIRST_STOPS | frozenset(LEADING_BARS))
-    monkeypatch.setattr(tags, "_LEAD_BARS_RE", tags.re.compile(""))
+    monkeypatch.setattr(tags, "_LEAD_BARS_RE", re.compile(""))
     monkeypatch.setattr(tags, "_pipe_token", lambda text, i, slash: None if text[i] in LEADING_BARS else real(text, i, slash))
     assert _token_rules("<||im_end|>") == []
 

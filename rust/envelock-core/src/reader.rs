@@ -298,6 +298,11 @@ fn mixes_ascii(s: &str, from: usize, at: Cur) -> bool {
 /// `not _stops_reading(piece)` for the piece's first character: a letter or digit that is not
 /// an opener character.
 #[inline]
+fn letter_symbol(ch: char) -> bool {
+    let f = chars::flags(ch);
+    f & chars::EITHER != 0 && f & (chars::LT | chars::LBRACKET) == 0
+}
+
 fn keeps_reading(ch: char) -> bool {
     let f = chars::flags(ch);
     f & chars::ALNUM != 0 && f & (chars::LT | chars::LBRACKET) == 0
@@ -479,11 +484,12 @@ fn empty_bar(s: &str, start: Cur) -> bool {
     let mut run = 0;
     while before_end(s, c) && run < MAX_RUN {
         let (piece, nxt) = step(s, c);
-        // A quote reads as nothing here too (`_QUOTE_PASS`: `'<'|'>'` in a grammar is the empty bar).
+        // A quote reads as nothing here too (`_QUOTE_PASS`: `'<'|'>'` in a grammar is the empty bar);
+        // a symbol with a letter reading (`EITHER`: `ⓣ`) may be a letter of the name (`<|ⓣⓤⓡⓝ>`).
         if piece
             .as_slice()
             .iter()
-            .all(|&ch| chars::flags(ch) & (CAN_SKIP | SLASH) != 0 || chars::is_quote(ch))
+            .all(|&ch| chars::flags(ch) & (SKIP | SLASH) != 0 || chars::is_quote(ch))
         {
             run += 1;
             c = nxt;
@@ -1341,7 +1347,8 @@ fn bracket_bar(s: &str, start: Cur, slash: bool) -> Reading<'static> {
                     None => Reading::NONE,
                 };
             }
-            Some(ch) if keeps_reading(ch) => named = true,
+            // A symbol with a letter reading names it too (`[|ⓔⓝⓓⓞⓕⓣⓤⓡⓝ|]`).
+            Some(ch) if keeps_reading(ch) || letter_symbol(ch) => named = true,
             _ => {
                 if !piece.as_slice().iter().all(|&ch| chars::can_skip(ch)) {
                     return Reading::NONE;

@@ -21,6 +21,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from ..eye import reader
+
 #: Bytes sniffed for a NUL to call a file binary (as git does), and for the UTF-16/32 pattern.
 SNIFF = 8192
 
@@ -117,7 +119,10 @@ def unmarked_wide(data: bytes) -> str | None:
 
 
 def _unassigned(text: str) -> int:
-    return sum(1 for c in text if unicodedata.category(c) == "Cn")
+    """Characters unassigned to the interpreter's ``unicodedata`` and no letter, number or mark of the
+    generated Unicode 17 tables either: text in a script newer than the interpreter's data (Kawi,
+    Unicode 15, on Python 3.11) is still text (stop 49: it was taken for binary and skipped)."""
+    return sum(1 for c in text if unicodedata.category(c) == "Cn" and not (reader.is_alnum(c) or reader.is_mark(c)))
 
 
 def decode(data: bytes) -> Decoded:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import IntEnum
 from functools import lru_cache
 
-from ..eye.reader import skeleton
+from ..eye.reader import Names, read_after, skeleton
 
 
 class Trust(IntEnum):
@@ -91,7 +91,27 @@ def read_tier(source: str) -> Trust:
         trust_of(source),
         _tier_named_first(skel, names),
         kinds.get(kind, Trust.EXTERNAL) if sep and rest else Trust.EXTERNAL,
+        _tier_read(source),
     )
+
+
+@lru_cache(maxsize=1)
+def _tier_names() -> tuple[Names, dict[str, Trust]]:
+    """The tier names as the eye's reserved names (no token, no bar), and each one's tier by skeleton."""
+    tiers = {skeleton(k): t for k, t in TIER_BY_NAME.items()}
+    return Names(tuple(sorted(tiers)), (), pipes=False, spelled=tuple(sorted(TIER_BY_NAME))), tiers
+
+
+def _tier_read(source: str) -> Trust:
+    """The tier the eye reads ``source`` as when it is read as a tag name: the envelope name's rules
+    apply to a tier name too, a symbol standing in for a letter (``system-c°nfig``) and a letter with no
+    fitting reading mixed with ASCII (``system-coпfig``), which the skeleton alone does not read
+    (red-team find of stop 49)."""
+    names, tiers = _tier_names()
+    # Up to a colon: the eye reads past a namespace prefix (``ns:name``), and ``web:system-config`` is a
+    # content key of kind ``web`` (the skeleton rule above reads it as written).
+    reading = read_after("<" + source.partition(":")[0], 1, names)
+    return tiers.get(reading.name, Trust.EXTERNAL) if reading.kind == "reserved" else Trust.EXTERNAL
 
 
 def _tier_named_first(skel: str, names: dict[str, Trust]) -> Trust:

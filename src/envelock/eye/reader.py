@@ -81,6 +81,7 @@ from .unicode_tables import (
     LT_LOOKALIKES,
     LT_NUMERIC,
     LT_REFERENCES,
+    MARK_RANGES,
     PIPE_LOOKALIKES,
     QUOTATION_ANGLES,
     QUOTE_LOOKALIKES,
@@ -286,6 +287,7 @@ class _RangeSet:
 
 _ALPHA = _RangeSet(ALPHA_RANGES)
 _ALNUM = _RangeSet(ALNUM_RANGES)
+_MARK = _RangeSet(MARK_RANGES)
 _SPACE = _RangeSet(SPACE_RANGES)
 
 
@@ -297,6 +299,12 @@ def is_alpha(ch: str) -> bool:
 def is_alnum(ch: str) -> bool:
     """A letter or number (L*, N*; generated)."""
     return ch in _ALNUM
+
+
+def is_mark(ch: str) -> bool:
+    """A mark (M*; generated, Unicode 17: the interpreter's ``unicodedata`` may be older and call a
+    newer mark unassigned)."""
+    return ch in _MARK
 
 
 def is_space(ch: str) -> bool:
@@ -347,6 +355,12 @@ def is_stand_in(ch: str) -> bool:
 def is_skip(ch: str) -> bool:
     """Does the model's eye read past ``ch`` (generated ``SKIP_RANGES``: no letter reading at all)?"""
     return ch in _SKIP
+
+
+def letter_symbol(ch: str) -> bool:
+    """Is ``ch`` a symbol or mark with a letter reading that may also be read past (``ⓣ``, ``ᵗ``,
+    ``🇹``: generated, ``""`` among its readings)? It may be a letter of a name."""
+    return ch in _EITHER
 
 
 def can_skip(ch: str) -> bool:
@@ -1086,7 +1100,9 @@ def empty_bar(text: str, i: int, end: int) -> bool:
     run = 0
     while i < end and run < MAX_RUN:
         piece, nxt = _decode_at(text, i)
-        if all(can_skip(c) or c in _SLASH or c in _QUOTE_PASS for c in piece):
+        # Only what is always read past: a symbol with a letter reading (``_EITHER``: ``ⓣ``, ``ᵗ``)
+        # may be a letter of the name (``<|ⓣⓤⓡⓝ>`` is Gemma's ``<|turn>``, a red-team find of stop 49).
+        if all(c in _SKIP or c in _SLASH or c in _QUOTE_PASS for c in piece):
             run += 1
             i = nxt
             continue
@@ -1138,8 +1154,8 @@ def _bracket_bar(text: str, i: int, end: int, slash: bool) -> Reading:
                 return _NONE
             close = closer_after(text, nxt, end, _RBRACKET)
             return Reading("bar", "", slash, close) if close >= 0 else _NONE
-        if piece and is_alnum(piece[0]) and piece[0] not in _OPENER_CHARS:
-            named = True
+        if piece and (is_alnum(piece[0]) or piece[0] in _EITHER) and piece[0] not in _OPENER_CHARS:
+            named = True  # a symbol with a letter reading names it too (``[|ⓔⓝⓓⓞⓕⓣⓤⓡⓝ|]``)
         elif not all(can_skip(c) for c in piece):
             return _NONE
         i = nxt

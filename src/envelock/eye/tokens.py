@@ -182,6 +182,8 @@ NAMESPACE_TOKEN_NAMES: tuple[str, ...] = _generated.NAMESPACE_TOKEN_NAMES
 #: Bar tokens that open with ``<|`` and close with a plain ``>`` (Gemma 4: ``<|turn>``, ``<|tool_call>``): the
 #: scanner reports this shape as an error only for these (and a team's own), since ``<|NAME>`` is also a regex
 #: alternation (``<|\bi>``) or an operator in code.
+#: Every bar token of the tables (``<|NAME|>``, ``<|NAME>``, ``<｜NAME｜>``...).
+BAR_TOKENS: frozenset[str] = frozenset(_generated.BAR_TOKENS)
 OPEN_BAR_TOKENS: frozenset[str] = frozenset(t for t in _generated.BAR_TOKENS if t.startswith("<|") and not t.endswith("|>"))
 #: Tokens escaped exactly as a tokenizer matches them: tokenizer tokens whose name is an ordinary word
 #: (``<NAME>``, ``[IMG]``) and tokens with no opener the eye knows (``>>TITLE<<``, ``]~b]``, ``｜DSML｜``).

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple, cast
@@ -36,6 +35,7 @@ from ..eye.reader import (
 from ..eye.tokens import (
     ANGLE_TOKEN_NAMES,
     ANGLE_TOKEN_PATTERNS,
+    BAR_TOKENS,
     BRACKET_TOKEN_CONTEXT,
     BRACKET_TOKEN_NAMES,
     BRACKET_TOKEN_PATTERNS,
@@ -220,6 +220,19 @@ _SIMPLE_PIPE_RE = (
 
 #: An ASCII letter or digit (``str.isalnum`` of an ASCII character).
 _ASCII_ALNUM_RE = re.compile("[A-Za-z0-9]")
+#: The names of the bar tokens of the tables that hold no letter or digit (``<|"|>``, an added token).
+_UNLETTERED_BAR_NAMES = frozenset(
+    t[2:-2] for t in BAR_TOKENS if t.startswith("<|") and t.endswith("|>") and not any(c.isalnum() for c in t[2:-2])
+)
+
+
+def _named(word: str) -> bool:
+    """Does a bar shape's name make it a token to report: a letter or digit, a symbol with a letter
+    reading (``<|ⓘⓜ_ⓔⓝⓓ|>``: the defang escapes it, stop 49), or a token's own name (``<|"|>``)?
+    ``<|-|>`` and ``<|___|>`` are not."""
+    if word.isascii():
+        return _ASCII_ALNUM_RE.search(word) is not None or word in _UNLETTERED_BAR_NAMES
+    return any(c.isalnum() or modeleye.letter_symbol(c) for c in word) or word in _UNLETTERED_BAR_NAMES
 
 
 def _pipe_closer(text: str, i: int, end: int) -> int:
@@ -240,7 +253,7 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
     simple = _SIMPLE_PIPE_RE.match(text, i) if _SIMPLE_PIPE_RE is not None else None
     if simple is not None:
         word = simple.group(1)
-        return _Hit("pipe", f"<|{word}|>", slash, simple.end(), True) if any(c.isalnum() for c in word) else None
+        return _Hit("pipe", f"<|{word}|>", slash, simple.end(), True) if _named(word) else None
     n = len(text)
     lim = min(n, i + 64)
     j = _LEAD_BARS_RE.match(text, i, lim).end()  # type: ignore[union-attr]  # a starred class always matches
@@ -259,7 +272,7 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
         if ch and ch in _PIPE:
             gt = _pipe_closer(text, nxt, min(n, nxt + MAX_RUN + 1))
             word = "".join(name)
-            if gt >= 0 and any(c.isalnum() for c in word):
+            if gt >= 0 and _named(word):
                 return _Hit("pipe", f"<|{word}|>", slash, gt, True)
             if not name and not ch.isalnum():
                 j = nxt  # a bar written as a reference before the name, read past as the plain ones are
@@ -271,7 +284,7 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
         if ch and ch in _GT:
             # ``<|NAME>``: Gemma 4 opens a block this way (``<|turn>``, ``<|tool_call>``).
             word = "".join(name)
-            return _Hit("pipe", f"<|{word}>", slash, nxt, True) if any(c.isalnum() for c in word) else None
+            return _Hit("pipe", f"<|{word}>", slash, nxt, True) if _named(word) else None
         if not ch or ch in _LT:
             return None
         # Blanks are read past, as the eye reads them (``<| im_end |>``); _describe_hit grades a
@@ -320,6 +333,19 @@ def _unpiped_reading(text: str, pos: int, names: Names) -> Reading | None:
 
 
 _LEAD_PASS = modeleye._BANG | modeleye._PASS
+
+
+@lru_cache(maxsize=64)
+def _reserved_only(names: Names) -> Names:
+    """``names`` with no token: the reserved name a token reading may have been read inside of."""
+    return dataclasses.replace(names, tokens=(), namespaces=(), quotable=())
+
+
+def _spelled_in_symbols(text: str, pos: int, end: int) -> bool:
+    """Does the reading from ``pos`` to ``end`` pass a symbol with a letter reading (``ⓒ``, ``ᵗ``),
+    which it may have read as nothing?"""
+    span = text[pos:end]
+    return not span.isascii() and any(modeleye.letter_symbol(c) for c in span)
 
 
 def _hit_after(text: str, pos: int, names: Names, ctx: Context, reading: Reading | None = None) -> _Hit | None:
@@ -429,7 +455,12 @@ def _describe_hit(text: str, start: int, hit: _Hit, ctx: Context) -> tuple[str, 
                 " defang escapes it; '<|' with spaces is also an F# or Elm pipe operator)",
                 "warning",
             )
-        if not hit.name.endswith("|>") and not _open_bar_listed(hit.name, ctx):
+        # A name in letter symbols (``<|ⓔⓝⓓ>``) is no regex alternation or operator: an error (stop 49).
+        if (
+            not hit.name.endswith("|>")
+            and not _open_bar_listed(hit.name, ctx)
+            and not _spelled_in_symbols(hit.name, 0, len(hit.name))
+        ):
             return (
                 "chat-control-token",
                 f"{visible(hit.name)} has the shape of a Gemma 4 block opener (<|turn>), but '<|', a word and '>' is"
@@ -459,11 +490,14 @@ def _describe_hit(text: str, start: int, hit: _Hit, ctx: Context) -> tuple[str, 
 
 
 def _open_bar_listed(name: str, ctx: Context) -> bool:
-    """A ``<|NAME>`` token (no closing bar) that a tokenizer lists, or that the team loaded."""
-    return name.lower() in _OPEN_BARS or (ctx.tokens is not None and name in ctx.tokens.bars)
+    """A ``<|NAME>`` token (no closing bar) that a tokenizer lists, also as the eye reads its name
+    (``<|ⓣⓤⓡⓝ>`` is ``<|turn>``, stop 49), or that the team loaded."""
+    listed = name.lower() in _OPEN_BARS or modeleye.skeleton(name[2:-1]) in _OPEN_BAR_SKELETONS
+    return listed or (ctx.tokens is not None and name in ctx.tokens.bars)
 
 
 _OPEN_BARS = frozenset(t.lower() for t in OPEN_BAR_TOKENS)
+_OPEN_BAR_SKELETONS = frozenset(modeleye.skeleton(t[2:-1]) for t in OPEN_BAR_TOKENS) - {""}
 
 
 #: Angle token names measured as chat tokens on real text (the curated list), whatever their shape.
@@ -590,6 +624,8 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
     simple_pipe = _SIMPLE_PIPE_RE.match if _SIMPLE_PIPE_RE is not None else None
 
     def describe(start: int, end: int, kind: str, name: str, slash: bool, rend: int) -> _Described:
+        if kind == "token" and _spelled_in_symbols(text, end, rend):
+            return lettered(start, end, name, slash, rend)
         got = piped(start, end, kind, name, slash, rend)
         if kind != "bar" or any(r[1] == "error" for r in got[1]) or (end < n and text[end] == "\\"):
             return got
@@ -614,6 +650,17 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
             return (None if got[0] is None or wide >= n else max(got[0], wide)), got[1]
         until = max(wide, hit.end) if _settled(text, hit, u.end) else None
         return (until if until is not None and until < n else None), [described_hit(start, end, hit)]
+
+    def lettered(start: int, end: int, name: str, slash: bool, rend: int) -> _Described:
+        # The reading took letter symbols for nothing to form a short token first (``</co>`` inside
+        # ``</ⓡⓔⓣⓡⓘⓔⓥⓔⓓ_ⓒⓞⓝⓣⓔⓝⓣ>``): the envelope tag the same letters spell is reported in its place,
+        # and a token is an error whatever its name (stop 49: a warning let the gate pass).
+        again = read_after(text, end, _reserved_only(names))
+        if again.kind == "reserved" and (hit := _hit_of(text, "reserved", again.name, again.slash, again.end, ctx, maps)):
+            return None, [described_hit(start, end, hit)]
+        got = piped(start, end, "token", name, slash, rend)
+        why = "(written in letter symbols: a disguise)"
+        return got[0], [r if r[1] == "error" else (r[0], "error", f"{r[2]} {why}", r[3], r[4]) for r in got[1]]
 
     def described_hit(start: int, end: int, hit: _Hit) -> _Plain:
         near = hit.name == "s" and not hit.slash and context.regex_group_or_arrow(text, start, hit.end)
@@ -687,7 +734,7 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
                 if pipe is None:
                     word = simple.group(1)
                     hit = _Hit("pipe", f"<|{word}|>", slash, stop, True)
-                    pipe = pipes[spelled] = _describe_hit(text, start, hit, ctx) if _ASCII_ALNUM_RE.search(word) else ()
+                    pipe = pipes[spelled] = _describe_hit(text, start, hit, ctx) if _named(word) else ()
                 return None, ([(pipe[0], pipe[2], pipe[1], start, max(stop, end))] if pipe else [])
         hit = _hit_of(text, kind, name, slash, rend, ctx, maps)
         if hit is None:
@@ -722,10 +769,10 @@ def _plain_pipe_report(
     stop = simple.end()
     hit = _Hit("pipe", f"<|{word}|>", slash, stop, True)
     if text[end] == "\\":
-        if not any(c.isalnum() for c in word):
+        if not _named(word):
             return None
         return DEFANGED_TAG.id, "warning", f"already-escaped form of a control token ({hit.name!r})"
-    if not _ASCII_ALNUM_RE.search(word):
+    if not _named(word):
         return ()
     rule, message, severity = _describe_hit(text, start, hit, ctx)
     return rule, severity, message
@@ -826,14 +873,14 @@ def _describe_bracket(span: str, name: str, slash: bool, in_context: bool, after
 
 def _disguised(span: str) -> bool:
     """Does a bracket token's span hold a disguise: a reference, an invisible character, a combining
-    mark (``[I\u0336NST]``: drawn over a letter, read past), or a non-ASCII character read as a letter
+    mark (``[I\u0336NST]``: drawn over a letter, read past; from the generated table, so a mark newer
+    than the interpreter's ``unicodedata`` counts too: ``[I\u1ad0NST]``, stop 49), or a non-ASCII character read as a letter
     or bracket? Visible punctuation the eye reads past (the ``…`` of ``[ARGS…]`` in help text) is not
     one: that is spacing, a warning at most."""
     if "&" in span:
         return True
     return any(
-        c > "\x7f"
-        and (modeleye.is_ignorable(c) or unicodedata.category(c)[0] == "M" or c in _BRACKETS or any(modeleye.readings(c)))
+        c > "\x7f" and (modeleye.is_ignorable(c) or modeleye.is_mark(c) or c in _BRACKETS or any(modeleye.readings(c)))
         for c in span
     )
 
