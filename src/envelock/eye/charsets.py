@@ -71,13 +71,13 @@ def char_class(*tables: Iterable[tuple[int, int]]) -> str:
     )
 
 
-def one_of(*tables: Iterable[tuple[int, int]]) -> str:
+def one_of(*tables: Iterable[tuple[int, int]], part: str = "all") -> str:
     """A regex that matches one character of the given range tables, fast for a large table.
 
     ``re`` tests a character against a class of more than the Basic Multilingual Plane range by
     range: ``[SKIP_RANGES]`` (1,411 ranges) cost about 250 ns per character. The BMP part of the
     tables is a class of its own (``re`` makes it a bitmap), and the part in each further plane is
-    tried only for a character of that plane."""
+    tried only for a character of that plane. ``part``: ``"bmp"`` or ``"astral"`` for one side only."""
     ranges = sorted(r for table in tables for r in table)
     planes = []
     for plane in range(1, 17):
@@ -87,10 +87,16 @@ def one_of(*tables: Iterable[tuple[int, int]]) -> str:
             planes.append(f"(?=[{char_class(((lo, hi),))}])[{char_class(inside)}]")
     bmp = _clipped(ranges, 0, 0xFFFF)
     # A BMP character the class does not hold fails at the one astral guard, not at each plane's.
-    branches = [f"[{char_class(bmp)}]"] if bmp else []
-    if planes:
+    branches = [f"[{char_class(bmp)}]"] if bmp and part != "astral" else []
+    if planes and part != "bmp":
         branches.append(f"(?=[\U00010000-\U0010ffff])(?:{'|'.join(planes)})")
     return f"(?:{'|'.join(branches)})" if branches else "(?!)"
+
+
+def run_of(*tables: Iterable[tuple[int, int]]) -> str:
+    """A regex that matches a run (maybe empty) of characters of the tables: :func:`one_of`, with a
+    run of BMP characters taken in one step (``re`` repeats a bare class in C, a group per character)."""
+    return f"(?:{one_of(*tables, part='bmp')}+|{one_of(*tables, part='astral')})*"
 
 
 def _clipped(ranges: Iterable[tuple[int, int]], lo: int, hi: int) -> Ranges:

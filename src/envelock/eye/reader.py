@@ -52,7 +52,7 @@ from functools import lru_cache
 from itertools import product
 from typing import Literal
 
-from .charsets import char_class, one_of, ranges_of, regex_class
+from .charsets import char_class, one_of, ranges_of, regex_class, run_of
 from .levels import XML_AMP_REFERENCE, XML_LT_REFERENCE
 from .load_tokens import Tokens, classify
 from .tokens import (
@@ -414,7 +414,22 @@ def skeleton(text: str) -> str:
     removed (no character with generated readings is one), then each other character is replaced
     by its primary reading. The scanner takes the skeleton of a 256-character window per padded
     opener; one Python step per character ran ``<`` + 40 NBSP + a tag at 0.9 MB/s."""
-    return read_past_re(frozenset()).sub("", text).translate(_primary_table(_READ))
+    bmp, astral = _skip_runs()
+    kept = bmp.sub("", text)
+    if not kept.isascii() and _ASTRAL.search(kept):
+        kept = astral.sub("", kept)
+    return kept.translate(_primary_table(_READ))
+
+
+#: Any character beyond the Basic Multilingual Plane.
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+
+
+@lru_cache(maxsize=1)
+def _skip_runs() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The runs of characters read past, in the BMP and beyond it: two regexes, so the first is a bare
+    class that ``re`` searches in C (one alternation made ``skeleton`` a Python-speed step per letter)."""
+    return re.compile(f"{one_of(SKIP_RANGES, part='bmp')}+"), re.compile(f"{one_of(SKIP_RANGES, part='astral')}+")
 
 
 #: The ``str.translate`` table of the last readings table seen, and that table: made again for another
@@ -435,18 +450,24 @@ def read_past_re(more: frozenset[str]) -> re.Pattern[str]:
     ``SKIP_RANGES``) or of ``more``: one regex, so the scanner reads a 256-character window in C.
     One Python step per character of every window ran ``<`` + 40 NBSP repeated at 0.2 MB/s (a
     red-team find of stop 48)."""
-    return re.compile(f"{one_of(SKIP_RANGES, ranges_of(more))}*")
+    return re.compile(run_of(SKIP_RANGES, ranges_of(more)))
 
 
 def first_alnum(text: str) -> int:
     """The index of the first letter or number in ``text`` (:func:`is_alnum`), or ``len(text)``."""
-    found = _alnum_re().search(text)
-    return found.start() if found else len(text)
+    bmp, astral = _alnum_res()
+    found = bmp.search(text)
+    end = found.start() if found else len(text)
+    if not text.isascii() and _ASTRAL.search(text, 0, end):
+        found = astral.search(text, 0, end)
+        end = found.start() if found else end
+    return end
 
 
 @lru_cache(maxsize=1)
-def _alnum_re() -> re.Pattern[str]:
-    return re.compile(one_of(ALNUM_RANGES))
+def _alnum_res() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A letter or number in the BMP, and beyond it: a bare class is searched in C (see ``_skip_runs``)."""
+    return re.compile(one_of(ALNUM_RANGES, part="bmp")), re.compile(one_of(ALNUM_RANGES, part="astral"))
 
 
 def _piece_readings(piece: str) -> tuple[str, ...]:
