@@ -1331,7 +1331,9 @@ pub fn read_bracket<'n>(
 }
 
 /// `_bracket_bar`: after `[` and a bar, `NAME|]` (letters and digits, skippable characters
-/// allowed), a bar, then `]`.
+/// allowed), a bar, then `]`. Bars before the name are read past (`[||endofturn|]`), a bar that is a
+/// letter and does not close is a letter of the name (`[|tooⅼ|]`), and more bars and quotes may
+/// stand before the `]` ([`bracket_bar_close`]).
 fn bracket_bar(s: &str, start: Cur, slash: bool) -> Reading<'static> {
     let mut c = start;
     let mut named = false;
@@ -1339,13 +1341,16 @@ fn bracket_bar(s: &str, start: Cur, slash: bool) -> Reading<'static> {
         let (piece, nxt) = step(s, c);
         match piece.first() {
             Some(ch) if chars::has(ch, chars::PIPE) => {
-                if !named {
+                if named {
+                    if let Some(close) = bracket_bar_close(s, nxt) {
+                        return Reading::at(Kind::Bar, "", slash, close);
+                    }
+                }
+                if keeps_reading(ch) {
+                    named = true; // a bar-shaped letter that does not close
+                } else if named {
                     return Reading::NONE;
                 }
-                return match closer_after(s, nxt, chars::RBRACKET) {
-                    Some(close) => Reading::at(Kind::Bar, "", slash, close),
-                    None => Reading::NONE,
-                };
             }
             // A symbol with a letter reading names it too (`[|ⓔⓝⓓⓞⓕⓣⓤⓡⓝ|]`).
             Some(ch) if keeps_reading(ch) || letter_symbol(ch) => named = true,
@@ -1358,6 +1363,32 @@ fn bracket_bar(s: &str, start: Cur, slash: bool) -> Reading<'static> {
         c = nxt;
     }
     Reading::NONE
+}
+
+/// `_bracket_bar_close`: [`closer_after`] for the `]` after a bracket bar's closing bar, past more
+/// bars (no letter drawn as one) and quotes too.
+fn bracket_bar_close(s: &str, start: Cur) -> Option<Cur> {
+    let mut c = start;
+    let mut run = 0;
+    while before_end(s, c) && run < MAX_RUN {
+        let (piece, nxt) = step(s, c);
+        let passes = piece.as_slice().iter().all(|&ch| {
+            let f = chars::flags(ch);
+            f & (CAN_SKIP | SLASH) != 0
+                || chars::is_quote(ch)
+                || (f & chars::PIPE != 0 && f & chars::ALNUM == 0)
+        });
+        if passes {
+            run += 1;
+            c = nxt;
+            continue;
+        }
+        return match piece.first() {
+            Some(ch) if chars::has(ch, chars::RBRACKET) => Some(nxt),
+            _ => None,
+        };
+    }
+    (c.i < s.len() && run >= MAX_RUN).then_some(c)
 }
 
 fn read_bracket_slow<'n>(
@@ -1397,6 +1428,16 @@ fn read_bracket_slow<'n>(
                 return bar;
             }
             // Not `[|NAME|]`: the bar-shaped character may still be a letter of a name.
+        } else if !ch.is_ascii() && chars::is_quote(ch) && before_end(s, nxt) {
+            // A quote look-alike before the bar (`[“|endofturn|”]`) is read past, as in an angle
+            // reading; only there, and no ASCII quote (`d["INST"]`, `["|a|"]` are code).
+            let (after, after_end) = step(s, nxt);
+            if after.first().is_some_and(|a| chars::has(a, chars::PIPE)) {
+                let bar = bracket_bar(s, after_end, slash);
+                if !bar.is_none() {
+                    return bar;
+                }
+            }
         }
     }
     let plain = nxt.i == c.i + 1 && s.as_bytes()[c.i] != b'&';

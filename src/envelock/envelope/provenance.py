@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import IntEnum
 from functools import lru_cache
 
-from ..eye.reader import Names, read_after, skeleton
+from ..eye.reader import Names, is_alnum, is_stand_in, read_after, readings, skeleton
 
 
 class Trust(IntEnum):
@@ -110,7 +110,12 @@ def _tier_read(source: str) -> Trust:
     names, tiers = _tier_names()
     # Up to a colon: the eye reads past a namespace prefix (``ns:name``), and ``web:system-config`` is a
     # content key of kind ``web`` (the skeleton rule above reads it as written).
-    reading = read_after("<" + source.partition(":")[0], 1, names)
+    head = source.partition(":")[0]
+    # From its first letter (or letter stand-in): punctuation before it stops no reader (``(system-c°nfig)``).
+    first = next(
+        (k for k, c in enumerate(head) if is_alnum(c) or is_stand_in(c) or any(r[:1].isalnum() for r in readings(c))), len(head)
+    )
+    reading = read_after("<" + head[first:], 1, names)
     return tiers.get(reading.name, Trust.EXTERNAL) if reading.kind == "reserved" else Trust.EXTERNAL
 
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar, cast
 
 from . import fastpath, levels, reader, reference, unicode_tables
 from .levels import Level
@@ -544,6 +544,41 @@ def reading_kind_after(text: str, pos: int, reserved: tuple[str, ...], tokens: T
         if got is not None:
             return got[0]
     return reader.read_after(text, pos, names).kind
+
+
+#: Past the lookahead, the most a reading may decode of a character reference that starts inside it
+#: (``MAX_AMP_LAYERS`` layers of ``&amp;`` and a name or number: well under this).
+_REFERENCE_MARGIN = 1024
+
+
+def read_reserved_only(
+    text: str,
+    start: int,
+    pos: int,
+    reserved: tuple[str, ...],
+    names: reader.Names,
+    memo: dict[tuple[str, int], tuple[str, str, bool, int]] | None = None,
+) -> reader.Reading:
+    """``reader.read_after(text, pos, names)`` for ``names`` with no token and no bar shape (the
+    ``Names(reserved, (), pipes=False)`` of ``reserved``), for the opener that starts at ``start``:
+    natively when the core is in use, on the text from just before the opener to past the lookahead
+    and any reference decoded there (the reader looks no further), so a call costs no copy of the
+    whole text; the scanner asks it for openers whose token reading passed letter symbols. ``memo``:
+    the answers by window (hostile text repeats its windows; the caller bounds its size)."""
+    if is_native():
+        lo = max(0, start - 8)
+        key = (text[lo : pos + reader.MAX_LOOKAHEAD + _REFERENCE_MARGIN], pos - lo)
+        got = memo.get(key) if memo is not None else None
+        if got is None:
+            try:
+                got = _native.read_after(key[0], key[1], reserved, False, False)
+            except SurrogateError:
+                return reader.read_after(text, pos, names)
+            if memo is not None:
+                memo[key] = got
+        kind, name, slash, end = got
+        return reader.Reading(cast(reader.Kind, kind), name, slash, end + lo if kind != "none" else 0)
+    return reader.read_after(text, pos, names)
 
 
 def exact_tokens(text: str, reserved: tuple[str, ...], tokens: Tokens | None) -> list[Span]:

@@ -1081,6 +1081,14 @@ def read_bracket(text: str, pos: int, names: Names) -> Reading:
     if done is not None:
         return done
     slash = slash_box[0]
+    if piece and piece[0] in _QUOTES and nxt < end:
+        # A quote look-alike before the bar (``[“|endofturn|”]``) is read past, as in an angle
+        # reading; only there, and not an ASCII quote: ``d["INST"]`` and ``["|a|"]`` are code.
+        after, after_end = _decode_at(text, nxt)
+        if after and after[0] in _PIPE:
+            bar = _bracket_bar(text, after_end, end, slash)
+            if bar:
+                return bar
     if piece and piece[0] in _PIPE:
         bar = _bracket_bar(text, nxt, end, slash)
         if bar:
@@ -1166,21 +1174,46 @@ def bar_closes(text: str, i: int, end: int) -> bool:
 def _bracket_bar(text: str, i: int, end: int, slash: bool) -> Reading:
     """After ``[`` and a bar: ``NAME|]`` (EXAONE ``[|endofturn|]``, BlueLM ``[|Human|]``): a name of
     letters and digits (skipped characters allowed), a bar, then ``]``. ``[||]`` and ``[| 1; 2 |]``
-    (OCaml arrays) are not tokens."""
+    (OCaml arrays) are not tokens.
+
+    As in the angle shape (stop 49, a red-team round): bars before the name are read past
+    (``[||endofturn|]``); a bar that is a letter (``ⅼ``, ``ǀ``, ``丨``) and does not close is a
+    letter of the name (``[|tooⅼ|]``); and more bars and quotes may stand before the ``]``
+    (``[|endofturn||]``, ``[|endofturn|"]``: :func:`_bracket_bar_close`)."""
     named = False
     while i < end:
         piece, nxt = _decode_at(text, i)
         if piece and piece[0] in _PIPE:
-            if not named:
+            if named:
+                close = _bracket_bar_close(text, nxt, end)
+                if close >= 0:
+                    return Reading("bar", "", slash, close)
+            if is_alnum(piece[0]) and piece[0] not in _OPENER_CHARS:
+                named = True  # a bar-shaped letter that does not close
+            elif named:
                 return _NONE
-            close = closer_after(text, nxt, end, _RBRACKET)
-            return Reading("bar", "", slash, close) if close >= 0 else _NONE
+            i = nxt
+            continue
         if piece and (is_alnum(piece[0]) or piece[0] in _EITHER) and piece[0] not in _OPENER_CHARS:
             named = True  # a symbol with a letter reading names it too (``[|ⓔⓝⓓⓞⓕⓣⓤⓡⓝ|]``)
         elif not all(can_skip(c) for c in piece):
             return _NONE
         i = nxt
     return _NONE
+
+
+def _bracket_bar_close(text: str, i: int, end: int) -> int:
+    """:func:`closer_after` for the ``]`` after a bracket bar's closing bar, past more bars (no letter
+    drawn as one) and quotes too; ``i`` when the run is too long to follow (fail closed); else -1."""
+    run = 0
+    while i < end and run < MAX_RUN:
+        piece, nxt = _decode_at(text, i)
+        if all(can_skip(c) or c in _SLASH or c in _QUOTE_PASS or (c in _PIPE and not is_alnum(c)) for c in piece):
+            run += 1
+            i = nxt
+            continue
+        return nxt if piece[0] in _RBRACKET else -1
+    return i if i < len(text) and run >= MAX_RUN else -1
 
 
 def _step(

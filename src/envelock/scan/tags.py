@@ -43,7 +43,7 @@ from ..eye.tokens import (
     NAMESPACE_TOKEN_NAMES,
     OPEN_BAR_TOKENS,
 )
-from ..eye.unicode_tables import QUOTATION_ANGLES
+from ..eye.unicode_tables import QUOTATION_ANGLES, READINGS
 from ..types import Severity
 from . import context
 from ._base import (
@@ -196,13 +196,21 @@ def _tag_end(text: str, i: int) -> tuple[int, bool]:
 _PLAIN_NAME_RE = re.compile("[^&\\s" + re.escape("".join(sorted(_PIPE | _GT | _LT))) + "]+")
 
 
+def _letter(ch: str) -> bool:
+    """A letter or digit of the generated tables, or a character with a letter reading (``ⓣ``; ``𜳞``,
+    a Unicode 16 symbol drawn as a bar and read as ``i``, which ``str.isalnum`` called no letter: the
+    interpreter's Unicode is older; stop 49). Not the ASCII bar, which UTS #39 also reads as ``l``."""
+    return modeleye.is_alnum(ch) or (ch >= "\x80" and any(r[:1].isalnum() for r in modeleye.readings(ch)))
+
+
 _PIPE_STOPS = _PIPE | _GT | _LT
 #: The first characters after ``<|`` on which _pipe_token gives up at once: a closer or an opener. A
 #: bar is read past there (``<||im_end|>``, stop 49: the defang escaped it, the scanner was silent).
 _PIPE_FIRST_STOPS = _GT | _LT
 #: The bars read past before a bar token's name: no letter or number drawn as a bar (``<|Ⅰm_end|>``
 #: reads on), in one regex step (``<`` and 63 bars repeated would be 63 Python steps per opener).
-_LEAD_BARS_RE = re.compile(regex_class(c for c in _PIPE if not c.isalnum()) + "*")
+_LEAD_BAR_SET = frozenset(c for c in _PIPE if not _letter(c))
+_LEAD_BARS_RE = re.compile(regex_class(_LEAD_BAR_SET) + "*")
 #: The plain form ``NAME|>`` (printable ASCII name, then ``|>`` at once), which the loop of
 #: ``_pipe_token`` reads exactly as written: matched in one step. The name holds no reference
 #: (``&``), no bar, closer or opener, no blank and no invisible character; the bar must lie inside
@@ -232,20 +240,24 @@ def _named(word: str) -> bool:
     ``<|-|>`` and ``<|___|>`` are not."""
     if word.isascii():
         return _ASCII_ALNUM_RE.search(word) is not None or word in _UNLETTERED_BAR_NAMES
-    return any(c.isalnum() or modeleye.letter_symbol(c) for c in word) or word in _UNLETTERED_BAR_NAMES
+    return any(modeleye.is_alnum(c) or modeleye.letter_symbol(c) for c in word) or word in _UNLETTERED_BAR_NAMES
 
 
 def _pipe_closer(text: str, i: int, end: int) -> int:
     """:func:`~envelock.eye.reader.closer_after` for ``>`` after a bar token's closing bar, past the quotes
     an angle reading reads past as well: the defang escapes ``<|im_end|'>`` and ``<“|im_end|”>`` (the bar
-    shape closes), so the scanner reports them (stop 48: the quote before ``>`` hid the token)."""
-    j = i
-    while j < end:
+    shape closes), so the scanner reports them (stop 48: the quote before ``>`` hid the token). More bars
+    are read past too, between blanks or not: ``<|im_end||>``, ``<|im_end|&#124;>``, ``<|im_end| |>``
+    (stop 49). The bound is ``closer_after``'s: :data:`MAX_RUN` pieces read past is a closer (fail closed)."""
+    j, run = i, 0
+    while j < end and run < MAX_RUN:
         piece, nxt = decode_at(text, j)
-        if not piece or not all(c in modeleye._QUOTE_PASS for c in piece):
-            break
-        j = nxt
-    return modeleye.closer_after(text, j, end, GT_CHARS)
+        if all(c in modeleye._QUOTE_PASS or c in _PIPE or c in _SLASH or modeleye.can_skip(c) for c in piece):
+            run += 1
+            j = nxt
+            continue
+        return nxt if piece[0] in GT_CHARS else -1
+    return j if j < len(text) and run >= MAX_RUN else -1
 
 
 def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
@@ -274,10 +286,10 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
             word = "".join(name)
             if gt >= 0 and _named(word):
                 return _Hit("pipe", f"<|{word}|>", slash, gt, True)
-            if not name and not ch.isalnum():
+            if not name and not _letter(ch):
                 j = nxt  # a bar written as a reference before the name, read past as the plain ones are
                 continue
-            if not ch.isalnum():
+            if not _letter(ch):
                 return None
             # A letter or number drawn as a bar (``Ⅰ``, ``ǀ``, ``丨``) with no closer after it is a letter
             # of the name (``<|Ⅰm_end|>``), as the eye reads it; a bar that is no letter ends the shape.
@@ -337,8 +349,24 @@ _LEAD_PASS = modeleye._BANG | modeleye._PASS
 
 @lru_cache(maxsize=64)
 def _reserved_only(names: Names) -> Names:
-    """``names`` with no token: the reserved name a token reading may have been read inside of."""
-    return dataclasses.replace(names, tokens=(), namespaces=(), quotable=())
+    """``names`` with no token and no bar shape (a bar is read as the letter or separator it looks
+    like): the reserved name a token reading may have been read inside of."""
+    return dataclasses.replace(names, tokens=(), namespaces=(), quotable=(), pipes=False)
+
+
+_NO_READING = Reading("none")
+#: The most letters one character (or reference) reads as (``㎣``: five).
+_MAX_READING = max(len(r) for rs in READINGS.values() for r in rs)
+#: A character that ends a reading (an opener, or ``&``, which may spell one).
+_READING_STOP_RE = re.compile(regex_class(modeleye._OPENER_CHARS | {"&"}))
+
+
+def _name_room(text: str, pos: int, names: Names) -> bool:
+    """May a reserved name be read from ``pos``: do the characters before the next opener number at
+    least the shortest name's letters over the most one character reads as? (Only the grade of a
+    token already reported as an error depends on it: ``<ⓢ>`` repeated read each opener again.)"""
+    need = -(-min(map(len, names.reserved), default=1) // _MAX_READING)
+    return _READING_STOP_RE.search(text, pos, pos + need) is None
 
 
 def _spelled_in_symbols(text: str, pos: int, end: int) -> bool:
@@ -604,6 +632,7 @@ _TEXT_HITS = frozenset({"bar", "reserved", "token"})
 
 #: The most escaped-slash verdicts one scan keeps (each key holds up to ~130 characters of the text).
 _SLASHES_MAX = 4096
+_REREADS_MAX = 512
 
 
 def _angle_describer(text: str, ctx: Context) -> _Describe:
@@ -621,6 +650,8 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
     plain: dict[tuple[str, bool, int], tuple[str, Severity, str] | tuple[()] | None] = {}
     # (opener, raw window) -> does the escaped slash there stand before a reserved name or token?
     slashes: dict[tuple[str, str], bool] = {}
+    # (window, offset) -> the reserved-only reading of a token spelled in letter symbols (``lettered``).
+    rereads: dict[tuple[str, int], tuple[str, str, bool, int]] = {}
     simple_pipe = _SIMPLE_PIPE_RE.match if _SIMPLE_PIPE_RE is not None else None
 
     def describe(start: int, end: int, kind: str, name: str, slash: bool, rend: int) -> _Described:
@@ -645,6 +676,8 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
             if pad[1] == "error" or not (got[1] or text[end:rend].isascii()):
                 return None, [pad]
             return None, got[1]
+        if u is not None and u.kind == "token" and _spelled_in_symbols(text, end, u.end):
+            return lettered(start, end, u.name, u.slash, u.end)
         hit = None if u is None else _hit_of(text, u.kind, u.name, u.slash, u.end, ctx, maps)
         if u is None or hit is None:
             return (None if got[0] is None or wide >= n else max(got[0], wide)), got[1]
@@ -655,7 +688,12 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
         # The reading took letter symbols for nothing to form a short token first (``</co>`` inside
         # ``</ⓡⓔⓣⓡⓘⓔⓥⓔⓓ_ⓒⓞⓝⓣⓔⓝⓣ>``): the envelope tag the same letters spell is reported in its place,
         # and a token is an error whatever its name (stop 49: a warning let the gate pass).
-        again = read_after(text, end, _reserved_only(names))
+        room = _name_room(text, end, names)
+        if len(rereads) >= _REREADS_MAX:
+            rereads.clear()  # its keys are windows of about 1,300 characters: a few megabytes at most
+        again = _NO_READING
+        if room:
+            again = backend.read_reserved_only(text, start, end, ctx.reserved, _reserved_only(names), rereads)
         if again.kind == "reserved" and (hit := _hit_of(text, "reserved", again.name, again.slash, again.end, ctx, maps)):
             return None, [described_hit(start, end, hit)]
         got = piped(start, end, "token", name, slash, rend)
