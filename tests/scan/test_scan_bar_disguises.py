@@ -46,6 +46,10 @@ ANGLE_BARS = [
     "&lt;|im_end||&gt;",
     "<|eot_\U0001ccded|>",
 ]
+# The third round: a bar-shaped letter as the second closing bar, quotes inside the bracket; an
+# invisible character between doubled bars; closing bars written as references past the first five.
+BRACKET_BARS += ["[|endofturn|\u01c0]", "[\u201c\u201c|endofturn|]", "[|\u201cendofturn|]"]
+ANGLE_BARS += ["<|\u200b|im_end|>", "<|im_end|" + "&#124;" * 6 + ">"]
 #: Code the defang leaves as it is and the scanner is silent on.
 QUIET = ["[||]", "[| 1; 2 |]", 'd["INST"]', '["|a|"]', "[|a|b]", "a || b > c"]
 #: Bar shapes the defang escapes (a bar that closes on its line: fail closed) with no name to report.
@@ -91,7 +95,8 @@ def _old_bracket_bar(text: str, i: int, end: int, slash: bool) -> me.Reading:
 def test_control_the_old_bracket_bar_misses_them(broken_reader: pytest.MonkeyPatch) -> None:
     ref = __import__("envelock.eye.reference", fromlist=["defang"])
     broken_reader.setattr(me, "_bracket_bar", _old_bracket_bar)
-    assert [t for t in BRACKET_BARS if ref.defang(t) == t] == BRACKET_BARS
+    missed = [t for t in BRACKET_BARS if ref.defang(t) == t]
+    assert set(BRACKET_BARS[:7]) <= set(missed)
 
 
 def test_control_a_closer_past_quotes_only_misses_the_extra_bars(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -180,6 +185,7 @@ WRAPPED = [
     "(user-auth\u00b0red)",
     "(system-co\u043ffig)",
 ]
+WRAPPED += ["\u00b0(system-c\u00b0nfig)"]  # a stand-in before the punctuation (third round)
 
 
 def _refused(source: str) -> bool:

@@ -1355,7 +1355,12 @@ fn bracket_bar(s: &str, start: Cur, slash: bool) -> Reading<'static> {
             // A symbol with a letter reading names it too (`[|ⓔⓝⓓⓞⓕⓣⓤⓡⓝ|]`).
             Some(ch) if keeps_reading(ch) || letter_symbol(ch) => named = true,
             _ => {
-                if !piece.as_slice().iter().all(|&ch| chars::can_skip(ch)) {
+                // A quote look-alike reads past too (`[|“endofturn|]`).
+                if !piece
+                    .as_slice()
+                    .iter()
+                    .all(|&ch| chars::can_skip(ch) || quote_lookalike(ch))
+                {
                     return Reading::NONE;
                 }
             }
@@ -1363,6 +1368,10 @@ fn bracket_bar(s: &str, start: Cur, slash: bool) -> Reading<'static> {
         c = nxt;
     }
     Reading::NONE
+}
+
+fn quote_lookalike(ch: char) -> bool {
+    !ch.is_ascii() && chars::is_quote(ch)
 }
 
 /// `_bracket_bar_close`: [`closer_after`] for the `]` after a bracket bar's closing bar, past more
@@ -1374,9 +1383,7 @@ fn bracket_bar_close(s: &str, start: Cur) -> Option<Cur> {
         let (piece, nxt) = step(s, c);
         let passes = piece.as_slice().iter().all(|&ch| {
             let f = chars::flags(ch);
-            f & (CAN_SKIP | SLASH) != 0
-                || chars::is_quote(ch)
-                || (f & chars::PIPE != 0 && f & chars::ALNUM == 0)
+            f & (CAN_SKIP | SLASH | chars::PIPE) != 0 || chars::is_quote(ch)
         });
         if passes {
             run += 1;
@@ -1428,10 +1435,13 @@ fn read_bracket_slow<'n>(
                 return bar;
             }
             // Not `[|NAME|]`: the bar-shaped character may still be a letter of a name.
-        } else if !ch.is_ascii() && chars::is_quote(ch) && before_end(s, nxt) {
-            // A quote look-alike before the bar (`[“|endofturn|”]`) is read past, as in an angle
+        } else if quote_lookalike(ch) && before_end(s, nxt) {
+            // Quote look-alikes before the bar (`[“|endofturn|”]`) are read past, as in an angle
             // reading; only there, and no ASCII quote (`d["INST"]`, `["|a|"]` are code).
-            let (after, after_end) = step(s, nxt);
+            let (mut after, mut after_end) = step(s, nxt);
+            while after.first().is_some_and(quote_lookalike) && before_end(s, after_end) {
+                (after, after_end) = step(s, after_end);
+            }
             if after.first().is_some_and(|a| chars::has(a, chars::PIPE)) {
                 let bar = bracket_bar(s, after_end, slash);
                 if !bar.is_none() {

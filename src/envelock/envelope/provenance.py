@@ -111,12 +111,16 @@ def _tier_read(source: str) -> Trust:
     # Up to a colon: the eye reads past a namespace prefix (``ns:name``), and ``web:system-config`` is a
     # content key of kind ``web`` (the skeleton rule above reads it as written).
     head = source.partition(":")[0]
-    # From its first letter (or letter stand-in): punctuation before it stops no reader (``(system-c°nfig)``).
-    first = next(
-        (k for k, c in enumerate(head) if is_alnum(c) or is_stand_in(c) or any(r[:1].isalnum() for r in readings(c))), len(head)
-    )
-    reading = read_after("<" + head[first:], 1, names)
-    return tiers.get(reading.name, Trust.EXTERNAL) if reading.kind == "reserved" else Trust.EXTERNAL
+    # From its first letter, and from a stand-in before it: punctuation stops no reader
+    # (``(system-c°nfig)``, ``°(system-c°nfig)``, ``°ystem-config``).
+    letter = next((k for k, c in enumerate(head) if is_alnum(c) or any(r[:1].isalnum() for r in readings(c))), len(head))
+    stand = next((k for k, c in enumerate(head[:letter]) if is_stand_in(c)), letter)
+    read = [Trust.EXTERNAL]
+    for first in sorted({stand, letter}):
+        reading = read_after("<" + head[first:], 1, names)
+        if reading.kind == "reserved":
+            read.append(tiers.get(reading.name, Trust.EXTERNAL))
+    return max(read)
 
 
 def _tier_named_first(skel: str, names: dict[str, Trust]) -> Trust:

@@ -1082,9 +1082,11 @@ def read_bracket(text: str, pos: int, names: Names) -> Reading:
         return done
     slash = slash_box[0]
     if piece and piece[0] in _QUOTES and nxt < end:
-        # A quote look-alike before the bar (``[“|endofturn|”]``) is read past, as in an angle
-        # reading; only there, and not an ASCII quote: ``d["INST"]`` and ``["|a|"]`` are code.
+        # Quote look-alikes before the bar (``[“|endofturn|”]``, ``[““|endofturn|]``) are read past, as
+        # in an angle reading; only there, and no ASCII quote: ``d["INST"]`` and ``["|a|"]`` are code.
         after, after_end = _decode_at(text, nxt)
+        while after and after[0] in _QUOTES and after_end < end:
+            after, after_end = _decode_at(text, after_end)
         if after and after[0] in _PIPE:
             bar = _bracket_bar(text, after_end, end, slash)
             if bar:
@@ -1196,19 +1198,20 @@ def _bracket_bar(text: str, i: int, end: int, slash: bool) -> Reading:
             continue
         if piece and (is_alnum(piece[0]) or piece[0] in _EITHER) and piece[0] not in _OPENER_CHARS:
             named = True  # a symbol with a letter reading names it too (``[|ⓔⓝⓓⓞⓕⓣⓤⓡⓝ|]``)
-        elif not all(can_skip(c) for c in piece):
+        elif not all(can_skip(c) or c in _QUOTES for c in piece):  # a quote look-alike: ``[|“endofturn|]``
             return _NONE
         i = nxt
     return _NONE
 
 
 def _bracket_bar_close(text: str, i: int, end: int) -> int:
-    """:func:`closer_after` for the ``]`` after a bracket bar's closing bar, past more bars (no letter
-    drawn as one) and quotes too; ``i`` when the run is too long to follow (fail closed); else -1."""
+    """:func:`closer_after` for the ``]`` after a bracket bar's closing bar, past more bars (a letter
+    drawn as one too: ``[|endofturn|ǀ]``) and quotes; ``i`` when the run is too long to follow (fail
+    closed); else -1."""
     run = 0
     while i < end and run < MAX_RUN:
         piece, nxt = _decode_at(text, i)
-        if all(can_skip(c) or c in _SLASH or c in _QUOTE_PASS or (c in _PIPE and not is_alnum(c)) for c in piece):
+        if all(can_skip(c) or c in _SLASH or c in _QUOTE_PASS or c in _PIPE for c in piece):
             run += 1
             i = nxt
             continue

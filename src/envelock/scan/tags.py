@@ -276,13 +276,15 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
             # Characters that are not references, bars, closers, openers or blanks are read one by one
             # as themselves (each piece is the character): take the whole run at once.
             word = run.group()
-            name.append(word if word.isascii() else "".join(c for c in word if not modeleye.is_ignorable(c)))
+            shown = word if word.isascii() else "".join(c for c in word if not modeleye.is_ignorable(c))
+            if shown:  # an invisible character adds nothing: ``<|\u200b|im_end|>`` has a doubled bar still
+                name.append(shown)
             j = run.end()
             continue
         piece, nxt = decode_at(text, j)
         ch = piece[:1]
         if ch and ch in _PIPE:
-            gt = _pipe_closer(text, nxt, min(n, nxt + MAX_RUN + 1))
+            gt = _pipe_closer(text, nxt, n)  # bounded by its MAX_RUN pieces (a reference is several characters)
             word = "".join(name)
             if gt >= 0 and _named(word):
                 return _Hit("pipe", f"<|{word}|>", slash, gt, True)
