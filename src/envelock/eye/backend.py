@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import codecs
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -546,9 +547,18 @@ def reading_kind_after(text: str, pos: int, reserved: tuple[str, ...], tokens: T
     return reader.read_after(text, pos, names).kind
 
 
-#: Past the lookahead, the most a reading may decode of a character reference that starts inside it
-#: (``MAX_AMP_LAYERS`` layers of ``&amp;`` and a name or number: well under this).
-_REFERENCE_MARGIN = 1024
+#: Past the lookahead, what a reading may decode of a character reference that starts inside it:
+#: ``MAX_AMP_LAYERS`` layers of ``&amp;`` and a name of at most 32 characters fit; a number may have
+#: any count of leading zeros (``html.unescape``), so a window that ends inside one is read whole.
+REREAD_MARGIN = 160
+#: A numeric reference (behind ``&amp;`` layers) that runs to the end of a window.
+_OPEN_NUMBER_RE = re.compile(r"&(?:amp;)*#[xX]?[0-9A-Fa-f]*\Z")
+
+
+def reread_window(text: str, start: int, pos: int) -> tuple[int, int]:
+    """The part of ``text`` that ``reader.read_after(text, pos, ...)`` looks at for the opener that
+    starts at ``start`` (the quote before it, the lookahead and the references read there)."""
+    return max(0, start - 8), min(len(text), pos + reader.MAX_LOOKAHEAD + REREAD_MARGIN)
 
 
 def read_reserved_only(
@@ -561,13 +571,13 @@ def read_reserved_only(
 ) -> reader.Reading:
     """``reader.read_after(text, pos, names)`` for ``names`` with no token and no bar shape (the
     ``Names(reserved, (), pipes=False)`` of ``reserved``), for the opener that starts at ``start``:
-    natively when the core is in use, on the text from just before the opener to past the lookahead
-    and any reference decoded there (the reader looks no further), so a call costs no copy of the
-    whole text; the scanner asks it for openers whose token reading passed letter symbols. ``memo``:
-    the answers by window (hostile text repeats its windows; the caller bounds its size)."""
-    if is_native():
-        lo = max(0, start - 8)
-        key = (text[lo : pos + reader.MAX_LOOKAHEAD + _REFERENCE_MARGIN], pos - lo)
+    natively when the core is in use, on :func:`reread_window` (the reader looks no further), so a
+    call costs no copy of the whole text; the scanner asks it for openers whose token reading passed
+    letter symbols. ``memo``: the answers by window (hostile text repeats its windows; the caller
+    bounds its size)."""
+    lo, hi = reread_window(text, start, pos)
+    if is_native() and not (hi < len(text) and _OPEN_NUMBER_RE.search(text, lo, hi)):
+        key = (text[lo:hi], pos - lo)
         got = memo.get(key) if memo is not None else None
         if got is None:
             try:

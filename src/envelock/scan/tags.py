@@ -357,6 +357,7 @@ def _reserved_only(names: Names) -> Names:
 
 
 _NO_READING = Reading("none")
+_ASCII_QUOTE_SET = modeleye._ASCII_QUOTE_CHARS
 #: The most letters one character (or reference) reads as (``㎣``: five).
 _MAX_READING = max(len(r) for rs in READINGS.values() for r in rs)
 #: A character that ends a reading (an opener, or ``&``, which may spell one).
@@ -696,11 +697,17 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
         again = _NO_READING
         if room:
             again = backend.read_reserved_only(text, start, end, ctx.reserved, _reserved_only(names), rereads)
+        # The second reading depends on the text up to the end of its window (and on the character before
+        # the opener where a quote follows it: ``'<'``), so the native loop may reuse the answer there.
+        hi = backend.reread_window(text, start, end)[1]
+        window = hi if hi < n and text[end : end + 1] not in _ASCII_QUOTE_SET else None
         if again.kind == "reserved" and (hit := _hit_of(text, "reserved", again.name, again.slash, again.end, ctx, maps)):
-            return None, [described_hit(start, end, hit)]
+            settled = window is not None and hit.closed and "&" not in text[again.end : hit.end]
+            return (max(window, hit.end) if settled and window is not None else None), [described_hit(start, end, hit)]
         got = piped(start, end, "token", name, slash, rend)
         why = "(written in letter symbols: a disguise)"
-        return got[0], [r if r[1] == "error" else (r[0], "error", f"{r[2]} {why}", r[3], r[4]) for r in got[1]]
+        until = max(got[0], window) if got[0] is not None and window is not None else None
+        return until, [r if r[1] == "error" else (r[0], "error", f"{r[2]} {why}", r[3], r[4]) for r in got[1]]
 
     def described_hit(start: int, end: int, hit: _Hit) -> _Plain:
         near = hit.name == "s" and not hit.slash and context.regex_group_or_arrow(text, start, hit.end)
