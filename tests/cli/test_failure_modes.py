@@ -190,7 +190,9 @@ def test_an_unreadable_file_for_real(tmp_path: Path) -> None:
             )
         prefix = [setpriv, "--bounding-set=-dac_override,-dac_read_search", "--"]
     try:
-        r = subprocess.run([*prefix, str(ENVELOCK), "scan", "secret.txt"], cwd=tmp_path, capture_output=True, timeout=120, check=False)
+        r = subprocess.run(
+            [*prefix, str(ENVELOCK), "scan", "secret.txt"], cwd=tmp_path, capture_output=True, timeout=120, check=False
+        )
         if b"Operation not permitted" in r.stderr and prefix:
             skip_unless_required(f"setpriv cannot drop capabilities here: {r.stderr.decode()[:200]}", PRIVDROP_ENV)
         assert r.returncode == 2 and b"secret.txt: error: unreadable (Permission denied)" in r.stderr, r.stderr
@@ -486,3 +488,31 @@ def test_control_without_the_second_reading_the_tag_is_missed(monkeypatch: pytes
     monkeypatch.setattr(scanning, "decode", lambda data: dataclasses.replace(decode(data), other=None))
     got = run("scan", "--format", "json", "-", stdin=SINGLE_BYTE["cp1252 single guillemets"])
     assert got.returncode == 0, got
+
+
+# ---------------------------------------------------------------------------
+# Verify that read zero bytes (stop 49, a red-team find)
+
+
+@pytest.mark.parametrize("extra", [(), ("--nonce", "abcdefgh12"), ("--spotlight", "datamark")])
+def test_verify_of_empty_stdin_reads_nothing_and_fails(tmp_path: Path, extra: tuple[str, ...]) -> None:
+    """``producer | envelock verify --nonce N -`` whose producer died wrote nothing: exit 2, not 0."""
+    assert run("verify", *extra, "-", cwd=tmp_path, stdin=b"").returncode == 2
+    assert run("verify", *extra, "--allow-empty", "-", cwd=tmp_path, stdin=b"").returncode == 0
+
+
+def test_verify_of_an_empty_file_fails_and_a_preface_passes(tmp_path: Path) -> None:
+    from envelock import PrefaceEntry, compose_preface
+
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "turn.txt").write_text(str(compose_preface([PrefaceEntry("external", "web:x", "hi")])), encoding="utf-8")
+    assert run("verify", "empty.txt", cwd=tmp_path).returncode == 2
+    assert run("verify", "turn.txt", cwd=tmp_path).returncode == 0
+    assert run("verify", "empty.txt", "turn.txt", cwd=tmp_path).returncode == 0  # something was read
+
+
+def test_control_counting_an_empty_file_as_read_passes_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = scanning.verify_path
+    monkeypatch.setattr("envelock.cli.commands.verify_path", lambda *a, **k: dataclasses.replace(real(*a, **k), size=1))
+    (tmp_path / "empty.txt").write_bytes(b"")
+    assert run("verify", "empty.txt", cwd=tmp_path).returncode == 0

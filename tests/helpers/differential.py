@@ -16,6 +16,7 @@ from envelock import PrefaceEntry, compose_preface, defang, parse_preface, undef
 from envelock.envelope.lxml_readers import reader_problems
 from envelock.envelope.parse import scan_preface
 from envelock.escape import Level
+from envelock.eye.escape import defang_attribute
 from helpers.data import CORPUS_DIR, shared_dir
 
 TAG = "retrieved_content"
@@ -134,7 +135,7 @@ def xml_view(root: Any) -> Seen:
 
 
 def attrs_of(entry: PrefaceEntry, env: Any) -> list[tuple[str, str]]:
-    want = [("provenance", defang(env.source)), ("origin", defang(env.origin))]
+    want = [("provenance", defang_attribute(env.source)), ("origin", defang_attribute(env.origin))]
     if env.fetched_at is not None:
         want.append(("fetched_at", env.fetched_at))
     return want

@@ -10,6 +10,7 @@ from helpers.data import load_corpus, shared_strings
 from envelock import LEVELS, InvalidEntry, PrefaceEntry, compose_preface, defang, parse_preface, verify_preface
 from envelock.envelope.invisible import XML_IMPOSSIBLE_RE, sanitize
 from envelock.escape import Level, xml_escape_text
+from envelock.eye.escape import defang_attribute
 from envelock.eye.reader import reserved_tag_count
 
 #: Every test here runs once per defang implementation (tests/conftest.py, fixture ``impl``).
@@ -48,7 +49,8 @@ def _outcome(payload: str, field: str, level: Level) -> str:
         words.append("stripped")
     if "replaced-control" in kinds:
         words.append("replaced")
-    if defang(cleaned, level=inner) != plain:
+    # An attribute value is defanged followed by what the renderer writes after it (stop 49).
+    if (defang_attribute(cleaned) if field != "body" else defang(cleaned, level=inner)) != plain:
         words.append("defanged")
     return "+".join(words) or "untouched"
 

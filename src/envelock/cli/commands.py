@@ -195,6 +195,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     shown = [args.stdin_filename if t.path == "-" else t.path for t in targets]
     srcroot, resolved = _srcroot(args, shown)
     results = []
+    sizes = []
     for s, t in zip(shown, targets, strict=True):
         c = (
             verify_path(
@@ -208,10 +209,13 @@ def cmd_verify(args: argparse.Namespace) -> int:
             if t.readable
             else _unread(t)
         )
+        sizes.append(c.size)
         results.append(_result(s, relative_uri(s, srcroot, resolved.get(s)), c, None))
     failed = any(r.findings or r.skipped for r in results)
-    # a file that is not UTF-8 was read, and fails (exit 1): it is not a composed preface
-    read = any(t.readable and r.error is None for t, r in zip(targets, results, strict=True))
+    # A file that is not UTF-8 was read, and fails (exit 1): it is not a composed preface. Zero bytes in
+    # all is nothing read (exit 2 unless --allow-empty): `producer | envelock verify --nonce N -` whose
+    # producer died wrote nothing, and an empty preface holds no envelope to check (stop 49, a red-team find).
+    read = any(t.readable and r.error is None and size for t, r, size in zip(targets, results, sizes, strict=True))
     return conclude(args, "verify", results, srcroot, failed=failed, read=read)
 
 

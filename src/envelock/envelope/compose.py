@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from ..errors import EnvelopeBreach, InvalidEntry, NestingError
 from ..eye.backend import encoded_once
-from ..eye.escape import Level, check_level, defang
+from ..eye.escape import Level, check_level, defang_attribute
 from ..eye.load_tokens import Tokens
 from ..eye.tokens import RESERVED_NAMES
 from ..types import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, Spotlight, SpotlightMode, Transformation
@@ -38,7 +38,7 @@ def _attribute(value: str, *, index: int, field: str, invisible: str) -> tuple[s
             field=field,
         )
     value, changes = handle_invisible(value, invisible, index=index, field=field)
-    return defang(value), changes
+    return defang_attribute(value), changes
 
 
 def compose_preface(

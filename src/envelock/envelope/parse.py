@@ -25,7 +25,16 @@ from typing import Any
 
 from ..errors import EnvelopeBreach
 from ..eye import backend
-from ..eye.escape import BODY_CONTEXT, Level, canonical_body_at, check_level, defang, defang_body, opener_records, undefang
+from ..eye.escape import (
+    BODY_CONTEXT,
+    Level,
+    canonical_body_at,
+    check_level,
+    defang_attribute,
+    defang_body,
+    opener_records,
+    undefang_attribute,
+)
 from ..eye.load_tokens import Tokens
 from ..eye.reader import exact_escaped, readings, visible
 from ..eye.tokens import RESERVED_NAMES
@@ -84,8 +93,8 @@ def _attribute(scan: _Scan, raw: str, name: str, offset: int, path: tuple[int, .
         scan.problem("attribute-invalid-char", f"{name}: U+{ord(value[bad[0]]):04X} cannot be carried by XML", offset, path)
     if hidden:
         scan.problem("invisible-text", f"{name}: invisible TAG/bidi character (compose strips these)", offset, path)
-    plain = undefang(value)
-    if defang(plain) != value:
+    plain = undefang_attribute(value)
+    if defang_attribute(plain) != value:
         scan.problem("attribute-not-canonical", f"{name}: not in canonical defanged form: {_snippet(value, 0)!r}", offset, path)
     return plain
 

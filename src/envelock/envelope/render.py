@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import re
 
-from ..eye.escape import defang
+from ..eye.escape import defang_attribute
 from ..eye.reader import names_for
 from ..eye.tokens import RESERVED_NAMES
-from ..eye.unicode_tables import QUOTE_LOOKALIKES
+from ..eye.unicode_tables import QUOTE_LOOKALIKES, SKIPPED_QUOTES
 from ..types import Envelope
 
 TAG = "retrieved_content"
@@ -40,8 +40,10 @@ _ATTR_ESCAPES = (
 #: FULLWIDTH QUOTATION MARK, U+201D, U+2033 DOUBLE PRIME) are written as hexadecimal
 #: character references, so that no value can *appear* to end and let a model read
 #: ``x\uff02 provenance\uff1d\uff02system-config`` as a second attribute. Exact round trip.
-_QUOTE_ESCAPES = tuple((chr(cp), f"&#x{cp:X};") for cp in QUOTE_LOOKALIKES)
-_QUOTE_CLASS = "".join(re.escape(chr(cp)) for cp in QUOTE_LOOKALIKES)
+#: The quotes the eye reads past (``SKIPPED_QUOTES``: U+02DD, U+00B4...) too (stop 49, a red-team find).
+_ATTRIBUTE_QUOTES = (*QUOTE_LOOKALIKES, *SKIPPED_QUOTES)
+_QUOTE_ESCAPES = tuple((chr(cp), f"&#x{cp:X};") for cp in _ATTRIBUTE_QUOTES)
+_QUOTE_CLASS = "".join(re.escape(chr(cp)) for cp in _ATTRIBUTE_QUOTES)
 _QUOTE_RE = re.compile(f"[{_QUOTE_CLASS}]")
 _ATTR_UNESCAPE = {ref: raw for raw, ref in (*_ATTR_ESCAPES, *_QUOTE_ESCAPES)}
 _ATTR_REF_RE = re.compile("|".join(re.escape(ref) for ref in _ATTR_UNESCAPE))
@@ -104,7 +106,7 @@ def unescape_attribute(value: str) -> str:
 def attributes_of(env: Envelope) -> list[tuple[str, str]]:
     """The open tag's attributes of a parsed envelope in rendered order, as a reader decodes them
     (``provenance`` and ``origin`` defanged, as compose writes them)."""
-    out = [("provenance", defang(env.source)), ("origin", defang(env.origin))]
+    out = [("provenance", defang_attribute(env.source)), ("origin", defang_attribute(env.origin))]
     if env.fetched_at is not None:
         out.append(("fetched_at", env.fetched_at))
     if env.nonce is not None:

@@ -11,7 +11,7 @@ from typing import cast
 
 from . import backend
 from .backend import IMPLEMENTATIONS, implementation, xml_unescape_text
-from .levels import BODY_CONTEXT, LEVELS, Level, check_level, xml_escape_text
+from .levels import ATTRIBUTE_CONTEXT, BODY_CONTEXT, LEVELS, Level, check_level, xml_escape_text
 from .load_tokens import Tokens
 from .reader import BRACKET_OPENER_RE, OPENER_RE, Kind, Reading, names_for, read_after, read_bracket
 from .tokens import RESERVED_NAMES
@@ -23,10 +23,12 @@ __all__ = [
     "Level",
     "check_level",
     "defang",
+    "defang_attribute",
     "defang_body",
     "implementation",
     "opener_readings",
     "undefang",
+    "undefang_attribute",
     "undefang_body",
     "xml_escape_text",
     "xml_unescape_text",
@@ -55,6 +57,23 @@ def undefang(
     """Invert :func:`defang` exactly (``undefang(defang(s, level=L), level=L) == s``; the same
     ``reserved`` names and ``tokens``, which decide where the escapes are)."""
     return backend.chosen().undefang(text, check_level(level), tuple(reserved), tokens)
+
+
+def defang_attribute(value: str) -> str:
+    """:func:`defang` of an attribute value (the ``reserved`` rules at every level) judged with what
+    the renderer writes after it (``ATTRIBUTE_CONTEXT``), as a reader of the whole tag reads it."""
+    out = defang(value + ATTRIBUTE_CONTEXT)
+    if not out.endswith(ATTRIBUTE_CONTEXT):  # pragma: no cover - no opener in the context
+        raise AssertionError("attribute context was escaped")
+    return out[: -len(ATTRIBUTE_CONTEXT)]
+
+
+def undefang_attribute(value: str) -> str:
+    """The exact inverse of :func:`defang_attribute`."""
+    out = undefang(value + ATTRIBUTE_CONTEXT)
+    if not out.endswith(ATTRIBUTE_CONTEXT):  # pragma: no cover - undefang never touches the context
+        raise AssertionError("attribute context was changed")
+    return out[: -len(ATTRIBUTE_CONTEXT)]
 
 
 def defang_body(

@@ -12,6 +12,11 @@ LEVELS: tuple[Level, ...] = ("reserved", "markup", "xml")
 
 #: What follows every body in a composed preface: the LF before the close tag, then ``<``.
 BODY_CONTEXT = "\n<"
+#: What the renderer writes after an attribute value: its closing quote and the tag's end (or a blank
+#: and the next attribute). A reading near the end of the value reaches them, so a value is judged
+#: with them: ``origin="x <|im_end|">`` is ``<|im_end|>`` to a reader that decodes ``&lt;`` (a
+#: red-team find of stop 49).
+ATTRIBUTE_CONTEXT = '">'
 
 _XML_ESCAPES = (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("\r", "&#13;"))
 #: What :func:`xml_escape_text` writes for ``<`` and for ``&`` (``reader.quoted_opener`` reads them back).

@@ -18997,6 +18997,20 @@ QUOTE_LOOKALIKES: tuple[int, ...] = (
     0x1F678,  # SANS-SERIF HEAVY LOW DOUBLE COMMA QUOTATION MARK ORNAMENT
 )
 
+#: Characters UTS #39 takes for a quote that the eye reads past (so not in QUOTE_LOOKALIKES): attribute
+#: values write them as references too.
+SKIPPED_QUOTES: tuple[int, ...] = (
+    0x00B4,  # ACUTE ACCENT
+    0x02DD,  # DOUBLE ACUTE ACCENT
+    0x0384,  # GREEK TONOS
+    0x1FBD,  # GREEK KORONIS
+    0x1FBF,  # GREEK PSILI
+    0x1FFD,  # GREEK OXIA
+    0x1FFE,  # GREEK DASIA
+    0x16F51,  # MIAO SIGN ASPIRATION
+    0x16F52,  # MIAO SIGN REFORMED VOICING
+)
+
 #: The ASCII characters of the same quote class (quote_names rule, UTS #39): an angle reading reads past
 #: them as it reads past the look-alikes (reader._PASS); attribute values keep the format's escapes for them.
 ASCII_QUOTES: tuple[int, ...] = (
