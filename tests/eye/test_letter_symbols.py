@@ -24,9 +24,10 @@ import string
 import unicodedata
 
 import pytest
+from helpers.provenance import refused
 
 import envelock.escape as escape
-from envelock import EnvelockError, PrefaceEntry, compose_preface, scan_text
+from envelock import scan_text
 from envelock.envelope import provenance
 from envelock.eye import reader as me
 from envelock.eye.levels import Level
@@ -177,24 +178,16 @@ def test_control_isalnum_names_miss_them(monkeypatch: pytest.MonkeyPatch) -> Non
 STAND_IN_SOURCES = ("system-c\u00b0nfig", "system-c\u25cbnfig", "system-c\u2218nfig", "system-co\u043ffig", "user-auth\u00b0red")
 
 
-def _refused(source: str) -> bool:
-    try:
-        compose_preface([PrefaceEntry(source, "web:x", "x")], verify=True)
-    except EnvelockError:
-        return True
-    return False
-
-
 @pytest.mark.parametrize("source", STAND_IN_SOURCES)
-def test_a_tier_name_with_a_stand_in_is_refused(source: str) -> None:
-    assert _refused(source)
+def test_a_tier_name_with_a_stand_in_isrefused(source: str) -> None:
+    assert refused(source)
 
 
 @pytest.mark.parametrize("source", ["web:system-config", "file:user-authored.md", "external", "tool:search", "systemic"])
 def test_content_keys_and_other_names_are_accepted(source: str) -> None:
-    assert not _refused(source)
+    assert not refused(source)
 
 
 def test_control_without_the_eyes_reading_they_are_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(provenance, "_tier_read", lambda source: provenance.Trust.EXTERNAL)
-    assert not any(_refused(s) for s in STAND_IN_SOURCES)
+    assert not any(refused(s) for s in STAND_IN_SOURCES)

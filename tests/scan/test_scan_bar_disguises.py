@@ -18,9 +18,10 @@ from __future__ import annotations
 import random
 
 import pytest
+from helpers.provenance import refused
 
 import envelock.escape as escape
-from envelock import EnvelockError, PrefaceEntry, compose_preface, scan_text
+from envelock import scan_text
 from envelock.envelope import provenance
 from envelock.eye import backend
 from envelock.eye import reader as me
@@ -188,22 +189,14 @@ WRAPPED = [
 WRAPPED += ["\u00b0(system-c\u00b0nfig)"]  # a stand-in before the punctuation (third round)
 
 
-def _refused(source: str) -> bool:
-    try:
-        compose_preface([PrefaceEntry(source, "web:x", "x")], verify=True)
-    except EnvelockError:
-        return True
-    return False
-
-
 @pytest.mark.parametrize("source", WRAPPED)
-def test_a_wrapped_tier_name_with_a_stand_in_is_refused(source: str) -> None:
-    assert _refused(source)
+def test_a_wrapped_tier_name_with_a_stand_in_isrefused(source: str) -> None:
+    assert refused(source)
 
 
 @pytest.mark.parametrize("source", ["(notes)", "\u00b0C readings", "Caf\u00e9", "systemd-config", "file:system-config.yaml"])
 def test_honest_sources_are_accepted(source: str) -> None:
-    assert not _refused(source)
+    assert not refused(source)
 
 
 def test_control_a_reading_from_the_first_character_accepts_them(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -214,7 +207,7 @@ def test_control_a_reading_from_the_first_character_accepts_them(monkeypatch: py
         return tiers.get(reading.name, provenance.Trust.EXTERNAL) if reading.kind == "reserved" else provenance.Trust.EXTERNAL
 
     monkeypatch.setattr(provenance, "_tier_read", from_first)
-    assert not any(_refused(s) for s in WRAPPED)
+    assert not any(refused(s) for s in WRAPPED)
 
 
 def test_a_number_past_the_window_is_read_whole(native: None, monkeypatch: pytest.MonkeyPatch) -> None:
