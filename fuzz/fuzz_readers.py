@@ -36,8 +36,9 @@ from _common import Input, expected_text
 from fuzz_compose import decode as decode_entries
 from lxml import etree
 
-from envelock import InvalidEntry, PrefaceEntry, compose_preface, defang, parse_preface, verify_preface
+from envelock import InvalidEntry, PrefaceEntry, compose_preface, parse_preface, verify_preface
 from envelock.escape import undefang_body
+from envelock.eye.escape import defang_attribute
 
 try:
     import html5lib
@@ -71,7 +72,7 @@ def expected_tree(envs: list | tuple) -> list:
     """(attributes, children-or-body) for each envelope, attributes as a reader must decode them."""
     out = []
     for e in envs:
-        attrs = {"provenance": defang(e.source), "origin": defang(e.origin)}
+        attrs = {"provenance": defang_attribute(e.source), "origin": defang_attribute(e.origin)}
         if e.fetched_at is not None:
             attrs["fetched_at"] = e.fetched_at
         out.append((attrs, expected_tree(e.children) if e.body is None else e.body))

@@ -59,10 +59,12 @@ def _mod(name: str):
 def one_regex() -> None:
     """compose: the seed's only defence, ``/<\\/retrieved_content\\s*>/gi`` -> ``<\\/retrieved_content>``."""
 
-    def weak_defang(text: str, *, level: str = "reserved", reserved: tuple[str, ...] = ()) -> str:
+    def weak_defang(text: str) -> str:
         return re.sub(r"</retrieved_content\s*>", r"<\\/retrieved_content>", text, flags=re.I)
 
-    _mod("envelock.envelope.compose").defang = weak_defang
+    # compose's attribute defang (``escape.defang_attribute``, since stop 49 judged with the ``">``
+    # that follows a value; the name compose calls it by is what the mutant replaces).
+    _mod("envelock.envelope.compose").defang_attribute = weak_defang
 
 
 @_mutant("case-sensitive")
