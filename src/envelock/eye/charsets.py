@@ -75,7 +75,7 @@ def one_of(*tables: Iterable[tuple[int, int]], part: str = "all") -> str:
     """A regex that matches one character of the given range tables, fast for a large table.
 
     ``re`` tests a character against a class of more than the Basic Multilingual Plane range by
-    range: ``[SKIP_RANGES]`` (1,411 ranges) cost about 250 ns per character. The BMP part of the
+    range: ``[SKIP_RANGES]`` (1,411 ranges) was a linear walk per character. The BMP part of the
     tables is a class of its own (``re`` makes it a bitmap), and the part in each further plane is
     tried only for a character of that plane. ``part``: ``"bmp"`` or ``"astral"`` for one side only."""
     ranges = sorted(r for table in tables for r in table)

@@ -413,7 +413,8 @@ def skeleton(text: str) -> str:
     ``"".join(char_skeleton(c) for c in text)``, in two C passes: the characters read past are
     removed (no character with generated readings is one), then each other character is replaced
     by its primary reading. The scanner takes the skeleton of a 256-character window per padded
-    opener; one Python step per character ran ``<`` + 40 NBSP + a tag at 0.9 MB/s."""
+    opener; one Python step per character made ``<`` + 40 NBSP + a tag the slowest of the red team's
+    shapes (``benchmarks/results/scan_shapes_red_team.txt``)."""
     bmp, astral = _skip_runs()
     kept = bmp.sub("", text)
     if not kept.isascii() and _ASTRAL.search(kept):
@@ -448,7 +449,7 @@ def _primary_table(read: dict[str, tuple[str, ...]]) -> dict[int, str]:
 def read_past_re(more: frozenset[str]) -> re.Pattern[str]:
     """A run (maybe empty) of characters the eye reads past (:func:`is_skip`, the generated
     ``SKIP_RANGES``) or of ``more``: one regex, so the scanner reads a 256-character window in C.
-    One Python step per character of every window ran ``<`` + 40 NBSP repeated at 0.2 MB/s (a
+    One Python step per character of every window made ``<`` + 40 NBSP repeated a slow shape (a
     red-team find of stop 48)."""
     return re.compile(run_of(SKIP_RANGES, ranges_of(more)))
 

@@ -356,8 +356,6 @@ def _reserved_only(names: Names) -> Names:
     return dataclasses.replace(names, tokens=(), namespaces=(), quotable=(), pipes=False)
 
 
-_NO_READING = Reading("none")
-_ASCII_QUOTE_SET = modeleye._ASCII_QUOTE_CHARS
 #: The most letters one character (or reference) reads as (``㎣``: five).
 _MAX_READING = max(len(r) for rs in READINGS.values() for r in rs)
 #: A character that ends a reading (an opener, or ``&``, which may spell one).
@@ -694,13 +692,13 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
         room = _name_room(text, end, names)
         if len(rereads) >= _REREADS_MAX:
             rereads.clear()  # its keys are windows of about 1,300 characters: a few megabytes at most
-        again = _NO_READING
+        again = modeleye._NONE
         if room:
             again = backend.read_reserved_only(text, start, end, ctx.reserved, _reserved_only(names), rereads)
         # The second reading depends on the text up to the end of its window (and on the character before
         # the opener where a quote follows it: ``'<'``), so the native loop may reuse the answer there.
         hi = backend.reread_window(text, start, end)[1]
-        window = hi if hi < n and text[end : end + 1] not in _ASCII_QUOTE_SET else None
+        window = hi if hi < n and text[end : end + 1] not in modeleye._ASCII_QUOTE_CHARS else None
         if again.kind == "reserved" and (hit := _hit_of(text, "reserved", again.name, again.slash, again.end, ctx, maps)):
             settled = window is not None and hit.closed and "&" not in text[again.end : hit.end]
             return (max(window, hit.end) if settled and window is not None else None), [described_hit(start, end, hit)]
