@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import IntEnum
 from functools import lru_cache
 
-from ..eye.reader import Names, is_alnum, is_stand_in, read_after, readings, skeleton
+from ..eye.reader import Names, is_stand_in, read_after, reads_as_letter, skeleton
 
 
 class Trust(IntEnum):
@@ -113,7 +113,7 @@ def _tier_read(source: str) -> Trust:
     head = source.partition(":")[0]
     # From its first letter, and from a stand-in before it: punctuation stops no reader
     # (``(system-c°nfig)``, ``°(system-c°nfig)``, ``°ystem-config``).
-    letter = next((k for k, c in enumerate(head) if is_alnum(c) or any(r[:1].isalnum() for r in readings(c))), len(head))
+    letter = next((k for k, c in enumerate(head) if reads_as_letter(c)), len(head))
     stand = next((k for k, c in enumerate(head[:letter]) if is_stand_in(c)), letter)
     read = [Trust.EXTERNAL]
     for first in sorted({stand, letter}):

@@ -363,6 +363,12 @@ def letter_symbol(ch: str) -> bool:
     return ch in _EITHER
 
 
+def reads_as_letter(ch: str) -> bool:
+    """Is ``ch`` a letter or number, or a character the eye may read as one (``ⓣ``, ``𜳞``: a reading
+    that starts with a letter or digit)?"""
+    return is_alnum(ch) or any(r[:1].isalnum() for r in readings(ch))
+
+
 def can_skip(ch: str) -> bool:
     """May the eye read past ``ch``: always (:func:`is_skip`), or as one of its readings (a mark or
     symbol with a letter reading, such as U+0C02 TELUGU SIGN ANUSVARA, read as ``o`` or as nothing)."""

@@ -200,7 +200,7 @@ def _letter(ch: str) -> bool:
     """A letter or digit of the generated tables, or a character with a letter reading (``ⓣ``; ``𜳞``,
     a Unicode 16 symbol drawn as a bar and read as ``i``, which ``str.isalnum`` called no letter: the
     interpreter's Unicode is older; stop 49). Not the ASCII bar, which UTS #39 also reads as ``l``."""
-    return modeleye.is_alnum(ch) or (ch >= "\x80" and any(r[:1].isalnum() for r in modeleye.readings(ch)))
+    return modeleye.is_alnum(ch) or (ch >= "\x80" and modeleye.reads_as_letter(ch))
 
 
 _PIPE_STOPS = _PIPE | _GT | _LT
