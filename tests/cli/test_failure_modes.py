@@ -25,7 +25,7 @@ import pytest
 from helpers.cli import ENVELOCK, run, run_process
 from helpers.data import skip_unless_required
 
-from envelock.cli import scanning
+from envelock.cli import commands, scanning
 from envelock.cli.decode import decode, unmarked_wide
 
 CLOSE = "</retrieved_content>"
@@ -516,3 +516,18 @@ def test_control_counting_an_empty_file_as_read_passes_it(tmp_path: Path, monkey
     monkeypatch.setattr("envelock.cli.commands.verify_path", lambda *a, **k: dataclasses.replace(real(*a, **k), size=1))
     (tmp_path / "empty.txt").write_bytes(b"")
     assert run("verify", "empty.txt", cwd=tmp_path).returncode == 0
+
+
+def test_scan_of_empty_stdin_reads_nothing_and_fails(tmp_path: Path) -> None:
+    """``producer | envelock scan -`` whose producer died wrote nothing: exit 2; an empty file is read."""
+    assert run("scan", "-", cwd=tmp_path, stdin=b"").returncode == 2
+    assert run("scan", "--allow-empty", "-", cwd=tmp_path, stdin=b"").returncode == 0
+    assert run("scan", "-", cwd=tmp_path, stdin=b"hello\n").returncode == 0
+    (tmp_path / "__init__.py").write_bytes(b"")
+    assert run("scan", "__init__.py", cwd=tmp_path).returncode == 0  # an empty file is ordinary, and was read
+
+
+def test_control_counting_empty_stdin_as_read_passes_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = commands._scan_all
+    monkeypatch.setattr(commands, "_scan_all", lambda *a: [dataclasses.replace(c, size=1) for c in real(*a)])
+    assert run("scan", "-", cwd=tmp_path, stdin=b"").returncode == 0

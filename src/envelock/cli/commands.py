@@ -185,7 +185,10 @@ def cmd_scan(args: argparse.Namespace) -> int:
     options = ScanOptions(frozenset(args.disable), not args.no_inline_ignore, args.pipe_timeout, args.tokenizer)
     checked = _scan_all(targets, options, args)
     results = [_result(s, relative_uri(s, srcroot, resolved.get(s)), c, baseline) for s, c in zip(shown, checked, strict=True)]
-    return conclude(args, "scan", results, srcroot, failed=_fails_scan(args, results), read=any(r.read for r in results))
+    # An empty file was read (an empty `__init__.py` is ordinary), but an empty stdin is not: the
+    # producer of `producer | envelock scan -` that died wrote nothing, and the gate saw nothing.
+    read = any(r.read and (r.size or t.path != "-") for t, r in zip(targets, results, strict=True))
+    return conclude(args, "scan", results, srcroot, failed=_fails_scan(args, results), read=read)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
