@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from envelock import InvalidEntry, PrefaceEntry, Trust, compose_preface, trust_of, verify_preface
-from envelock.envelope import compose, parse, provenance
+from envelock.envelope import parse, provenance
 
 POSING = {
     "system-config\u200b": Trust.SYSTEM_CONFIG,
@@ -81,8 +81,8 @@ def test_honest_sources_compose(source: str) -> None:
 
 
 def test_control_without_the_check_they_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(compose, "passes_for_higher", lambda source, own=None: None)
-    monkeypatch.setattr(parse, "passes_for_higher", lambda source: None)
+    # compose and verify ask through a per-call memo (provenance.PosingMemo), which asks this
+    monkeypatch.setattr(provenance, "passes_for_higher", lambda source, own=None: None)
     for source in POSING:
         text = compose_preface([PrefaceEntry(source, "o", "b")], verify=True)
         assert parse.parse_preface(text)[0].source == source
@@ -102,7 +102,7 @@ def test_a_source_stripped_to_a_tier_is_refused(source: str) -> None:
 
 def test_control_checking_what_is_rendered_alone_lets_them_through(monkeypatch: pytest.MonkeyPatch) -> None:
     real = provenance.passes_for_higher
-    monkeypatch.setattr(compose, "passes_for_higher", lambda source, own=None: real(source))
+    monkeypatch.setattr(provenance, "passes_for_higher", lambda source, own=None: real(source))
     for source in STRIPPED_TO_A_TIER:
         text = compose_preface([PrefaceEntry(source, "o", "b")])
         assert trust_of(parse.parse_preface(text)[0].source) > trust_of(source)
@@ -118,3 +118,19 @@ def test_control_without_the_first_word_rule_they_pass(monkeypatch: pytest.Monke
         assert provenance.passes_for_higher(source) is None, source
         text = compose_preface([PrefaceEntry(source, "o", "b")])
         assert parse.parse_preface(text)[0].source == source
+
+
+def test_a_turn_reads_each_source_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A turn of many entries from a few sources reads each source's tier once (the reading is the
+    reference reader's, tens of microseconds); the next call reads it again (nothing kept across calls)."""
+    real = provenance.passes_for_higher
+    asked: list[str] = []
+    monkeypatch.setattr(provenance, "passes_for_higher", lambda source, own=None: asked.append(source) or real(source, own=own))
+    entries = [PrefaceEntry(s, "o", "b") for s in ("external", "user-authored") * 50]
+    text = compose_preface(entries)
+    assert sorted(asked) == ["external", "user-authored"]
+    asked.clear()
+    assert not verify_preface(text, expected=entries).problems
+    assert sorted(asked) == ["external", "user-authored"]
+    with pytest.raises(InvalidEntry, match="reads as the tier"):
+        compose_preface([*entries, PrefaceEntry("system-c\u00b0nfig", "o", "b")])

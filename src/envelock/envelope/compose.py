@@ -22,7 +22,7 @@ from . import render
 from .entry import PrefaceEntry, check_entry, empty_provenance, normalize_fetched_at
 from .invisible import XML_IMPOSSIBLE_RE, ControlsPolicy, InvisiblePolicy, check_policies, handle_invisible, sanitize
 from .nesting import NESTING_POLICIES, NestingPolicy, Preface, _make, _shared, check_nested, is_preface
-from .provenance import is_known_source, passes_for_higher, unknown_source_message
+from .provenance import PosingMemo, is_known_source, unknown_source_message
 from .spotlight import MARKED_MODES, check_nonce, check_options, choose_marker, encode_body, new_seed
 from .verify import _Expected, check_preface
 
@@ -118,6 +118,7 @@ def compose_preface(
     # ... and, unless a marker is still to be chosen, each body rendered straight after its sanitize
     # pass, while the one UTF-8 copy that pass read is alive (not encoded again by the defang).
     marker_known = not (spot.mode in MARKED_MODES and spot.marker is None)
+    passes_for_higher = PosingMemo()
     for index, raw in enumerate(entry_list):
         entry = check_entry(raw, index)
         if strict_provenance and not is_known_source(entry.source):

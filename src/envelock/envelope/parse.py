@@ -42,7 +42,7 @@ from ..types import DEPTH_CEILING, NO_SPOTLIGHT, Envelope, LineIndex, Problem, S
 from . import spotlight
 from .entry import CANONICAL_FETCHED_AT_RE, empty_provenance, parse_iso8601
 from .invisible import first_problems
-from .provenance import passes_for_higher
+from .provenance import PosingMemo
 from .render import (
     ATTR_INVALID_RE,
     CLOSE_TAG,
@@ -69,6 +69,7 @@ class _Scan:
     problems: list[Problem] = field(default_factory=list)
     depth_seen: int = 0
     lines: LineIndex = field(init=False, repr=False)
+    posing: PosingMemo = field(default_factory=PosingMemo, repr=False)
 
     def __post_init__(self) -> None:
         self.lines = LineIndex(self.text)
@@ -215,7 +216,7 @@ def _envelope(scan: _Scan, pos: int, depth: int, path: tuple[int, ...]) -> tuple
         # None of the composer's outputs (red-team find of stop 42: it verified, and entries_of of it
         # could not be composed).
         scan.problem("provenance-empty", "provenance is empty: every envelope needs one (compose refuses it)", pos, path)
-    elif (posing := passes_for_higher(source)) is not None:
+    elif (posing := scan.posing(source)) is not None:
         message = f"provenance {_snippet(source, 0)!r} reads as the tier {posing.label!r} but is not it (compose refuses it)"
         scan.problem("provenance-lookalike", message, pos, path)
     origin = _attribute(scan, groups[1], "origin", pos, path)

@@ -142,6 +142,27 @@ def passes_for_higher(source: str, *, own: str | None = None) -> Trust | None:
     return tier if tier > trust_of(source if own is None else own) else None
 
 
+class PosingMemo:
+    """:func:`passes_for_higher` with its answers kept for one compose or one verify: a turn repeats a
+    few sources over many entries, and each answer is a reading by the reference reader (tens of
+    microseconds). Kept per call, never across calls, so a test that replaces the reader sees it."""
+
+    #: Distinct sources kept; past it every answer is worked out afresh.
+    MAX = 4096
+
+    def __init__(self) -> None:
+        self._answers: dict[tuple[str, str | None], Trust | None] = {}
+
+    def __call__(self, source: str, *, own: str | None = None) -> Trust | None:
+        key = (source, own)
+        if key in self._answers:
+            return self._answers[key]
+        answer = passes_for_higher(source, own=own)
+        if len(self._answers) < self.MAX:
+            self._answers[key] = answer
+        return answer
+
+
 def is_known_source(source: str) -> bool:
     """Is ``source`` inside the trust tiers: a tier name, or a content key ``kind:rest`` of a kind
     in :data:`TIER_BY_KIND` (exactly as written: ``System-Config`` and ``sytem-config`` are not)?"""
