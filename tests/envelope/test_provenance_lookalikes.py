@@ -125,7 +125,12 @@ def test_a_turn_reads_each_source_once(monkeypatch: pytest.MonkeyPatch) -> None:
     reference reader's, tens of microseconds); the next call reads it again (nothing kept across calls)."""
     real = provenance.passes_for_higher
     asked: list[str] = []
-    monkeypatch.setattr(provenance, "passes_for_higher", lambda source, own=None: asked.append(source) or real(source, own=own))
+
+    def counted(source: str, own: str | None = None) -> Trust | None:
+        asked.append(source)
+        return real(source, own=own)
+
+    monkeypatch.setattr(provenance, "passes_for_higher", counted)
     entries = [PrefaceEntry(s, "o", "b") for s in ("external", "user-authored") * 50]
     text = compose_preface(entries)
     assert sorted(asked) == ["external", "user-authored"]

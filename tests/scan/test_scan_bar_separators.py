@@ -7,6 +7,8 @@ the control is the scanner without the second reading."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -86,7 +88,7 @@ def test_the_same_padding_after_a_bar_lookalike_is_reported() -> None:
 
 
 def test_control_without_the_second_reading_misses_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tags, "_unpiped_reading", lambda text, pos, names: None)
+    monkeypatch.setattr(tags, "_unpiped_reading", lambda text, pos, names, *bar: None)
     bar = SEPARATING_BARS[0]
     assert _tags(f"<{bar}retrieved{bar}content>") == []
     assert _tags(f"<{bar}{bar}retrieved_content>") == []
@@ -106,14 +108,15 @@ def test_every_bar_before_padding_and_a_name_is_reported() -> None:
 def test_control_without_the_padding_reading_misses_them(monkeypatch: pytest.MonkeyPatch) -> None:
     real = tags._unpiped_reading
 
-    def tags_only(text: str, pos: int, names: modeleye.Names) -> modeleye.Reading | None:
-        r = real(text, pos, names)
+    def tags_only(text: str, pos: int, names: modeleye.Names, *bar: Any) -> modeleye.Reading | None:
+        r = real(text, pos, names, *bar)
         return None if r is None or r.kind == "padding" else r
 
     monkeypatch.setattr(tags, "_unpiped_reading", tags_only)
     text = f"<{SEPARATING_BARS[0]}retrieved{chr(0) * 76}content>"
     assert escape.defang(text) != text
-    assert [f.rule for f in scan_text(text)] == ["control-character"]  # the NULs only: the tag is missed
+    # The tag is missed: the NULs, and the bar shape's own warning (its name read up to the lookahead since stop 50)
+    assert [(f.rule, f.severity) for f in scan_text(text)] == [("chat-control-token", "warning"), ("control-character", "warning")]
 
 
 @pytest.mark.parametrize("text", ["<|a:retrieved_content>", "<|:retrieved_content>"])
@@ -138,7 +141,7 @@ def test_an_encoded_opener_before_bar_separators_is_reported(escape_lt: str) -> 
 
 
 def test_control_the_encoded_family_without_the_second_reading_misses_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tags, "_unpiped_reading", lambda text, pos, names: None)
+    monkeypatch.setattr(tags, "_unpiped_reading", lambda text, pos, names, *bar: None)
     bar = SEPARATING_BARS[0]
     assert _encoded(f"\\u003c{bar}retrieved{bar}content>") == []
 
@@ -181,9 +184,9 @@ def test_first_danger_equals_reading_every_opener(text: str) -> None:
     assert tags._first_danger(text, CTX) == reference_first_danger(text)
 
 
-#: A bar opener that reads as nothing either way (its name is too long for a token), then one with
-#: the same first characters after it that spells the tag with the bar read as a letter.
-QUIET_THEN_TAG = "<|a:" + "x" * 70 + "> <|a:retrieved_content>"
+#: A bar opener that reads as nothing either way (a second bar that does not close ends its name), then
+#: one with the same first characters after it that spells the tag with the bar read as a letter.
+QUIET_THEN_TAG = "<|a:x|y> <|a:retrieved_content>"
 
 
 @pytest.mark.parametrize("text", [QUIET_THEN_TAG, "<|<|<|<|" * 50 + "<|a:retrieved_content>"])

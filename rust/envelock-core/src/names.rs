@@ -67,6 +67,8 @@ struct Node {
     /// The states one letter stand-in takes this node to (`reader._letter_in`): the lettered node
     /// of each character a spelling of a reserved name has next, in code point order.
     letter: Vec<u32>,
+    /// The stem of a `<NAME|>` token (`Names.bar_closed`): the token's node (0: none).
+    bar_token: u32,
 }
 
 /// A trie of skeletons.
@@ -141,6 +143,15 @@ impl Trie {
     #[inline]
     pub fn is_token(&self, node: u32) -> bool {
         self.nodes[node as usize].token
+    }
+
+    /// The `<NAME|>` token whose stem `node` spells (`Names._bar_closed`), if any.
+    #[inline]
+    pub fn bar_token(&self, node: u32) -> Option<u32> {
+        match self.nodes[node as usize].bar_token {
+            0 => None,
+            k => Some(k),
+        }
     }
 
     #[inline]
@@ -702,6 +713,23 @@ impl Names {
             for tk in token_skeletons(t::ANGLE_TOKEN_NAMES, t::ANGLE_TOKEN_PATTERNS) {
                 let k = trie.insert(&tk);
                 trie.nodes[k as usize].token = true;
+            }
+            // `reader.bar_closed`: the stem of every `<NAME|>` token, whose skeleton is a prefix of
+            // the token's (a node on its path).
+            for name in t::ANGLE_TOKEN_NAMES {
+                if name
+                    .chars()
+                    .last()
+                    .is_some_and(|c| chars::has(c, chars::PIPE))
+                {
+                    let stem = name_skeleton(name.trim_end_matches(|c| chars::has(c, chars::PIPE)));
+                    let tok = name_skeleton(name);
+                    if !stem.is_empty() && tok.starts_with(&stem) && tok != stem {
+                        let k = trie.insert(&tok);
+                        let p = trie.insert(&stem);
+                        trie.nodes[p as usize].bar_token = k;
+                    }
+                }
             }
             for name in t::QUOTABLE_ANGLE_TOKEN_NAMES {
                 // Every one is an angle token (a skeleton already in the trie).

@@ -500,20 +500,10 @@ fn empty_bar(s: &str, start: Cur) -> bool {
     false
 }
 
-/// `reader._LINE_BREAKS` (`str.splitlines`): a bar token's name never holds one.
+/// `reader._LINE_BREAKS` (`str.splitlines`'s, less NEL, U+2028 and U+2029): a bar token's name never
+/// holds one.
 fn is_line_break(ch: char) -> bool {
-    matches!(
-        ch,
-        '\n' | '\r'
-            | '\x0b'
-            | '\x0c'
-            | '\x1c'
-            | '\x1d'
-            | '\x1e'
-            | '\u{85}'
-            | '\u{2028}'
-            | '\u{2029}'
-    )
+    matches!(ch, '\n' | '\r' | '\x0b' | '\x0c' | '\x1c' | '\x1d' | '\x1e')
 }
 
 /// `reader.bar_closes`: after the bar that follows an opener, the bar shape's name reaches a closer
@@ -581,6 +571,11 @@ impl<'n> Eye<'_, 'n> {
                 if !quoted {
                     return Some(Reading::at(Kind::Token, trie.prefix(k), slash, close));
                 }
+            }
+        }
+        if let Some(tk) = trie.bar_token(k) {
+            if let Some(close) = bars_then_closer(self.s, at) {
+                return Some(Reading::at(Kind::Token, trie.prefix(tk), slash, close));
             }
         }
         None
@@ -1355,11 +1350,11 @@ fn bracket_bar(s: &str, start: Cur, slash: bool) -> Reading<'static> {
             // A symbol with a letter reading names it too (`[|ⓔⓝⓓⓞⓕⓣⓤⓡⓝ|]`).
             Some(ch) if keeps_reading(ch) || letter_symbol(ch) => named = true,
             _ => {
-                // A quote look-alike reads past too (`[|“endofturn|]`).
+                // A quote look-alike (`[|“endofturn|]`) or a slash (`[|/endofturn|]`) reads past too.
                 if !piece
                     .as_slice()
                     .iter()
-                    .all(|&ch| chars::can_skip(ch) || quote_lookalike(ch))
+                    .all(|&ch| chars::can_skip(ch) || quote_lookalike(ch) || chars::has(ch, SLASH))
                 {
                     return Reading::NONE;
                 }
@@ -1370,8 +1365,40 @@ fn bracket_bar(s: &str, start: Cur, slash: bool) -> Reading<'static> {
     Reading::NONE
 }
 
+/// `reader._lead_piece(piece, False)`: every character one the bracket lead reads past (a piece
+/// decoding to nothing too).
+fn lead_skip(piece: &Piece) -> bool {
+    piece.as_slice().iter().all(|&ch| is_lead_char(ch, false))
+}
+
 fn quote_lookalike(ch: char) -> bool {
     !ch.is_ascii() && chars::is_quote(ch)
+}
+
+/// `reader._bars_then_closer`: after a `<NAME|>` token's name, a bar (a look-alike or a reference),
+/// then `>` past more bars, quotes, slashes and skippable characters; skippable characters and
+/// slashes may stand before the bar too. The position itself when the run is too long to follow
+/// after a bar (fail closed).
+fn bars_then_closer(s: &str, start: Cur) -> Option<Cur> {
+    let mut c = start;
+    let mut run = 0;
+    let mut bar = false;
+    while before_end(s, c) && run < MAX_RUN {
+        let (piece, nxt) = step(s, c);
+        if piece.first().is_some_and(|ch| chars::has(ch, chars::PIPE)) {
+            bar = true;
+        } else if !piece
+            .as_slice()
+            .iter()
+            .all(|&ch| chars::flags(ch) & (CAN_SKIP | SLASH) != 0 || (bar && chars::is_quote(ch)))
+        {
+            return (bar && piece.first().is_some_and(|ch| chars::has(ch, chars::GT)))
+                .then_some(nxt);
+        }
+        run += 1;
+        c = nxt;
+    }
+    (bar && c.i < s.len() && run >= MAX_RUN).then_some(c)
 }
 
 /// `_bracket_bar_close`: [`closer_after`] for the `]` after a bracket bar's closing bar, past more
@@ -1438,12 +1465,24 @@ fn read_bracket_slow<'n>(
         } else if quote_lookalike(ch) && before_end(s, nxt) {
             // Quote look-alikes before the bar (`[“|endofturn|”]`) are read past, as in an angle
             // reading; only there, and no ASCII quote (`d["INST"]`, `["|a|"]` are code).
+            // After the first, what the lead reads past is read past too (`[“\u{200b}|endofturn|]`,
+            // `[“/|endofturn|]`: stop 50).
+            // An ASCII quote too (`[“"|endofturn|]`), and MAX_RUN such pieces in a row are padding.
             let (mut after, mut after_end) = step(s, nxt);
-            while after.first().is_some_and(quote_lookalike) && before_end(s, after_end) {
+            let mut quoted_slash = slash;
+            let mut passed = 0;
+            while (after.first().is_some_and(chars::is_quote) || lead_skip(&after))
+                && before_end(s, after_end)
+            {
+                passed += 1;
+                if passed >= MAX_RUN {
+                    return Reading::padding(quoted_slash, after_end);
+                }
+                quoted_slash |= after.as_slice().iter().any(|&ch| chars::has(ch, SLASH));
                 (after, after_end) = step(s, after_end);
             }
             if after.first().is_some_and(|a| chars::has(a, chars::PIPE)) {
-                let bar = bracket_bar(s, after_end, slash);
+                let bar = bracket_bar(s, after_end, quoted_slash);
                 if !bar.is_none() {
                     return bar;
                 }

@@ -164,6 +164,10 @@ def _lookahead(names: Names, kind: str) -> tuple[str, str]:  # pragma: no mutate
             nxt: list[str] = []
             if new in names.tokens:
                 nxt.append(gt_d if want_d else gt_u)
+            if not want_d and new in names._bar_closed:
+                # The stem of a ``<NAME|>`` token, then a bar (``reader._bars_then_closer``): the reference
+                # decides (``<turn||>``, ``<turn&#124;>``, ``<turn¦>``; stop 50).
+                nxt.append(f"{gtskip}{{0,{MAX_RUN - 1}}}+(?:\\||&|{nonascii})")
             if names.viable(new):
                 sub = state(new)
                 if sub:

@@ -78,6 +78,14 @@ def classify(token: str) -> tuple[Shape, str]:
     return "literal", token
 
 
+def _bar_shape_escapes(token: str, name: str) -> bool:
+    """Does the eye's bar shape read the bar token ``token`` (named ``name``) as one: ``<|NAME|>`` or
+    ``<|NAME>`` (a closing ``>``), or ``[|NAME|]`` with a name? (``reader.bar_closes``, ``_bracket_bar``.)"""
+    if token.startswith("<"):
+        return token.endswith(">") and token not in ("<|>", "<\uff5c>")
+    return len(token) >= 4 and token.endswith("]") and token[-2] in "|\uff5c" and bool(name.strip("|\uff5c"))
+
+
 def split_number(name: str) -> tuple[str, int, str] | None:
     """``(prefix, number, suffix)`` when ``name`` holds one decimal number (``SPECIAL_20`` ->
     ``("SPECIAL_", 20, "")``, ``USER_0_TOKEN`` -> ``("USER_", 0, "_TOKEN")``), else ``None``.
@@ -134,6 +142,10 @@ class Tokens:
                 bracket.add(name)
             elif shape == "bar":
                 bars.add(token)
+                if not _bar_shape_escapes(token, name):
+                    # The eye's bar shape reads no such token (``<|user``, ``[|assistant]``, ``[||]``): it is
+                    # matched exactly as well (stop 50, a red-team find: loading it added nothing).
+                    literal.add(token)
             else:
                 literal.add(token)
         return cls(frozenset(angle), frozenset(bracket), frozenset(bars), frozenset(literal), frozenset(strings))

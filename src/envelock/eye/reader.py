@@ -547,6 +547,11 @@ class Names:
     empty_bars: bool = False
     #: The reserved names as written (their separator positions: the letter stand-in rule); default ``reserved``.
     spelled: tuple[str, ...] = ()
+    #: ``<NAME|>`` tokens (Gemma 4's block closers ``<turn|>``, ``<channel|>``): (the skeleton of the name
+    #: before its bar, the token's skeleton). After the name, any bar (a look-alike, a reference, doubled)
+    #: and then ``>`` is the token (:func:`_bars_then_closer`; stop 50, a red-team find: ``<turn||>`` and
+    #: ``<turn¦>`` passed, read as ``turnll`` and ``turn¦``).
+    bar_closed: tuple[tuple[str, str], ...] = ()
     _live: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _blive: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     _tokens: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
@@ -557,6 +562,7 @@ class Names:
     _stand: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
     _letter: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
     _hold: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
+    _bar_closed: dict[str, str] = field(init=False, repr=False, compare=False, hash=False, default_factory=dict)
     #: Every whole spelling of a reserved name (the letter stand-in rule's accepting states).
     _spellings: frozenset[str] = field(init=False, repr=False, compare=False, hash=False, default=frozenset())
     #: :meth:`exact_finder`'s regexes by ``chars`` (verify asks for one per body).
@@ -593,6 +599,7 @@ class Names:
         object.__setattr__(self, "_brackets", frozenset(self.brackets))
         object.__setattr__(self, "_namespaces", frozenset(self.namespaces))
         object.__setattr__(self, "_quotable", frozenset(self.quotable) & self._tokens)
+        object.__setattr__(self, "_bar_closed", {stem: tok for stem, tok in self.bar_closed if tok in self._tokens})
         by_first: dict[str, list[str]] = {}
         for tok in self.exact:
             by_first.setdefault(tok[0], []).append(tok[1:])
@@ -744,7 +751,21 @@ def names_for(reserved: tuple[str, ...] = RESERVED_NAMES, extra: Tokens | None =
     # A team's bar token with no name (``<|>``, or ``<|`` itself, which a tokenizer finds inside ``<|>``).
     empty_bars = extra is not None and any(all(can_skip(c) or c in _SLASH for c in classify(t)[1]) for t in extra.bars)
     spelled = tuple(sorted(set(reserved)))
-    return Names(skels, tokens, True, brackets, namespaces, tuple(sorted(set(exact))), quotable, empty_bars, spelled)
+    return Names(
+        skels, tokens, True, brackets, namespaces, tuple(sorted(set(exact))), quotable, empty_bars, spelled, bar_closed(angle)
+    )
+
+
+def bar_closed(angle: list[str]) -> tuple[tuple[str, str], ...]:
+    """(stem, token) skeletons of the ``<NAME|>`` tokens among ``angle`` (:attr:`Names.bar_closed`): a
+    name ending in a bar, whose stem's skeleton is a prefix of the token's (so a live state)."""
+    out: set[tuple[str, str]] = set()
+    for t in angle:
+        if t and t[-1] in _PIPE:
+            stem, tok = name_skeleton(t.rstrip(PIPE_CHARS)), name_skeleton(t)
+            if stem and tok.startswith(stem) and tok != stem:
+                out.add((stem, tok))
+    return tuple(sorted(out))
 
 
 #: The longest legacy (no ``;``) entity name.
@@ -977,6 +998,10 @@ def read_after(text: str, pos: int, names: Names) -> Reading:
             gt = closer_after(text, i, end, _GT)
             if gt >= 0 and not (quote and t in names._quotable and quoted_word(text, pos, gt)):
                 return Reading("token", t, slash_box[0], gt)
+        if t in names._bar_closed:
+            gt = _bars_then_closer(text, i, end)
+            if gt >= 0:
+                return Reading("token", names._bar_closed[t], slash_box[0], gt)
         return None
 
     live = names._live
@@ -1091,11 +1116,20 @@ def read_bracket(text: str, pos: int, names: Names) -> Reading:
     if piece and piece[0] in _QUOTES and nxt < end:
         # Quote look-alikes before the bar (``[“|endofturn|”]``, ``[““|endofturn|]``) are read past, as
         # in an angle reading; only there, and no ASCII quote: ``d["INST"]`` and ``["|a|"]`` are code.
+        # After the first, what the lead reads past is read past too, an ASCII quote as well
+        # (``[“\u200b|endofturn|]``, ``[“/|endofturn|]``, ``[“"|endofturn|]``: stop 50, a red-team find);
+        # MAX_RUN such pieces in a row are padding (fail closed: ``[“`` + 250 ZWSP + ``|endofturn|]``).
         after, after_end = _decode_at(text, nxt)
-        while after and after[0] in _QUOTES and after_end < end:
+        quoted_slash = slash
+        passed = 0
+        while (not after or after[0] in _QUOTE_PASS or _lead_piece(after, False)) and after_end < end:
+            passed += 1
+            if passed >= MAX_RUN:
+                return Reading("padding", "", quoted_slash, after_end)
+            quoted_slash = quoted_slash or any(c in _SLASH for c in after)
             after, after_end = _decode_at(text, after_end)
         if after and after[0] in _PIPE:
-            bar = _bracket_bar(text, after_end, end, slash)
+            bar = _bracket_bar(text, after_end, end, quoted_slash)
             if bar:
                 return bar
     if piece and piece[0] in _PIPE:
@@ -1148,8 +1182,10 @@ def empty_bar(text: str, i: int, end: int) -> bool:
     return False
 
 
-#: Line breaks (``str.splitlines``): a bar token's name never holds one.
-_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+#: Line breaks: a bar token's name never holds one. ``str.splitlines``'s, less NEL, U+2028 and U+2029:
+#: no tokenizer and no chat template breaks a line there, and code does not use them to lay out a
+#: ``< |x|`` (stop 50, a red-team find: ``<|im_end\u2028|>`` was left as it was).
+_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e")
 
 
 def bar_closes(text: str, i: int, end: int) -> bool:
@@ -1205,7 +1241,8 @@ def _bracket_bar(text: str, i: int, end: int, slash: bool) -> Reading:
             continue
         if piece and (is_alnum(piece[0]) or piece[0] in _EITHER) and piece[0] not in _OPENER_CHARS:
             named = True  # a symbol with a letter reading names it too (``[|ⓔⓝⓓⓞⓕⓣⓤⓡⓝ|]``)
-        elif not all(can_skip(c) or c in _QUOTES for c in piece):  # a quote look-alike: ``[|“endofturn|]``
+        elif not all(can_skip(c) or c in _QUOTES or c in _SLASH for c in piece):
+            # A quote look-alike (``[|“endofturn|]``) or a slash (``[|/endofturn|]``, stop 50) reads past.
             return _NONE
         i = nxt
     return _NONE
@@ -1364,6 +1401,24 @@ def closer_after(text: str, i: int, end: int, closers: frozenset[str] | str) -> 
             continue
         return nxt if piece[0] in closers else -1
     return i if i < len(text) and run >= MAX_RUN else -1
+
+
+def _bars_then_closer(text: str, i: int, end: int) -> int:
+    """After a ``<NAME|>`` token's name (at ``i``): a bar (a look-alike or a reference), then ``>`` past
+    more bars, quotes, slashes and skippable characters (as after a bar token's closing bar:
+    ``<turn||>``, ``<turn&#124;'>``); skippable characters and slashes may stand before the bar too
+    (``<turn │ >``). ``i`` when that run is too long to follow after a bar (fail closed); else -1."""
+    run = 0
+    bar = False
+    while i < end and run < MAX_RUN:
+        piece, nxt = _decode_at(text, i)
+        if piece and piece[0] in _PIPE:
+            bar = True
+        elif not all(can_skip(c) or c in _SLASH or (bar and c in _QUOTE_PASS) for c in piece):
+            return nxt if bar and piece[0] in _GT else -1
+        run += 1
+        i = nxt
+    return i if bar and i < len(text) and run >= MAX_RUN else -1
 
 
 def exact_after(text: str, i: int, names: Names) -> int:

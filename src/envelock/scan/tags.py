@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple, cast
@@ -267,7 +268,9 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
         word = simple.group(1)
         return _Hit("pipe", f"<|{word}|>", slash, simple.end(), True) if _named(word) else None
     n = len(text)
-    lim = min(n, i + 64)
+    # The defang's lookahead (stop 50, a red-team find: a bound of 64 characters, 12 ``&shy;``, hid
+    # ``<|im_end|>``); reached, it is a token when the name read so far names one (fail closed).
+    lim = min(n, i + MAX_LOOKAHEAD)
     j = _LEAD_BARS_RE.match(text, i, lim).end()  # type: ignore[union-attr]  # a starred class always matches
     name: list[str] = []
     while j < lim:
@@ -282,8 +285,13 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
             j = run.end()
             continue
         piece, nxt = decode_at(text, j)
+        if not piece:
+            # A reference to nothing (``&#1;``, a noncharacter) is read past as the defang reads it
+            # (stop 50, a red-team find: ``<|im_end&#1;|>`` silenced the scanner).
+            j = nxt
+            continue
         ch = piece[:1]
-        if ch and ch in _PIPE:
+        if ch in _PIPE:
             gt = _pipe_closer(text, nxt, n)  # bounded by its MAX_RUN pieces (a reference is several characters)
             word = "".join(name)
             if gt >= 0 and _named(word):
@@ -299,13 +307,16 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
             # ``<|NAME>``: Gemma 4 opens a block this way (``<|turn>``, ``<|tool_call>``).
             word = "".join(name)
             return _Hit("pipe", f"<|{word}>", slash, nxt, True) if _named(word) else None
-        if not ch or ch in _LT:
+        if ch in _LT:
             return None
         # Blanks are read past, as the eye reads them (``<| im_end |>``); _describe_hit grades a
         # spaced name a warning, since ``f <| g x > y`` is also F# or Elm code.
         if not modeleye.is_ignorable(ch) and not ch.isspace():  # invisible characters are not shown; '_' and '-' are
             name.append(piece)
         j = nxt
+    word = "".join(name)
+    if j < n and _named(word):
+        return _Hit("pipe", f"<|{word}|>", slash, j, False)  # a bound reached first: fail closed
     return None
 
 
@@ -334,16 +345,41 @@ def _unpiped(names: Names) -> Names:
     return dataclasses.replace(names, pipes=False)
 
 
-def _unpiped_reading(text: str, pos: int, names: Names) -> Reading | None:
+def _unpiped_reading(text: str, pos: int, names: Names, bar_end: int | None = None, slash: bool = False) -> Reading | None:
     """A bar opener that is no token (no ``|>`` closes it) read again with its bar read as any other
     character: the reserved name or token the eye also spells there, else ``None``. A bar look-alike
     is also a separator to the eye, so ``<¦retrieved¦content>`` and ``<¦¦retrieved_content>`` are
     envelope tags: the defang escapes them (its reading is not none), so the scanner reports them
     (a red-team find: the bar shape hid the tag). A ``padding`` reading (the lookahead gave up on
     what follows the bar, ``<￤retrieved`` + 80 NULs + ``content>``, a second red-team find) is
-    returned too: the defang escapes it, and :func:`_padding_finding` reports it."""
+    returned too: the defang escapes it, and :func:`_padding_finding` reports it.
+
+    ``bar_end``: where the bar ends. The ASCII bar reads as the letter ``l`` here (UTS #39), where a
+    model sees a separator as for its look-alikes: the name after the bar is read for the reserved
+    names alone (``</|retrieved_content>`` is a close tag, with the bar reading's ``slash``; stop 50, a
+    red-team find: it was graded as a ``<|NAME>`` warning, and the ``｜`` form as a tag)."""
     r = read_after(text, pos, _unpiped(names))
-    return r if r.kind in ("reserved", "token", "padding") else None
+    if r.kind in ("reserved", "token", "padding"):
+        return r
+    if bar_end is not None:
+        after = read_after(text, _past_bars(text, bar_end), _reserved_only(names))
+        if after.kind == "reserved":
+            return Reading("reserved", after.name, slash or after.slash, after.end)
+    return None
+
+
+def _past_bars(text: str, i: int) -> int:
+    """Past the bars (look-alikes and references too) from ``i``, within the lookahead: ``</||retrieved_content>``.
+    A run of plain bars is one regex match (``<`` and 62 bars, repeated, is no Python step per bar)."""
+    end = min(len(text), i + MAX_LOOKAHEAD)
+    while True:
+        i = _LEAD_BARS_RE.match(text, i, end).end()  # type: ignore[union-attr]  # a starred class always matches
+        if i >= end or text[i] != "&":
+            return i
+        piece, nxt = decode_at(text, i)
+        if not piece or piece[0] not in _PIPE or nxt > end:
+            return i
+        i = nxt
 
 
 _LEAD_PASS = modeleye._BANG | modeleye._PASS
@@ -385,7 +421,7 @@ def _hit_after(text: str, pos: int, names: Names, ctx: Context, reading: Reading
     openers are not records of the native loop)."""
     r = read_after(text, pos, names) if reading is None else reading
     hit = _hit(text, r, ctx)
-    if hit is None and r.kind == "bar" and (u := _unpiped_reading(text, pos, names)) is not None:
+    if hit is None and r.kind == "bar" and (u := _unpiped_reading(text, pos, names, r.end, r.slash)) is not None:
         r = u
         hit = _hit(text, u, ctx)
     if r.kind == "padding":
@@ -401,6 +437,8 @@ def _padding_hit(text: str, end: int, reading_end: int, ctx: Context) -> _Hit | 
     (:func:`_padding_finding`): ``%3C`` + 80 ``%00`` + ``retrieved_content%3E`` hid its tag from the
     encoded passes, whose window ends inside the padding."""
     hit = _padded_hit(text, end, ctx)
+    if hit is None and (token := _padded_token(text, end, ctx)) is not None:
+        hit = token[1]
     if hit is not None or context.layout_padding(text, end, reading_end, _name_maps(ctx)[0]):
         return hit
     return _Hit("padding", "", False, reading_end, False)
@@ -431,6 +469,41 @@ def _padded_hit(text: str, end: int, ctx: Context) -> _Hit | None:
     return None
 
 
+def _past_lead(text: str, i: int, stop: int) -> int:
+    """Past what the eye's lead reads past from ``i`` (before ``stop``): skipped characters, slashes,
+    ``!``/``?``, the non-ASCII structural look-alikes, and references to them (``&#8203;``)."""
+    lead = _lead_re()
+    while True:
+        i = lead.match(text, i, stop).end()  # type: ignore[union-attr]  # a starred class always matches
+        if i >= stop or text[i] != "&":
+            return i
+        piece, nxt = decode_at(text, i)
+        if nxt > stop or (piece and lead.fullmatch(piece) is None):
+            return i
+        i = nxt
+
+
+def _padded_token(text: str, end: int, ctx: Context) -> tuple[int, _Hit] | None:
+    """The control token after the padding that follows an opener ending at ``end`` (the lookahead gave
+    up on it): where its name starts, and the token (a ``<NAME>`` token or a named bar shape) as the eye
+    reads it from there; else ``None``. A model that reads past blanks and invisible characters reads
+    ``<`` + 40 U+2800 + ``start_of_turn>`` as the token (stop 50, a red-team find: a warning only)."""
+    stop = min(len(text), end + MAX_LOOKAHEAD)
+    first = _past_lead(text, end, stop)
+    # The next opener ends a reading; else the kind is asked first, natively when the core is in use.
+    if first >= stop or text[first] in modeleye._OPENER_CHARS:
+        return None
+    names = _name_maps(ctx)[0]
+    if reading_kind_after(text, first, ctx.reserved, ctx.tokens, names) not in ("token", "bar"):
+        return None
+    r = read_after(text, first, names)
+    if r.kind not in ("token", "bar"):
+        return None
+    slash = r.slash or not _SLASH.isdisjoint(text[end:first])
+    hit = _hit_of(text, r.kind, r.name, slash, r.end, ctx)
+    return None if hit is None or hit.kind == "padding" else (first, hit)
+
+
 def _padding_finding(text: str, start: int, end: int, reading_end: int, ctx: Context) -> _Raw:
     """A finding for an opener the lookahead gave up on: an envelope tag if a reserved name
     follows the padding (an ``error``, :func:`_padded_hit`), else the padding itself (a ``warning``;
@@ -440,6 +513,11 @@ def _padding_finding(text: str, start: int, end: int, reading_end: int, ctx: Con
         rule = "envelope-close-tag" if hit.slash else "envelope-open-tag"
         what = "close" if hit.slash else "open"
         return _Raw(rule, "error", f"envelope {what} tag for {hit.name!r} (disguised by padding)", start, hit.end)
+    token = _padded_token(text, end, ctx)
+    if token is not None:
+        # Graded as the token is where it stands (``<s>`` a warning, ``<start_of_turn>`` an error).
+        rule, message, severity = _describe_hit(text, token[0], token[1], ctx)
+        return _Raw(rule, severity, f"{message} (disguised by padding)", start, token[1].end)
     names = _name_maps(ctx)[0]
     stop = min(len(text), end + MAX_LOOKAHEAD)
     if context.layout_padding(text, end, reading_end, names):
@@ -477,7 +555,9 @@ def _describe_hit(text: str, start: int, hit: _Hit, ctx: Context) -> tuple[str, 
         disguise = "" if exact else _disguises(name_part, canonical)
         return ("envelope-open-tag", f"forged envelope open tag for {hit.name!r}{forged}{disguise}", "error")
     if hit.kind == "pipe":
-        if any(c.isspace() for c in snippet):
+        # ASCII blanks only: F# and Elm code is laid out with them; another blank inside a token shape
+        # (``<|im_end\u2028|>``, ``<|turn\u00a0>``) is a disguise (stop 50).
+        if any(c in " \t" for c in snippet):
             return (
                 "chat-control-token",
                 f"{visible(snippet)} reads as the control-token shape {visible(hit.name)} with blanks inside (the"
@@ -522,6 +602,11 @@ def _open_bar_listed(name: str, ctx: Context) -> bool:
     """A ``<|NAME>`` token (no closing bar) that a tokenizer lists, also as the eye reads its name
     (``<|ⓣⓤⓡⓝ>`` is ``<|turn>``, stop 49), or that the team loaded."""
     listed = name.lower() in _OPEN_BARS or modeleye.skeleton(name[2:-1]) in _OPEN_BAR_SKELETONS
+    if not listed and any(c in modeleye._QUOTE_PASS for c in name):
+        # The quotes an angle reading reads past (``<|turn">``, ``<|“turn”>``: stop 50, a red-team find;
+        # ``<|turn">`` is what an origin ``web:x <|turn`` looked like before stop 49's attribute fix).
+        bare = "".join(c for c in name if c not in modeleye._QUOTE_PASS)
+        listed = bare.lower() in _OPEN_BARS or modeleye.skeleton(bare[2:-1]) in _OPEN_BAR_SKELETONS
     return listed or (ctx.tokens is not None and name in ctx.tokens.bars)
 
 
@@ -663,11 +748,11 @@ def _angle_describer(text: str, ctx: Context) -> _Describe:
             return got
         # A bar that opens no token (or a token shape reported as a warning only): the eye may still
         # spell a name with the bar read as a letter or separator (_unpiped_reading), reported in its
-        # place. That reading depends on the opener and the MAX_LOOKAHEAD + 1 characters after it, so
-        # the native loop reuses the answer only where the text is the same that far (no memo here:
-        # its key would cost that window per record).
-        wide = end + MAX_LOOKAHEAD + 1
-        u = _unpiped_reading(text, end, names)
+        # place. That reading depends on the opener and the MAX_LOOKAHEAD + 1 characters after it (after
+        # the bar, for the reserved reading past the bar), so the native loop reuses the answer only where
+        # the text is the same that far (no memo here: its key would cost that window per record).
+        wide = max(end, rend) + MAX_LOOKAHEAD + 1
+        u = _unpiped_reading(text, end, names, rend, slash)
         if u is not None and u.kind == "padding":
             # Padding past the bar: an envelope tag after it replaces the bar's reports. The padding
             # itself (a warning, or a layout note) is reported only after a bar look-alike where the
@@ -858,6 +943,18 @@ def _bracket_describer(text: str, ctx: Context) -> _Describe:
         if got is not None:
             return rend, [(got[0], got[1], got[2], start, rend)]
         if kind == "padding":
+            # A token after the padding (``[`` + 40 U+2800 + ``INST]``, stop 50): graded as where it stands.
+            first = _past_lead(text, end, min(n, end + MAX_LOOKAHEAD))
+            padded = modeleye.read_bracket(text, first, names) if first < n else modeleye._NONE
+            if padded.kind == "token":
+                tname = brk.get(padded.name, padded.name)
+                padded_span = text[first - 1 : padded.end]
+                rule, severity, message = _describe_bracket(padded_span, tname, slash or padded.slash, True, None)
+                return None, [(rule, severity, f"{message} (disguised by padding)", start, padded.end)]
+            if padded.kind == "bar":
+                shown = visible(text[first - 1 : padded.end])
+                msg = f"chat-template control token {shown} (a bracket-bar token, disguised by padding)"
+                return None, [(CONTROL_TOKEN.id, "error", msg, start, padded.end)]
             layout = context.layout_padding(text, end, rend, names, bracket=True)
             what = "code layout the eye reads past" if layout else "padding too long to read past"
             return None, [(PADDED_OPENER.id, "note" if layout else "warning", f"bracket followed by {what}", start, rend)]
@@ -924,8 +1021,17 @@ def _disguised(span: str) -> bool:
     one: that is spacing, a warning at most."""
     if "&" in span:
         return True
+    # Any other non-ASCII character but punctuation is one too: a blank (``[IN\u2800ST]``, ``[\u3000INST]``,
+    # NBSP; stop 50, a red-team find: graded as ASCII spacing), a symbol the eye reads past.
     return any(
-        c > "\x7f" and (modeleye.is_ignorable(c) or modeleye.is_mark(c) or c in _BRACKETS or any(modeleye.readings(c)))
+        c > "\x7f"
+        and (
+            modeleye.is_ignorable(c)
+            or modeleye.is_mark(c)
+            or c in _BRACKETS
+            or any(modeleye.readings(c))
+            or not unicodedata.category(c).startswith("P")
+        )
         for c in span
     )
 
@@ -947,7 +1053,8 @@ def _scan_exact(text: str, ctx: Context, out: list[_Raw]) -> None:
         shown = visible(token) + ("" if written == token else " (written with character references)")
         if exact_escaped(text, i):
             out.append(_Raw(DEFANGED_TAG.id, "warning", f"already-escaped form of control token {shown}", i, end))
-        elif token[0] in _LT or token[0] in _BRACKETS:
+        elif (token[0] in _LT or token[0] in _BRACKETS) and (ctx.tokens is None or token not in ctx.tokens.strings):
+            # (A token the team loaded stays an error: its shape is theirs to know, as in _placeholder_shaped.)
             msg = f"{shown} is a control token of a real tokenizer (matched exactly; also an ordinary word)"
             out.append(_Raw(CONTROL_TOKEN.id, "warning", msg, i, end))
         else:
