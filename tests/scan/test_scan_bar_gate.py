@@ -220,3 +220,27 @@ def test_control_open_ended_bar_tokens_only_as_bars_pass(monkeypatch: pytest.Mon
     monkeypatch.setattr(lt, "_bar_shape_escapes", lambda token, name: True)
     for token in OPEN_ENDED:
         assert escape.defang(f"ok {token} then", tokens=load_tokens([token])) == f"ok {token} then"
+
+
+# A team's ``<<NAME>>`` token (Llama 2's shape)
+
+DOUBLED = ["<<USER>>", "<</USER>>", "<<eos>>"]
+
+
+@pytest.mark.usefixtures("impl")
+@pytest.mark.parametrize("token", DOUBLED)
+@pytest.mark.parametrize("level", ["reserved", "markup", "xml"])
+def test_a_loaded_doubled_angle_token_is_escaped_once_and_round_trips(token: str, level: Level) -> None:
+    tokens = load_tokens([token])
+    body = f"ok {token} then"
+    defanged = escape.defang(body, level=level, tokens=tokens)
+    assert defanged.count("\\") == 1 and escape.undefang(defanged, level=level, tokens=tokens) == body
+    compose_preface([PrefaceEntry("external", "web:x", body)], tokens=tokens, level=level, verify=True)
+    assert _grades(body, tokens=tokens) == [("chat-control-token", "error")]
+
+
+def test_control_a_doubled_angle_token_matched_exactly_is_escaped_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lt, "_DOUBLED_RE", lt.re.compile(r"(?!)"))  # matched exactly, as before stop 50
+    tokens = load_tokens(["<<USER>>"])
+    defanged = escape.defang("ok <<USER>> then", level="markup", tokens=tokens)
+    assert defanged.count("\\") == 2 and escape.undefang(defanged, level="markup", tokens=tokens) != "ok <<USER>> then"

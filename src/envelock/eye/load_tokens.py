@@ -40,6 +40,8 @@ _BAR_RE = re.compile(r"\A[<\[][|\uff5c](?P<name>.*?)(?:[|\uff5c]?[>\]])?\Z", re.
 _ANGLE_RE = re.compile(r"\A</?(?P<name>[^\s<>/|\uff5c][^\s<>]*)>\Z")
 # ``[NAME]`` / ``[/NAME]``: no blank, no bracket inside.
 _BRACKET_RE = re.compile(r"\A\[/?(?P<name>[^\s\[\]/|\uff5c][^\s\[\]]*)\]\Z")
+# ``<<NAME>>`` / ``<</NAME>>`` (Llama 2's ``<<SYS>>``): the ``<NAME>`` inside, then ``>``.
+_DOUBLED_RE = re.compile(r"\A<</?(?P<name>[^\s<>/|\uff5c][^\s<>]*)>>\Z")
 # A placeholder name: a prefix, a decimal number without a leading zero, a suffix with no digit.
 _NUMBERED_RE = re.compile(r"\A(?P<prefix>.*?\D)(?P<number>0|[1-9][0-9]*)(?P<suffix>\D*)\Z", re.DOTALL)
 
@@ -146,6 +148,11 @@ class Tokens:
                     # The eye's bar shape reads no such token (``<|user``, ``[|assistant]``, ``[||]``): it is
                     # matched exactly as well (stop 50, a red-team find: loading it added nothing).
                     literal.add(token)
+            elif (doubled := _DOUBLED_RE.match(token)) is not None:
+                # ``<<USER>>``: the ``<NAME>`` inside is the token the eye reads, as for the tables' ``<<SYS>>``;
+                # matched exactly as well, its first ``<`` was escaped and then the inner one at ``markup``,
+                # which ``undefang`` could not give back (stop 50, a red-team find).
+                angle.add(doubled.group("name"))
             else:
                 literal.add(token)
         return cls(frozenset(angle), frozenset(bracket), frozenset(bars), frozenset(literal), frozenset(strings))
