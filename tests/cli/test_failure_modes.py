@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from helpers.data import skip_unless_required
 
 from envelock.cli import commands, scanning
 from envelock.cli.decode import decode, unmarked_wide
+from envelock.eye import backend
 
 CLOSE = "</retrieved_content>"
 
@@ -531,3 +533,40 @@ def test_control_counting_empty_stdin_as_read_passes_it(tmp_path: Path, monkeypa
     real = commands._scan_all
     monkeypatch.setattr(commands, "_scan_all", lambda *a: [dataclasses.replace(c, size=1) for c in real(*a)])
     assert run("scan", "-", cwd=tmp_path, stdin=b"").returncode == 0
+
+
+# ENVELOCK_IMPL naming an implementation this interpreter lacks (stop 50)
+
+
+def test_an_unknown_implementation_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """Not a traceback and exit 1, which CI could not tell from findings."""
+    (tmp_path / "a.txt").write_text("</retrieved_content>\n", encoding="utf-8")
+    for args in (("scan", "a.txt"), ("verify", "a.txt"), ("--version",)):
+        got = run_process(*args, cwd=tmp_path, env={"ENVELOCK_IMPL": "bogus"})
+        assert got.returncode == 2, (args, got)
+        assert got.stderr.decode().splitlines() == [
+            f"envelock: error: ENVELOCK_IMPL='bogus': not available here (have {', '.join(backend.IMPLEMENTATIONS)})"
+        ]
+
+
+def test_an_unknown_implementation_fails_every_library_call() -> None:
+    """``import envelock`` succeeds; every use raises (nothing falls back to another implementation)."""
+    code = (
+        "import envelock\n"
+        "calls = [lambda: envelock.defang('x'), lambda: envelock.scan_text('x'),\n"
+        "         lambda: envelock.compose_preface([envelock.PrefaceEntry('external', 'web:x', 'x')])]\n"
+        "for call in calls:\n"
+        "    try:\n"
+        "        call()\n"
+        "    except ImportError as e:\n"
+        "        assert 'bogus' in str(e)\n"
+        "    else:\n"
+        "        raise SystemExit('a call passed')\n"
+    )
+    got = subprocess.run([sys.executable, "-c", code], env={**os.environ, "ENVELOCK_IMPL": "bogus"}, capture_output=True, timeout=120)
+    assert got.returncode == 0, got.stderr.decode()
+
+
+def test_control_an_implementation_that_is_there_passes() -> None:
+    got = run_process("--version", env={"ENVELOCK_IMPL": "reference"})
+    assert got.returncode == 0 and b"(reference)" in got.stdout

@@ -11,6 +11,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 
+from ..eye import backend
 from .args import build_parser
 from .commands import COMMANDS
 from .exits import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
@@ -37,6 +38,11 @@ def _escape_lone_surrogates() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        backend.check()  # ENVELOCK_IMPL naming an implementation this interpreter lacks: exit 2, one line
+    except ImportError as e:
+        print(f"envelock: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
     args = build_parser().parse_args(argv)
     _escape_lone_surrogates()
     try:

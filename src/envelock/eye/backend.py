@@ -112,15 +112,35 @@ _CANDIDATES: tuple[tuple[Implementation, bool], ...] = (
 IMPLEMENTATIONS: dict[str, Implementation] = {impl.NAME: impl for impl, ok in _CANDIDATES if ok}
 
 
+class _Unavailable:
+    """The implementation ``ENVELOCK_IMPL`` names when this interpreter lacks it: every use raises
+    ``ImportError`` (nothing falls back to another implementation, so a mistyped variable is not
+    ignored), and :func:`check` says so first. ``import envelock`` itself succeeds, so the CLI reports
+    it as one line and exit 2, not a traceback and exit 1 (which CI could not tell from findings)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+
+    def __getattr__(self, name: str) -> Any:
+        raise ImportError(self.message)
+
+
 def _choose(want: str) -> Implementation:
     if want == "python":
         return IMPLEMENTATIONS["fast" if fastpath.AVAILABLE else "reference"]
     if want and want not in IMPLEMENTATIONS:
-        raise ImportError(f"ENVELOCK_IMPL={want!r}: not available here (have {', '.join(IMPLEMENTATIONS)})")
+        have = ", ".join(IMPLEMENTATIONS)
+        return cast(Implementation, _Unavailable(f"ENVELOCK_IMPL={want!r}: not available here (have {have})"))
     return IMPLEMENTATIONS[want] if want else next(iter(IMPLEMENTATIONS.values()))
 
 
 _impl: Implementation = _choose(os.environ.get("ENVELOCK_IMPL", ""))
+
+
+def check() -> None:
+    """Raise ``ImportError`` when ``ENVELOCK_IMPL`` names an implementation this interpreter lacks."""
+    if isinstance(_impl, _Unavailable):
+        raise ImportError(_impl.message)
 
 
 def implementation() -> str:
