@@ -199,20 +199,22 @@ def test_control_blanks_as_spacing_are_warnings(monkeypatch: pytest.MonkeyPatch)
     assert {_grades(t)[0][1] for t in SPACED_BRACKETS} == {"warning"}
 
 
-# A team's bar tokens with no closer
+# A team's bar tokens with no closer, and its ``<<NAME>>`` tokens (Llama 2's shape)
 
 OPEN_ENDED = ["<|user", "<|eot_id", "[|assistant]", "[||]"]
+DOUBLED = ["<<USER>>", "<</USER>>", "<<eos>>"]
 
 
 @pytest.mark.usefixtures("impl")
-@pytest.mark.parametrize("token", OPEN_ENDED)
+@pytest.mark.parametrize("token", OPEN_ENDED + DOUBLED)
 @pytest.mark.parametrize("level", ["reserved", "markup", "xml"])
-def test_a_loaded_open_ended_bar_token_is_escaped_and_reported(token: str, level: Level) -> None:
+def test_a_loaded_token_is_escaped_once_reported_and_round_trips(token: str, level: Level) -> None:
     tokens = load_tokens([token])
     body = f"ok {token} then"
+    defanged = escape.defang(body, level=level, tokens=tokens)
+    assert defanged.count("\\") == 1 and escape.undefang(defanged, level=level, tokens=tokens) == body
     out = str(compose_preface([PrefaceEntry("external", "web:x", body)], tokens=tokens, level=level, verify=True))
-    assert token not in out and f"ok {token} then" not in out
-    assert escape.undefang(escape.defang(body, tokens=tokens), tokens=tokens) == body
+    assert token not in out
     assert _grades(body, tokens=tokens) == [("chat-control-token", "error")]
 
 
@@ -220,23 +222,6 @@ def test_control_open_ended_bar_tokens_only_as_bars_pass(monkeypatch: pytest.Mon
     monkeypatch.setattr(lt, "_bar_shape_escapes", lambda token, name: True)
     for token in OPEN_ENDED:
         assert escape.defang(f"ok {token} then", tokens=load_tokens([token])) == f"ok {token} then"
-
-
-# A team's ``<<NAME>>`` token (Llama 2's shape)
-
-DOUBLED = ["<<USER>>", "<</USER>>", "<<eos>>"]
-
-
-@pytest.mark.usefixtures("impl")
-@pytest.mark.parametrize("token", DOUBLED)
-@pytest.mark.parametrize("level", ["reserved", "markup", "xml"])
-def test_a_loaded_doubled_angle_token_is_escaped_once_and_round_trips(token: str, level: Level) -> None:
-    tokens = load_tokens([token])
-    body = f"ok {token} then"
-    defanged = escape.defang(body, level=level, tokens=tokens)
-    assert defanged.count("\\") == 1 and escape.undefang(defanged, level=level, tokens=tokens) == body
-    compose_preface([PrefaceEntry("external", "web:x", body)], tokens=tokens, level=level, verify=True)
-    assert _grades(body, tokens=tokens) == [("chat-control-token", "error")]
 
 
 def test_control_a_doubled_angle_token_matched_exactly_is_escaped_twice(monkeypatch: pytest.MonkeyPatch) -> None:
