@@ -229,3 +229,21 @@ def test_control_a_doubled_angle_token_matched_exactly_is_escaped_twice(monkeypa
     tokens = load_tokens(["<<USER>>"])
     defanged = escape.defang("ok <<USER>> then", level="markup", tokens=tokens)
     assert defanged.count("\\") == 2 and escape.undefang(defanged, level="markup", tokens=tokens) != "ok <<USER>> then"
+
+
+# A bar shape's name longer than every token's: escaped binary in a C string (site-packages' fontTools)
+
+C_STRING = '"<|cq\\252\\360c\\302\\225\\235s~l\\231\\212\\316\\224\\0265\\364&\\265\\t\\247\\306\\271\\302\\270\\255k\\234|>"'
+
+
+@pytest.mark.usefixtures("impl")
+def test_a_name_longer_than_every_token_is_a_warning() -> None:
+    assert _grades(C_STRING) == [("chat-control-token", "warning")]
+    assert _grades("<|" + "a" * 29 + "|>") == [("chat-control-token", "warning")]
+    assert _grades("<|" + "a" * 28 + "|>") == [("chat-control-token", "error")]
+    assert _grades("<|place\u2581holder\u2581for\u2581pointer\u2581replace|>") == [("chat-control-token", "error")]
+
+
+def test_control_without_the_length_rule_the_c_string_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tags, "_longest_bar_name", lambda ctx: 10**6)
+    assert _grades(C_STRING) == [("chat-control-token", "error")]

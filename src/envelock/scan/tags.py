@@ -18,6 +18,7 @@ from ..eye import reader as modeleye
 from ..eye.backend import exact_tokens, native_opener_reports, reading_kind_after
 from ..eye.charsets import regex_class
 from ..eye.escape import opener_records
+from ..eye.load_tokens import classify
 from ..eye.reader import (
     GT_CHARS,
     MAX_LOOKAHEAD,
@@ -576,6 +577,15 @@ def _describe_hit(text: str, start: int, hit: _Hit, ctx: Context) -> tuple[str, 
                 " also a regex alternation or an operator",
                 "warning",
             )
+        word = hit.name[2:-2] if hit.name.endswith("|>") else hit.name[2:-1]
+        if len(modeleye.skeleton(word)) > _longest_bar_name(ctx):
+            # Read to its closer (or to the lookahead) since stop 50: escaped binary in a C string
+            # (``<|cq\252\360c…|>``) is no token; longer than every token's name, it is a warning.
+            return (
+                "chat-control-token",
+                f"{visible(hit.name)[:60]} has a bar token's shape with a name longer than any token's (the defang escapes it)",
+                "warning",
+            )
         return "chat-control-token", f"chat-template control token {visible(hit.name)}", "error"
     token = f"<{'/' if hit.slash else ''}{hit.name}>"
     if hit.name == "s" and not hit.slash and context.regex_group_or_arrow(text, start, hit.end):
@@ -596,6 +606,13 @@ def _describe_hit(text: str, start: int, hit: _Hit, ctx: Context) -> tuple[str, 
             "warning",
         )
     return "chat-control-token", f"chat-template control token {token}{_disguises(snippet, token)}", "error"
+
+
+@lru_cache(maxsize=64)
+def _longest_bar_name(ctx: Context) -> int:
+    """The longest skeleton of a bar token's name, in the tables or the team's tokens."""
+    own = ctx.tokens.bars if ctx.tokens is not None else ()
+    return max(len(modeleye.skeleton(classify(t)[1])) for t in (*BAR_TOKENS, *own))
 
 
 def _open_bar_listed(name: str, ctx: Context) -> bool:
