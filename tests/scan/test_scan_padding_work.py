@@ -74,3 +74,34 @@ def test_the_skeleton_is_the_per_character_one_on_every_code_point() -> None:
 
 def test_first_alnum_is_is_alnum_on_every_code_point() -> None:
     assert all(modeleye.first_alnum("\u00a0" + chr(cp)) == (1 if modeleye.is_alnum(chr(cp)) else 2) for cp in range(0x110000))
+
+
+#: A control token after padding (stop 50): read once per opener, on a window, never the whole text.
+TOKEN_SHAPES = ("\u2039" + "\u2800" * 40 + "s> ", "<" + "\u2800" * 40 + "|abc> ", "<" + "\u2800" * 40 + "start_of_turn1 ")
+
+
+def _longest_read(text: str, monkeypatch: pytest.MonkeyPatch) -> int:
+    """The longest text handed to ``backend.reading_kind_after`` while scanning ``text``."""
+    longest = 0
+    real = backend.reading_kind_after
+
+    def counted(window: str, *args: Any) -> str:
+        nonlocal longest
+        longest = max(longest, len(window))
+        return real(window, *args)
+
+    monkeypatch.setattr(backend, "reading_kind_after", counted)
+    scan_text(text)
+    return longest
+
+
+@pytest.mark.parametrize("unit", TOKEN_SHAPES)
+def test_a_token_after_padding_is_read_on_a_window(unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    text = unit * OPENERS
+    assert 0 < _longest_read(text, monkeypatch) <= 8 + modeleye.MAX_LOOKAHEAD + backend.REREAD_MARGIN < len(text)
+
+
+def test_control_the_whole_text_per_opener_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(backend, "reading_kind_near", lambda text, pos, *rest: backend.reading_kind_after(text, pos, *rest))
+    text = TOKEN_SHAPES[0] * OPENERS
+    assert _longest_read(text, monkeypatch) == len(text)

@@ -581,6 +581,18 @@ def reread_window(text: str, start: int, pos: int) -> tuple[int, int]:
     return max(0, start - 8), min(len(text), pos + reader.MAX_LOOKAHEAD + REREAD_MARGIN)
 
 
+def reading_kind_near(text: str, pos: int, reserved: tuple[str, ...], tokens: Tokens | None, names: reader.Names) -> str:
+    """:func:`reading_kind_after` on the window of ``text`` the reading looks at (:func:`reread_window`):
+    a call per opener of a long text must not copy the whole text for the core each time (stop 50, a
+    red-team find: ``‹`` + padding + ``s>`` repeated was quadratic). A window that ends inside a numeric
+    reference is read whole, by the reference."""
+    lo, hi = reread_window(text, pos, pos)
+    window = text[lo:hi]
+    if hi < len(text) and _OPEN_NUMBER_RE.search(window):
+        return reader.read_after(text, pos, names).kind
+    return reading_kind_after(window, pos - lo, reserved, tokens, names)
+
+
 def read_reserved_only(
     text: str,
     start: int,

@@ -495,7 +495,7 @@ def _padded_token(text: str, end: int, ctx: Context) -> tuple[int, _Hit] | None:
     if first >= stop or text[first] in modeleye._OPENER_CHARS:
         return None
     names = _name_maps(ctx)[0]
-    if reading_kind_after(text, first, ctx.reserved, ctx.tokens, names) not in ("token", "bar"):
+    if backend.reading_kind_near(text, first, ctx.reserved, ctx.tokens, names) not in ("token", "bar"):
         return None
     r = read_after(text, first, names)
     if r.kind not in ("token", "bar"):
