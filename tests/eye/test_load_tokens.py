@@ -82,7 +82,7 @@ def test_tokenizer_json(tmp_path: Path) -> None:
     assert tokens.bars == {"<｜begin▁of▁sentence｜>"}
     assert tokens.angle == {"think", "用户"}
     assert tokens.bracket == {"INST"}
-    assert tokens.literal == {"｜DSML｜", "<dsml:"}
+    assert tokens.literal == {"｜DSML｜", "<dsml:", "<｜begin▁of▁sentence｜>"}  # a bar token is matched exactly too (stop 50)
     assert "    " not in tokens.strings and "õ" not in tokens.strings
     assert len(tokens) == 6
     assert load_tokens(str(path)) == tokens  # str and Path read the same

@@ -201,7 +201,9 @@ def test_control_blanks_as_spacing_are_warnings(monkeypatch: pytest.MonkeyPatch)
 
 # A team's bar tokens with no closer, and its ``<<NAME>>`` tokens (Llama 2's shape)
 
-OPEN_ENDED = ["<|user", "<|eot_id", "[|assistant]", "[||]"]
+#: No shape the eye reads as a bar token: open-ended, or a name the bar shape stops at (an opener,
+#: punctuation, an inner bar, a quote read as nothing); each matched exactly (stop 50, two red-team finds).
+OPEN_ENDED = ["<|user", "<|eot_id", "[|assistant]", "[||]", "[|tool:call|]", "[|a|b|]", "<|tool[0]|>", "<|x\u00aby|>", "<|'>"]
 DOUBLED = ["<<USER>>", "<</USER>>", "<<eos>>"]
 
 
@@ -218,10 +220,10 @@ def test_a_loaded_token_is_escaped_once_reported_and_round_trips(token: str, lev
     assert _grades(body, tokens=tokens) == [("chat-control-token", "error")]
 
 
-def test_control_open_ended_bar_tokens_only_as_bars_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lt, "_bar_shape_escapes", lambda token, name: True)
+def test_control_bar_tokens_only_as_bars_pass() -> None:
     for token in OPEN_ENDED:
-        assert escape.defang(f"ok {token} then", tokens=load_tokens([token])) == f"ok {token} then"
+        only_bar = lt.Tokens(frozenset(), frozenset(), frozenset({token}), frozenset(), frozenset({token}))
+        assert escape.defang(f"ok {token} then", tokens=only_bar) == f"ok {token} then", token
 
 
 def test_control_a_doubled_angle_token_matched_exactly_is_escaped_twice(monkeypatch: pytest.MonkeyPatch) -> None:

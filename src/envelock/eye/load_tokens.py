@@ -80,14 +80,6 @@ def classify(token: str) -> tuple[Shape, str]:
     return "literal", token
 
 
-def _bar_shape_escapes(token: str, name: str) -> bool:
-    """Does the eye's bar shape read the bar token ``token`` (named ``name``) as one: ``<|NAME|>`` or
-    ``<|NAME>`` (a closing ``>``), or ``[|NAME|]`` with a name? (``reader.bar_closes``, ``_bracket_bar``.)"""
-    if token.startswith("<"):
-        return token.endswith(">") and token not in ("<|>", "<\uff5c>")
-    return len(token) >= 4 and token.endswith("]") and token[-2] in "|\uff5c" and bool(name.strip("|\uff5c"))
-
-
 def split_number(name: str) -> tuple[str, int, str] | None:
     """``(prefix, number, suffix)`` when ``name`` holds one decimal number (``SPECIAL_20`` ->
     ``("SPECIAL_", 20, "")``, ``USER_0_TOKEN`` -> ``("USER_", 0, "_TOKEN")``), else ``None``.
@@ -117,8 +109,9 @@ class Tokens:
     """Control tokens classified by shape (see :func:`classify`).
 
     ``angle`` and ``bracket`` hold names (``think``, ``INST``; a closer ``</think>`` gives the
-    same name); ``bars`` and ``literal`` hold whole token strings; ``strings`` every token as
-    it was read.
+    same name); ``bars`` and ``literal`` hold whole token strings (a bar token is in both: the eye's
+    bar shape reads only some, so each is also matched exactly; a ``<<NAME>>`` token is the ``angle``
+    name inside it); ``strings`` every token as it was read.
     """
 
     angle: frozenset[str]
@@ -144,10 +137,10 @@ class Tokens:
                 bracket.add(name)
             elif shape == "bar":
                 bars.add(token)
-                if not _bar_shape_escapes(token, name):
-                    # The eye's bar shape reads no such token (``<|user``, ``[|assistant]``, ``[||]``): it is
-                    # matched exactly as well (stop 50, a red-team find: loading it added nothing).
-                    literal.add(token)
+                # Matched exactly as well: the eye's bar shape reads only some (``<|user``, ``[|tool:call|]``,
+                # ``<|tool[0]|>`` are none it reads; stop 50, two red-team finds: loading them added
+                # nothing). Its first character is an opener, so the escape point is the bar reading's.
+                literal.add(token)
             elif (doubled := _DOUBLED_RE.match(token)) is not None:
                 # ``<<USER>>``: the ``<NAME>`` inside is the token the eye reads, as for the tables' ``<<SYS>>``;
                 # matched exactly as well, its first ``<`` was escaped and then the inner one at ``markup``,
