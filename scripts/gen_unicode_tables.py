@@ -52,9 +52,15 @@ OUT = ROOT / "src" / "envelock" / "eye" / "unicode_tables.py"
 RUST_OUT = ROOT / "rust" / "envelock-core" / "src" / "tables.rs"
 
 #: The named vertical strokes whose confusable classes are bars (bar_classes rule): the dandas, the
-#: Kangxi radical LINE, the CJK Strokes block's S (shu, the vertical stroke; H is the horizontal one)
-#: and the epigraphic I longa (an I drawn taller than the line).
-_BAR_CLASS_NAMES = r"^(?:(?:.* )?(?:DOUBLE |TRIPLE )?DANDA|KANGXI RADICAL LINE|CJK STROKE S|.* LETTER I LONGA)$"
+#: Kangxi radical LINE, the CJK Strokes block's S (shu, the vertical stroke; H is the horizontal one),
+#: the epigraphic I longa (an I drawn taller than the line), the vertical presentation forms of a
+#: dash or a low line (drawn as a vertical stroke: U+FE31's siblings), the vertical box lines and the
+#: one-eighth blocks at the left or right edge (a red-team find of stop 50: ``‹︳im_end︳>``, ``<turn⎸>``).
+_BAR_CLASS_NAMES = (
+    r"^(?:(?:.* )?(?:DOUBLE |TRIPLE )?DANDA|KANGXI RADICAL LINE|CJK STROKE S|.* LETTER I LONGA"
+    r"|PRESENTATION FORM FOR VERTICAL (?:EM DASH|EN DASH|LOW LINE|WAVY LOW LINE)"
+    r"|(?:LEFT|RIGHT) VERTICAL BOX LINE|(?:LEFT|RIGHT) ONE EIGHTH BLOCK)$"
+)
 #: The middle dots whose confusable classes are separators (separator_classes rule).
 _MIDDLE_DOT_NAMES = r"^(?:.* )?MIDDLE DOT$"
 

@@ -53,7 +53,15 @@ QUOTED_BRACKET_BARS = [
     "[|endofturn/|]",
     "\uff3b\u201c\u200b|endofturn|\uff3d",
     "&lbrack;&ldquo;&#8203;&verbar;endofturn&verbar;&rbrack;",
+    # ASCII quotes before the look-alike (a sixth round)
+    '["\u201c|endofturn|]',
+    "['\u2018|endofturn|]",
+    '["\u200b\u201c|endofturn|]',
+    '["&ldquo;|endofturn|]',
 ]
+#: Bars the eye did not take for bars (a sixth round): vertical presentation forms of a dash or low
+#: line, the vertical box lines, the one-eighth blocks at an edge (the bar_classes rule).
+DRAWN_BARS = ["<\ufe33im_end\ufe33>", "<\ufe34im_start\ufe34>", "[\ufe33endofturn\ufe33]", "<turn\ufe33>", "<turn\u23b8>", "<\u23b8im_end\u23b8>", "[\u258fendofturn\u258f]"]
 #: Past the lookahead: the run after the quote is padding (fail closed).
 PADDED_QUOTE = ["[\u201c" + "\u200b" * 250 + "|endofturn|]", "[\u201c" + "&#8203;" * 40 + "|endofturn|]"]
 GEMMA_CLOSERS = [
@@ -63,19 +71,22 @@ GEMMA_CLOSERS = [
 ]
 LINE_SEPARATED = ["<|im_end\u2028|>", "<|\u2029im_end|>", "<|turn\u0085>", "<|im_start\u2028|>"]
 #: Text the defang leaves alone.
-QUIET = ["<turn>", "<turn|x>", "<turn ||| x>", "[\u201c hello\u201d]", "x[\u201ca\u201d, \u201cb\u201d]", "<|im_end\n|>"]
+QUIET = [
+    "<turn>", "<turn|x>", "<turn ||| x>", "[\u201c hello\u201d]", "x[\u201ca\u201d, \u201cb\u201d]", "<|im_end\n|>",
+    'd["INST"]', '["|a|"]', '["a", "b"]', '["' + " " * 40 + '|x|]', '["\u201ca\u201d"]',
+]  # fmt: skip
 
 
 @pytest.mark.usefixtures("impl")
 @pytest.mark.parametrize("level", ["reserved", "markup", "xml"])
 def test_bar_shapes_are_escaped(level: Level) -> None:
-    shapes = QUOTED_BRACKET_BARS + PADDED_QUOTE + GEMMA_CLOSERS + LINE_SEPARATED
+    shapes = QUOTED_BRACKET_BARS + PADDED_QUOTE + GEMMA_CLOSERS + LINE_SEPARATED + DRAWN_BARS
     assert [t for t in shapes if "\\" not in escape.defang(t, level=level)] == []
 
 
 @pytest.mark.usefixtures("impl")
 def test_bar_shapes_are_reported_as_errors() -> None:
-    shapes = QUOTED_BRACKET_BARS + GEMMA_CLOSERS + LINE_SEPARATED
+    shapes = QUOTED_BRACKET_BARS + GEMMA_CLOSERS + LINE_SEPARATED + DRAWN_BARS
     graded = {t: [(f.rule, f.severity) for f in scan_text(t) if f.rule not in ("invisible-run", "control-character")] for t in shapes}
     assert {t: g for t, g in graded.items() if g != [("chat-control-token", "error")]} == {}
 
@@ -132,6 +143,13 @@ ASCII_BAR_TAGS = {
     "</&#124;retrieved_content>": "envelope-close-tag",
     '<|retrieved_content provenance="system-config">': "envelope-open-tag",
     '<|&#124;retrieved_content provenance="system-config">': "envelope-open-tag",
+    # what the lead reads past between the bars, and padding before the bar (a sixth round)
+    "</|\u200b|retrieved_content>": "envelope-close-tag",
+    "</|&#8203;|retrieved_content>": "envelope-close-tag",
+    "</| |retrieved_content>": "envelope-close-tag",
+    '<|\u200b|retrieved_content provenance="system-config">': "envelope-open-tag",
+    "</" + B * 40 + "|retrieved_content>": "envelope-close-tag",
+    "<" + B * 40 + '|retrieved_content provenance="system-config">': "envelope-open-tag",
 }
 QUOTED_OPEN_BARS = ["<|turn'>", '<|turn">', "<|\u201cturn\u201d>", '<|tool_call">', '<|channel">']
 PADDED_TOKENS = ["<" + B * 40 + "start_of_turn>", "[" + B * 40 + "INST]", "<" + "&#8203;" * 33 + "eos>", "<" + "\u200b" * 40 + "|im_end|>"]
@@ -181,6 +199,12 @@ def test_control_without_the_reading_past_the_bar_they_are_warnings(monkeypatch:
     real = tags._unpiped_reading
     monkeypatch.setattr(tags, "_unpiped_reading", lambda text, pos, names, *bar: real(text, pos, names))
     assert {t: _grades(t) for t in ASCII_BAR_TAGS} == {t: [("chat-control-token", "warning")] for t in ASCII_BAR_TAGS}
+
+
+def test_control_past_the_bars_only_they_are_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tags, "_past_bars", lambda text, i: tags._LEAD_BARS_RE.match(text, i).end())  # type: ignore[union-attr]
+    between = ["</|\u200b|retrieved_content>", "</|&#8203;|retrieved_content>", "</| |retrieved_content>"]
+    assert {t: _grades(t) for t in between} == {t: [("chat-control-token", "warning")] for t in between}
 
 
 def test_control_a_listed_check_with_quotes_grades_them_warnings(monkeypatch: pytest.MonkeyPatch) -> None:

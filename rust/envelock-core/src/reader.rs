@@ -872,6 +872,13 @@ fn fast_read(
         names.angle_first[usize::from(c)]
     };
     match class {
+        // After `[`, ASCII quotes and then a look-alike quote or a reference (`["“|endofturn|]`): the
+        // general reader decides (its quote rule); `["a", "b"]` stays decided here.
+        names::FIRST_NONE
+            if bracket && chars::is_quote(c as char) && quote_run_goes_on(b, i + 1) =>
+        {
+            Err(lead)
+        }
         names::FIRST_NONE => Ok(Reading::NONE),
         names::FIRST_NAMESPACE => {
             // `_after_namespace` from the character after the first: letters, digits,
@@ -899,6 +906,24 @@ fn fast_read(
         }
         _ => Err(lead),
     }
+}
+
+/// Do ASCII quotes, skipped characters and slashes from byte `k` (at most `MAX_RUN`) end in a byte
+/// beyond ASCII or an `&` (a look-alike quote, or a reference that may be one)?
+fn quote_run_goes_on(b: &[u8], mut k: usize) -> bool {
+    let fast = chars::Fast::get();
+    let stop = (k + MAX_RUN).min(b.len());
+    while k < stop {
+        let x = b[k];
+        if x >= 0x80 || x == b'&' {
+            return true;
+        }
+        if !chars::is_quote(x as char) && fast.ascii_flags(x) & (SKIP | SLASH) == 0 {
+            return false;
+        }
+        k += 1;
+    }
+    k < b.len() && (b[k] >= 0x80 || b[k] == b'&')
 }
 
 /// One step of a reading with one live state, when the piece is one character with one
@@ -1462,26 +1487,32 @@ fn read_bracket_slow<'n>(
                 return bar;
             }
             // Not `[|NAME|]`: the bar-shaped character may still be a letter of a name.
-        } else if quote_lookalike(ch) && before_end(s, nxt) {
+        } else if chars::is_quote(ch) && before_end(s, nxt) {
             // Quote look-alikes before the bar (`[“|endofturn|”]`) are read past, as in an angle
-            // reading; only there, and no ASCII quote (`d["INST"]`, `["|a|"]` are code).
-            // After the first, what the lead reads past is read past too (`[“\u{200b}|endofturn|]`,
-            // `[“/|endofturn|]`: stop 50).
-            // An ASCII quote too (`[“"|endofturn|]`), and MAX_RUN such pieces in a row are padding.
+            // reading; only there, and only with a look-alike among them (`d["INST"]`, `["|a|"]` are
+            // code, `["“|endofturn|]` is not). What the lead reads past is read past too; MAX_RUN such
+            // pieces after a look-alike are padding, and without one are code (stop 50).
+            let mut seen = quote_lookalike(ch);
             let (mut after, mut after_end) = step(s, nxt);
             let mut quoted_slash = slash;
             let mut passed = 0;
+            let mut gave_up = false;
             while (after.first().is_some_and(chars::is_quote) || lead_skip(&after))
                 && before_end(s, after_end)
             {
                 passed += 1;
                 if passed >= MAX_RUN {
-                    return Reading::padding(quoted_slash, after_end);
+                    if seen {
+                        return Reading::padding(quoted_slash, after_end);
+                    }
+                    gave_up = true;
+                    break;
                 }
+                seen |= after.first().is_some_and(quote_lookalike);
                 quoted_slash |= after.as_slice().iter().any(|&ch| chars::has(ch, SLASH));
                 (after, after_end) = step(s, after_end);
             }
-            if after.first().is_some_and(|a| chars::has(a, chars::PIPE)) {
+            if seen && !gave_up && after.first().is_some_and(|a| chars::has(a, chars::PIPE)) {
                 let bar = bracket_bar(s, after_end, quoted_slash);
                 if !bar.is_none() {
                     return bar;

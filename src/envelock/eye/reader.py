@@ -1113,22 +1113,28 @@ def read_bracket(text: str, pos: int, names: Names) -> Reading:
     if done is not None:
         return done
     slash = slash_box[0]
-    if piece and piece[0] in _QUOTES and nxt < end:
+    if piece and piece[0] in _QUOTE_PASS and nxt < end:
         # Quote look-alikes before the bar (``[“|endofturn|”]``, ``[““|endofturn|]``) are read past, as
-        # in an angle reading; only there, and no ASCII quote: ``d["INST"]`` and ``["|a|"]`` are code.
-        # After the first, what the lead reads past is read past too, an ASCII quote as well
-        # (``[“\u200b|endofturn|]``, ``[“/|endofturn|]``, ``[“"|endofturn|]``: stop 50, a red-team find);
-        # MAX_RUN such pieces in a row are padding (fail closed: ``[“`` + 250 ZWSP + ``|endofturn|]``).
+        # in an angle reading; only there, and only with a look-alike among them: ``d["INST"]`` and
+        # ``["|a|"]`` are code, ``["“|endofturn|]`` is not. What the lead reads past is read past too
+        # (``[“\u200b|endofturn|]``, ``[“/|endofturn|]``, ``[“"|endofturn|]``: stop 50, red-team finds);
+        # MAX_RUN such pieces in a row after a look-alike are padding (fail closed: ``[“`` + 250 ZWSP
+        # + ``|endofturn|]``), and without one are code (``["`` and a run of blanks).
+        seen = piece[0] in _QUOTES
         after, after_end = _decode_at(text, nxt)
         quoted_slash = slash
         passed = 0
         while (not after or after[0] in _QUOTE_PASS or _lead_piece(after, False)) and after_end < end:
             passed += 1
             if passed >= MAX_RUN:
-                return Reading("padding", "", quoted_slash, after_end)
+                if seen:
+                    return Reading("padding", "", quoted_slash, after_end)
+                after = ""
+                break
+            seen = seen or (bool(after) and after[0] in _QUOTES)
             quoted_slash = quoted_slash or any(c in _SLASH for c in after)
             after, after_end = _decode_at(text, after_end)
-        if after and after[0] in _PIPE:
+        if seen and after and after[0] in _PIPE:
             bar = _bracket_bar(text, after_end, end, quoted_slash)
             if bar:
                 return bar

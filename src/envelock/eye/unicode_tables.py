@@ -18,7 +18,7 @@ Rules (regexes over character names; see the generator's docstring):
 * ``rbracket_names``: ``^(?!PRESENTATION FORM)(?:.*RIGHT (?:\w+ )?SQUARE BRACKET.*|RIGHT (?:BLACK|WHITE) LENTICULAR BRACKET)$``
 * ``bracket_categories``: ``every non-ASCII code point of general category Ps (for '[') or Pe (for ']'), except one whose NFKC is an ASCII character other than [ ] (fullwidth and small parentheses and braces read as ( ) { }, which are not brackets of a token) and one already in another structural set (it keeps that role)``
 * ``confusable_classes``: ``prototype, intermediate (comment) and NFKC (not <vertical>) links, taken transitively; ASCII letters and digits are not traversed``
-* ``bar_classes``: ``the confusable classes of '|' and of every character named ^(?:(?:.* )?(?:DOUBLE |TRIPLE )?DANDA|KANGXI RADICAL LINE|CJK STROKE S|.* LETTER I LONGA)$, beyond ASCII; not in another structural set (they are taken out of the narrow blank set: a vertical em dash is a bar)``
+* ``bar_classes``: ``the confusable classes of '|' and of every character named ^(?:(?:.* )?(?:DOUBLE |TRIPLE )?DANDA|KANGXI RADICAL LINE|CJK STROKE S|.* LETTER I LONGA|PRESENTATION FORM FOR VERTICAL (?:EM DASH|EN DASH|LOW LINE|WAVY LOW LINE)|(?:LEFT|RIGHT) VERTICAL BOX LINE|(?:LEFT|RIGHT) ONE EIGHTH BLOCK)$, beyond ASCII; not in another structural set (they are taken out of the narrow blank set: a vertical em dash is a bar)``
 * ``separator_classes``: ``categories L* N* in the confusable class of - _ . or of a P* character named ^(?:.* )?MIDDLE DOT$: '' added to the readings``
 * ``digit_values``: ``categories N* with a digit value: that ASCII digit (0 as o, 1 as l) added to the readings``
 * ``stand_ins``: ``every non-ASCII code point of SKIP_RANGES, and every non-ASCII structural look-alike but a '<' one that is no letter or number (closers, slashes, bars, brackets, '!'/'?', quotes: an angle reading reads past them too), except Python's whitespace, Default_Ignorable_Code_Point and categories Zs Zl Zp Cc Cf Cs Mn``
@@ -545,7 +545,7 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x22DA, 0x22E9),
     (0x22EC, 0x22FE),
     (0x2300, 0x2303),
-    (0x2305, 0x2307),
+    (0x2305, 0x2306),
     (0x230C, 0x2326),
     (0x2328, 0x2328),
     (0x232B, 0x2335),
@@ -563,7 +563,8 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x23A7, 0x23A9),
     (0x23AB, 0x23AD),
     (0x23AF, 0x23B1),
-    (0x23B4, 0x23CF),
+    (0x23B4, 0x23B7),
+    (0x23BA, 0x23CF),
     (0x23D1, 0x23E7),
     (0x23EB, 0x23EC),
     (0x23F0, 0x23F3),
@@ -578,7 +579,9 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x2550, 0x2550),
     (0x2552, 0x2570),
     (0x2572, 0x2572),
-    (0x2574, 0x25B5),
+    (0x2574, 0x258E),
+    (0x2590, 0x2594),
+    (0x2596, 0x25B5),
     (0x25C6, 0x2611),
     (0x2614, 0x2615),
     (0x2618, 0x261E),
@@ -889,7 +892,7 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0xFDFC, 0xFE12),
     (0xFE14, 0xFE14),
     (0xFE19, 0xFE2F),
-    (0xFE32, 0xFE38),
+    (0xFE35, 0xFE38),
     (0xFE45, 0xFE46),
     (0xFE49, 0xFE54),
     (0xFE58, 0xFE5C),
@@ -18693,11 +18696,14 @@ PIPE_LOOKALIKES: tuple[int, ...] = (
     0x21ED,  # UPWARDS WHITE ARROW ON PEDESTAL WITH VERTICAL BAR
     0x2223,  # DIVIDES
     0x2225,  # PARALLEL TO
+    0x2307,  # WAVY LINE
     0x2385,  # WHITE SQUARE WITH CENTRE VERTICAL LINE
     0x239C,  # LEFT PARENTHESIS EXTENSION
     0x239F,  # RIGHT PARENTHESIS EXTENSION
     0x23AA,  # CURLY BRACKET EXTENSION
     0x23AE,  # INTEGRAL EXTENSION
+    0x23B8,  # LEFT VERTICAL BOX LINE
+    0x23B9,  # RIGHT VERTICAL BOX LINE
     0x23D0,  # VERTICAL LINE EXTENSION
     0x23ED,  # BLACK RIGHT-POINTING DOUBLE TRIANGLE WITH VERTICAL BAR
     0x23EE,  # BLACK LEFT-POINTING DOUBLE TRIANGLE WITH VERTICAL BAR
@@ -18713,6 +18719,8 @@ PIPE_LOOKALIKES: tuple[int, ...] = (
     0x254E,  # BOX DRAWINGS LIGHT DOUBLE DASH VERTICAL
     0x254F,  # BOX DRAWINGS HEAVY DOUBLE DASH VERTICAL
     0x2551,  # BOX DRAWINGS DOUBLE VERTICAL
+    0x258F,  # LEFT ONE EIGHTH BLOCK
+    0x2595,  # RIGHT ONE EIGHTH BLOCK
     0x2758,  # LIGHT VERTICAL BAR
     0x2759,  # MEDIUM VERTICAL BAR
     0x275A,  # HEAVY VERTICAL BAR
@@ -18741,6 +18749,9 @@ PIPE_LOOKALIKES: tuple[int, ...] = (
     0xAA5E,  # CHAM PUNCTUATION DOUBLE DANDA
     0xAA5F,  # CHAM PUNCTUATION TRIPLE DANDA
     0xFE31,  # PRESENTATION FORM FOR VERTICAL EM DASH
+    0xFE32,  # PRESENTATION FORM FOR VERTICAL EN DASH
+    0xFE33,  # PRESENTATION FORM FOR VERTICAL LOW LINE
+    0xFE34,  # PRESENTATION FORM FOR VERTICAL WAVY LOW LINE
     0xFE8D,  # ARABIC LETTER ALEF ISOLATED FORM
     0xFE8E,  # ARABIC LETTER ALEF FINAL FORM
     0xFF5C,  # FULLWIDTH VERTICAL LINE
@@ -20105,7 +20116,7 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x22DA, 0x22E9),
     (0x22EC, 0x22FE),
     (0x2300, 0x2303),
-    (0x2305, 0x2307),
+    (0x2305, 0x2306),
     (0x230C, 0x2326),
     (0x2328, 0x2328),
     (0x232B, 0x2335),
@@ -20123,7 +20134,8 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x23A7, 0x23A9),
     (0x23AB, 0x23AD),
     (0x23AF, 0x23B1),
-    (0x23B4, 0x23CF),
+    (0x23B4, 0x23B7),
+    (0x23BA, 0x23CF),
     (0x23D1, 0x23E7),
     (0x23EB, 0x23EC),
     (0x23F0, 0x23F3),
@@ -20138,7 +20150,9 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x2550, 0x2550),
     (0x2552, 0x2570),
     (0x2572, 0x2572),
-    (0x2574, 0x25B5),
+    (0x2574, 0x258E),
+    (0x2590, 0x2594),
+    (0x2596, 0x25B5),
     (0x25C6, 0x2611),
     (0x2614, 0x2615),
     (0x2618, 0x261E),
@@ -20407,7 +20421,7 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0xFE10, 0xFE12),
     (0xFE14, 0xFE14),
     (0xFE19, 0xFE1F),
-    (0xFE32, 0xFE38),
+    (0xFE35, 0xFE38),
     (0xFE45, 0xFE46),
     (0xFE49, 0xFE54),
     (0xFE58, 0xFE5C),
@@ -21192,7 +21206,7 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x22DA, 0x22E9),
     (0x22EC, 0x22FE),
     (0x2300, 0x2303),
-    (0x2305, 0x2307),
+    (0x2305, 0x2306),
     (0x230C, 0x2326),
     (0x2328, 0x2328),
     (0x232B, 0x2335),
@@ -21210,7 +21224,7 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x23A7, 0x23A9),
     (0x23AB, 0x23AD),
     (0x23B0, 0x23B1),
-    (0x23B4, 0x23B9),
+    (0x23B4, 0x23B7),
     (0x23BE, 0x23CF),
     (0x23D1, 0x23E7),
     (0x23EB, 0x23EC),
@@ -21227,8 +21241,9 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x2575, 0x2575),
     (0x2577, 0x2577),
     (0x2579, 0x2579),
-    (0x257B, 0x2593),
-    (0x2595, 0x25B5),
+    (0x257B, 0x258E),
+    (0x2590, 0x2593),
+    (0x2596, 0x25B5),
     (0x25C6, 0x2611),
     (0x2614, 0x2615),
     (0x2618, 0x261E),
@@ -21959,8 +21974,6 @@ MARKER_CANDIDATES: tuple[int, ...] = (
     0x23B5,  # BOTTOM SQUARE BRACKET
     0x23B6,  # BOTTOM SQUARE BRACKET OVER TOP SQUARE BRACKET
     0x23B7,  # RADICAL SYMBOL BOTTOM
-    0x23B8,  # LEFT VERTICAL BOX LINE
-    0x23B9,  # RIGHT VERTICAL BOX LINE
     0x23BE,  # DENTISTRY SYMBOL LIGHT VERTICAL AND TOP RIGHT
     0x23BF,  # DENTISTRY SYMBOL LIGHT VERTICAL AND BOTTOM RIGHT
     0x23C0,  # DENTISTRY SYMBOL LIGHT VERTICAL WITH CIRCLE
@@ -22154,11 +22167,9 @@ MARKER_CANDIDATES: tuple[int, ...] = (
     0x258B,  # LEFT FIVE EIGHTHS BLOCK
     0x258D,  # LEFT THREE EIGHTHS BLOCK
     0x258E,  # LEFT ONE QUARTER BLOCK
-    0x258F,  # LEFT ONE EIGHTH BLOCK
     0x2591,  # LIGHT SHADE
     0x2592,  # MEDIUM SHADE
     0x2593,  # DARK SHADE
-    0x2595,  # RIGHT ONE EIGHTH BLOCK
     0x2599,  # QUADRANT UPPER LEFT AND LOWER LEFT AND LOWER RIGHT
     0x259A,  # QUADRANT UPPER LEFT AND LOWER RIGHT
     0x259B,  # QUADRANT UPPER LEFT AND UPPER RIGHT AND LOWER LEFT

@@ -370,17 +370,21 @@ def _unpiped_reading(text: str, pos: int, names: Names, bar_end: int | None = No
 
 
 def _past_bars(text: str, i: int) -> int:
-    """Past the bars (look-alikes and references too) from ``i``, within the lookahead: ``</||retrieved_content>``.
-    A run of plain bars is one regex match (``<`` and 62 bars, repeated, is no Python step per bar)."""
+    """Past the bars (look-alikes and references too) from ``i``, and what the lead reads past between
+    them, within the lookahead: ``</||retrieved_content>``, ``</|\u200b|retrieved_content>``. Runs are
+    regex matches (``<`` and 62 bars, repeated, is no Python step per bar)."""
     end = min(len(text), i + MAX_LOOKAHEAD)
-    while True:
-        i = _LEAD_BARS_RE.match(text, i, end).end()  # type: ignore[union-attr]  # a starred class always matches
-        if i >= end or text[i] != "&":
-            return i
-        piece, nxt = decode_at(text, i)
-        if not piece or piece[0] not in _PIPE or nxt > end:
-            return i
-        i = nxt
+    lead = _lead_re()
+    while i < end:
+        j = lead.match(text, _LEAD_BARS_RE.match(text, i, end).end(), end).end()  # type: ignore[union-attr]
+        if j < end and text[j] == "&":
+            piece, nxt = decode_at(text, j)
+            if nxt <= end and (not piece or piece[0] in _PIPE or lead.fullmatch(piece) is not None):
+                j = nxt
+        if j == i:
+            break
+        i = j
+    return i
 
 
 _LEAD_PASS = modeleye._BANG | modeleye._PASS
@@ -501,6 +505,12 @@ def _padded_token(text: str, end: int, ctx: Context) -> tuple[int, _Hit] | None:
     if r.kind not in ("token", "bar"):
         return None
     slash = r.slash or not _SLASH.isdisjoint(text[end:first])
+    if r.kind == "bar":
+        # The envelope name after the bar (``</`` + padding + ``|retrieved_content>``), as after a bar
+        # opener (_unpiped_reading): a tag, not a ``<|NAME>`` warning (stop 50, a red-team find).
+        u = _unpiped_reading(text, first, names, r.end, slash)
+        if u is not None and u.kind == "reserved" and (tag := _hit_of(text, "reserved", u.name, u.slash, u.end, ctx)):
+            return first, tag
     hit = _hit_of(text, r.kind, r.name, slash, r.end, ctx)
     return None if hit is None or hit.kind == "padding" else (first, hit)
 
