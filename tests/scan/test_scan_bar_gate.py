@@ -26,6 +26,7 @@ Every implementation (the ``impl`` fixture); each fix with a negative control.
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 from typing import Any
 
@@ -251,7 +252,7 @@ def test_control_bar_tokens_only_as_bars_pass() -> None:
 
 
 def test_control_a_doubled_angle_token_matched_exactly_is_escaped_twice(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lt, "_DOUBLED_RE", lt.re.compile(r"(?!)"))  # matched exactly, as before stop 50
+    monkeypatch.setattr(lt, "_DOUBLED_RE", re.compile(r"(?!)"))  # matched exactly, as before stop 50
     tokens = load_tokens(["<<USER>>"])
     defanged = escape.defang("ok <<USER>> then", level="markup", tokens=tokens)
     assert defanged.count("\\") == 2 and escape.undefang(defanged, level="markup", tokens=tokens) != "ok <<USER>> then"
