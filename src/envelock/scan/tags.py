@@ -371,20 +371,8 @@ def _unpiped_reading(text: str, pos: int, names: Names, bar_end: int | None = No
 
 def _past_bars(text: str, i: int) -> int:
     """Past the bars (look-alikes and references too) from ``i``, and what the lead reads past between
-    them, within the lookahead: ``</||retrieved_content>``, ``</|\u200b|retrieved_content>``. Runs are
-    regex matches (``<`` and 62 bars, repeated, is no Python step per bar)."""
-    end = min(len(text), i + MAX_LOOKAHEAD)
-    lead = _lead_re()
-    while i < end:
-        j = lead.match(text, _LEAD_BARS_RE.match(text, i, end).end(), end).end()  # type: ignore[union-attr]
-        if j < end and text[j] == "&":
-            piece, nxt = decode_at(text, j)
-            if nxt <= end and (not piece or piece[0] in _PIPE or lead.fullmatch(piece) is not None):
-                j = nxt
-        if j == i:
-            break
-        i = j
-    return i
+    them, within the lookahead: ``</||retrieved_content>``, ``</|\u200b|retrieved_content>``."""
+    return _past_lead(text, i, min(len(text), i + MAX_LOOKAHEAD), bars=True)
 
 
 _LEAD_PASS = modeleye._BANG | modeleye._PASS
@@ -474,18 +462,22 @@ def _padded_hit(text: str, end: int, ctx: Context) -> _Hit | None:
     return None
 
 
-def _past_lead(text: str, i: int, stop: int) -> int:
+def _past_lead(text: str, i: int, stop: int, *, bars: bool = False) -> int:
     """Past what the eye's lead reads past from ``i`` (before ``stop``): skipped characters, slashes,
-    ``!``/``?``, the non-ASCII structural look-alikes, and references to them (``&#8203;``)."""
+    ``!``/``?``, the non-ASCII structural look-alikes, and references to them (``&#8203;``); with
+    ``bars``, every bar too (the ASCII one and references to one). Runs are regex matches (``<`` and 62
+    bars, repeated, is no Python step per bar)."""
     lead = _lead_re()
-    while True:
-        i = lead.match(text, i, stop).end()  # type: ignore[union-attr]  # a starred class always matches
-        if i >= stop or text[i] != "&":
-            return i
-        piece, nxt = decode_at(text, i)
-        if nxt > stop or (piece and lead.fullmatch(piece) is None):
-            return i
-        i = nxt
+    while i < stop:
+        j = lead.match(text, _LEAD_BARS_RE.match(text, i, stop).end() if bars else i, stop).end()  # type: ignore[union-attr]
+        if j < stop and text[j] == "&":
+            piece, nxt = decode_at(text, j)
+            if nxt <= stop and (not piece or (bars and piece[0] in _PIPE) or lead.fullmatch(piece) is not None):
+                j = nxt
+        if j == i:
+            break
+        i = j
+    return i
 
 
 def _padded_token(text: str, end: int, ctx: Context) -> tuple[int, _Hit] | None:
