@@ -59,6 +59,15 @@ QUOTED_BRACKET_BARS = [
     "['\u2018|endofturn|]",
     '["\u200b\u201c|endofturn|]',
     '["&ldquo;|endofturn|]',
+    # a seventh round: padding after an ASCII quote, a slash between the quotes, a quote the eye reads
+    # past, an ASCII quote beside a look-alike inside the name
+    '["' + "\u200b" * 31 + '\u201c|endofturn|]',
+    '["' + "&#8203;" * 35 + '\u201c|endofturn|]',
+    '["/\u201c|endofturn|]',
+    '["\u02dd|endofturn|]',
+    "['\u0384|endofturn|]",
+    '[|\u201cendofturn\u201d"|]',
+    '[|"\u201cendofturn\u201d|]',
 ]
 #: Bars the eye did not take for bars (a sixth round): vertical presentation forms of a dash or low
 #: line, the vertical box lines, the one-eighth blocks at an edge (the bar_classes rule).
@@ -70,11 +79,11 @@ GEMMA_CLOSERS = [
     for name in ("turn", "tool", "tool_call", "tool_response", "channel")
     for bars in ("||", "|&#124;", "||'", "\u00a6", "\uffe4", "\u250b", "\u2016", "\u2502", "\ufe31", "\u2758", "&verbar;|", " |")
 ]
-LINE_SEPARATED = ["<|im_end\u2028|>", "<|\u2029im_end|>", "<|turn\u0085>", "<|im_start\u2028|>"]
+LINE_SEPARATED = ["<|im_end\u2028|>", "<|\u2029im_end|>", "<|turn\u0085>", "<|im_start\u2028|>", "<|im_end\x1c|>", "<|im_end\x0b|>"]
 #: Text the defang leaves alone.
 QUIET = [
     "<turn>", "<turn|x>", "<turn ||| x>", "[\u201c hello\u201d]", "x[\u201ca\u201d, \u201cb\u201d]", "<|im_end\n|>",
-    'd["INST"]', '["|a|"]', '["a", "b"]', '["' + " " * 40 + '|x|]', '["\u201ca\u201d"]',
+    'd["INST"]', '["|a|"]', '["a", "b"]', '["' + " " * 40 + '|x|]', '["\u201ca\u201d"]', '[| "a" |]', '["\u00e9", "x"]',
 ]  # fmt: skip
 
 
@@ -123,7 +132,7 @@ def test_control_a_quote_loop_over_quotes_only_passes_them(monkeypatch: pytest.M
 
 def test_control_line_separators_as_breaks_pass_them(monkeypatch: pytest.MonkeyPatch) -> None:
     names = me.names_for()
-    monkeypatch.setattr(me, "_LINE_BREAKS", me._LINE_BREAKS | {"\u2028", "\u2029", "\x85"})
+    monkeypatch.setattr(me, "_LINE_BREAKS", me._LINE_BREAKS | {"\u2028", "\u2029", "\x85", "\x1c", "\x0b"})
     assert [t for t in LINE_SEPARATED if me.read_after(t, 1, names).kind == "bar"] == []
 
 
@@ -153,7 +162,12 @@ ASCII_BAR_TAGS = {
     "<" + B * 40 + '|retrieved_content provenance="system-config">': "envelope-open-tag",
 }
 QUOTED_OPEN_BARS = ["<|turn'>", '<|turn">', "<|\u201cturn\u201d>", '<|tool_call">', '<|channel">']
-PADDED_TOKENS = ["<" + B * 40 + "start_of_turn>", "[" + B * 40 + "INST]", "<" + "&#8203;" * 33 + "eos>", "<" + "\u200b" * 40 + "|im_end|>"]
+PADDED_TOKENS = [
+    "<" + B * 40 + "start_of_turn>", "[" + B * 40 + "INST]", "<" + "&#8203;" * 33 + "eos>", "<" + "\u200b" * 40 + "|im_end|>",
+    "<" + B * 40 + "\u00a6im_end\u00a6>", "[" + B * 40 + "\u00a6endofturn\u00a6]",
+]  # fmt: skip
+#: A real token's name padded with what is no letter: not a name longer than every token's.
+PADDED_NAMES = ["<|im_end" + '"' * 23 + "|>", "<|im_end" + "/" * 23 + "|>", "<|im_end" + "&quot;" * 23 + "|>"]
 SPACED_BRACKETS = ["[IN\u2800ST]", "[\u3000INST]", "[IN\u00a0ST]", "[\u1680INST]", "[INST\u2028]"]
 
 
@@ -162,7 +176,7 @@ def _grades(text: str, **kw: Any) -> list[tuple[str, str]]:
 
 
 @pytest.mark.usefixtures("impl")
-@pytest.mark.parametrize("text", EMPTY_REFERENCES + LONG_NAMES + QUOTED_OPEN_BARS + PADDED_TOKENS + SPACED_BRACKETS)
+@pytest.mark.parametrize("text", EMPTY_REFERENCES + LONG_NAMES + QUOTED_OPEN_BARS + PADDED_TOKENS + SPACED_BRACKETS + PADDED_NAMES)
 def test_gate_reports_an_error(text: str) -> None:
     assert escape.defang(text) != text
     assert _grades(text) == [("chat-control-token", "error")]
@@ -215,7 +229,7 @@ def test_control_a_listed_check_with_quotes_grades_them_warnings(monkeypatch: py
 
 def test_control_without_the_padded_token_they_are_padding(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tags, "_padded_token", lambda text, end, ctx: None)
-    monkeypatch.setattr(tags, "_past_lead", lambda text, i, stop: stop)  # the bracket's padding reading too
+    monkeypatch.setattr(tags, "_past_lead", lambda text, i, stop, **kw: stop)  # the bracket's padding reading too
     assert {_grades(t)[0] for t in PADDED_TOKENS[:3]} == {("padded-opener", "warning")}
 
 
@@ -269,6 +283,17 @@ def test_a_name_longer_than_every_token_is_a_warning() -> None:
     assert _grades("<|" + "a" * 29 + "|>") == [("chat-control-token", "warning")]
     assert _grades("<|" + "a" * 28 + "|>") == [("chat-control-token", "error")]
     assert _grades("<|place\u2581holder\u2581for\u2581pointer\u2581replace|>") == [("chat-control-token", "error")]
+
+
+def test_control_a_length_of_the_whole_skeleton_grades_padded_names_warnings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tags, "_name_letters", lambda name: len(me.skeleton(name)))
+    assert {_grades(t)[0][1] for t in PADDED_NAMES} == {"warning"}
+
+
+def test_control_a_lead_past_bars_grades_padded_bar_tokens_as_padding(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = tags._past_lead
+    monkeypatch.setattr(tags, "_past_lead", lambda text, i, stop, **kw: real(text, i, stop))
+    assert {_grades(t)[0] for t in PADDED_TOKENS[4:]} == {("padded-opener", "warning")}
 
 
 def test_control_without_the_length_rule_the_c_string_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -500,10 +500,9 @@ fn empty_bar(s: &str, start: Cur) -> bool {
     false
 }
 
-/// `reader._LINE_BREAKS` (`str.splitlines`'s, less NEL, U+2028 and U+2029): a bar token's name never
-/// holds one.
+/// `reader._LINE_BREAKS` (LF and CR): a bar token's name never holds one.
 fn is_line_break(ch: char) -> bool {
-    matches!(ch, '\n' | '\r' | '\x0b' | '\x0c' | '\x1c' | '\x1d' | '\x1e')
+    matches!(ch, '\n' | '\r')
 }
 
 /// `reader.bar_closes`: after the bar that follows an opener, the bar shape's name reaches a closer
@@ -1357,11 +1356,15 @@ pub fn read_bracket<'n>(
 fn bracket_bar(s: &str, start: Cur, slash: bool) -> Reading<'static> {
     let mut c = start;
     let mut named = false;
+    // Quotes read past in the name: ASCII ones count only beside a look-alike (`[|“endofturn”"|]`,
+    // `[|"“endofturn”|]`); with ASCII quotes alone it is code (`[| "a" |]`, an OCaml array).
+    let mut curly = false;
+    let mut plain_quote = false;
     while before_end(s, c) {
         let (piece, nxt) = step(s, c);
         match piece.first() {
             Some(ch) if chars::has(ch, chars::PIPE) => {
-                if named {
+                if named && (curly || !plain_quote) {
                     if let Some(close) = bracket_bar_close(s, nxt) {
                         return Reading::at(Kind::Bar, "", slash, close);
                     }
@@ -1375,14 +1378,19 @@ fn bracket_bar(s: &str, start: Cur, slash: bool) -> Reading<'static> {
             // A symbol with a letter reading names it too (`[|ⓔⓝⓓⓞⓕⓣⓤⓡⓝ|]`).
             Some(ch) if keeps_reading(ch) || letter_symbol(ch) => named = true,
             _ => {
-                // A quote look-alike (`[|“endofturn|]`) or a slash (`[|/endofturn|]`) reads past too.
+                // A quote (`[|“endofturn|]`) or a slash (`[|/endofturn|]`) reads past too.
                 if !piece
                     .as_slice()
                     .iter()
-                    .all(|&ch| chars::can_skip(ch) || quote_lookalike(ch) || chars::has(ch, SLASH))
+                    .all(|&ch| chars::can_skip(ch) || chars::is_quote(ch) || chars::has(ch, SLASH))
                 {
                     return Reading::NONE;
                 }
+                curly |= piece.as_slice().iter().any(|&ch| quote_lookalike(ch));
+                plain_quote |= piece
+                    .as_slice()
+                    .iter()
+                    .any(|&ch| ch.is_ascii() && chars::is_quote(ch));
             }
         }
         c = nxt;
@@ -1489,10 +1497,10 @@ fn read_bracket_slow<'n>(
             // Not `[|NAME|]`: the bar-shaped character may still be a letter of a name.
         } else if chars::is_quote(ch) && before_end(s, nxt) {
             // Quote look-alikes before the bar (`[“|endofturn|”]`) are read past, as in an angle
-            // reading; only there, and only with a look-alike among them (`d["INST"]`, `["|a|"]` are
-            // code, `["“|endofturn|]` is not). What the lead reads past is read past too; MAX_RUN such
-            // pieces after a look-alike are padding, and without one are code (stop 50).
-            let mut seen = quote_lookalike(ch);
+            // reading; only there, and only with something beyond ASCII among them (`d["INST"]`,
+            // `["|a|"]` are code, `["“|endofturn|]`, `["˝|endofturn|]` are not). What the lead reads
+            // past is read past too; MAX_RUN such pieces are padding unless all plain ASCII (stop 50).
+            let mut seen = first.as_slice().iter().any(|c| !c.is_ascii());
             let (mut after, mut after_end) = step(s, nxt);
             let mut quoted_slash = slash;
             let mut passed = 0;
@@ -1508,7 +1516,7 @@ fn read_bracket_slow<'n>(
                     gave_up = true;
                     break;
                 }
-                seen |= after.first().is_some_and(quote_lookalike);
+                seen |= after.as_slice().iter().any(|c| !c.is_ascii());
                 quoted_slash |= after.as_slice().iter().any(|&ch| chars::has(ch, SLASH));
                 (after, after_end) = step(s, after_end);
             }

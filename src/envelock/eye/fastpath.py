@@ -281,10 +281,11 @@ def _bracket_prefilter(names: Names) -> re.Pattern[str]:  # pragma: no mutate bl
             alts.append("[0-9]")  # a placeholder family's number
         if not prefix:
             alts.append(r"\|")  # ``[|NAME|]``
-            # ASCII quotes, then a look-alike quote (or a reference) before the bar: ``["“|endofturn|]``
-            # (stop 50); ``["a", "b"]`` stays on the regex.
+            # An ASCII quote, then anything beyond ASCII (or a reference) within MAX_RUN characters: the
+            # reference's quote rule decides (``["“|endofturn|]``, ``["/“|…``, ``["`` + padding; stop 50,
+            # red-team finds: a narrower prefilter left ``["/“|endofturn|]``); ``["a", "b"]`` stays here.
             ascii_quotes = regex_class(c for c in _me._ASCII_QUOTE_CHARS)
-            alts.append(f"{ascii_quotes}(?:{gap}|{ascii_quotes}){{0,{MAX_RUN}}}(?:[^\\x00-\\x7f]|&)")
+            alts.append(f"{ascii_quotes}[\\x00-\\x25\\x27-\\x7f]{{0,{MAX_RUN}}}(?:[^\\x00-\\x7f]|&)")
         body = "|".join([unsure, *alts])
         return f"(?:{gap}{{{MAX_RUN}}}|{gap}{{0,{MAX_RUN - 1}}}+(?:{body}))"
 

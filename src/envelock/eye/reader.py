@@ -1115,12 +1115,13 @@ def read_bracket(text: str, pos: int, names: Names) -> Reading:
     slash = slash_box[0]
     if piece and piece[0] in _QUOTE_PASS and nxt < end:
         # Quote look-alikes before the bar (``[“|endofturn|”]``, ``[““|endofturn|]``) are read past, as
-        # in an angle reading; only there, and only with a look-alike among them: ``d["INST"]`` and
-        # ``["|a|"]`` are code, ``["“|endofturn|]`` is not. What the lead reads past is read past too
+        # in an angle reading; only there, and only with something beyond ASCII among them (a look-alike,
+        # a quote the eye reads past, an invisible character): ``d["INST"]`` and ``["|a|"]`` are code,
+        # ``["“|endofturn|]``, ``["˝|endofturn|]`` are not. What the lead reads past is read past too
         # (``[“\u200b|endofturn|]``, ``[“/|endofturn|]``, ``[“"|endofturn|]``: stop 50, red-team finds);
-        # MAX_RUN such pieces in a row after a look-alike are padding (fail closed: ``[“`` + 250 ZWSP
-        # + ``|endofturn|]``), and without one are code (``["`` and a run of blanks).
-        seen = piece[0] in _QUOTES
+        # MAX_RUN such pieces in a row are padding (fail closed: ``[“`` + 250 ZWSP, ``["`` + 40 ZWSP),
+        # unless all plain ASCII (``["`` and a run of blanks is code).
+        seen = any(c > "\x7f" for c in piece)
         after, after_end = _decode_at(text, nxt)
         quoted_slash = slash
         passed = 0
@@ -1131,7 +1132,7 @@ def read_bracket(text: str, pos: int, names: Names) -> Reading:
                     return Reading("padding", "", quoted_slash, after_end)
                 after = ""
                 break
-            seen = seen or (bool(after) and after[0] in _QUOTES)
+            seen = seen or any(c > "\x7f" for c in after)
             quoted_slash = quoted_slash or any(c in _SLASH for c in after)
             after, after_end = _decode_at(text, after_end)
         if seen and after and after[0] in _PIPE:
@@ -1188,10 +1189,10 @@ def empty_bar(text: str, i: int, end: int) -> bool:
     return False
 
 
-#: Line breaks: a bar token's name never holds one. ``str.splitlines``'s, less NEL, U+2028 and U+2029:
-#: no tokenizer and no chat template breaks a line there, and code does not use them to lay out a
-#: ``< |x|`` (stop 50, a red-team find: ``<|im_end\u2028|>`` was left as it was).
-_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e")
+#: Line breaks: a bar token's name never holds one. LF and CR only: no tokenizer and no chat template
+#: breaks a line at U+2028, U+2029, NEL, VT, FF or the information separators, and code does not lay
+#: out a ``< |x|`` with them (stop 50, red-team finds: ``<|im_end\u2028|>``, ``<|im_end\x1c|>`` passed).
+_LINE_BREAKS = frozenset("\n\r")
 
 
 def bar_closes(text: str, i: int, end: int) -> bool:
@@ -1232,10 +1233,13 @@ def _bracket_bar(text: str, i: int, end: int, slash: bool) -> Reading:
     letter of the name (``[|tooⅼ|]``); and more bars and quotes may stand before the ``]``
     (``[|endofturn||]``, ``[|endofturn|"]``: :func:`_bracket_bar_close`)."""
     named = False
+    # Quotes read past in the name: ASCII ones count only beside a look-alike (``[|“endofturn”"|]``,
+    # ``[|"“endofturn”|]``); with ASCII quotes alone it is code (``[| "a" |]``, an OCaml array).
+    curly = plain_quote = False
     while i < end:
         piece, nxt = _decode_at(text, i)
         if piece and piece[0] in _PIPE:
-            if named:
+            if named and (curly or not plain_quote):
                 close = _bracket_bar_close(text, nxt, end)
                 if close >= 0:
                     return Reading("bar", "", slash, close)
@@ -1247,8 +1251,11 @@ def _bracket_bar(text: str, i: int, end: int, slash: bool) -> Reading:
             continue
         if piece and (is_alnum(piece[0]) or piece[0] in _EITHER) and piece[0] not in _OPENER_CHARS:
             named = True  # a symbol with a letter reading names it too (``[|ⓔⓝⓓⓞⓕⓣⓤⓡⓝ|]``)
-        elif not all(can_skip(c) or c in _QUOTES or c in _SLASH for c in piece):
-            # A quote look-alike (``[|“endofturn|]``) or a slash (``[|/endofturn|]``, stop 50) reads past.
+        elif all(can_skip(c) or c in _QUOTE_PASS or c in _SLASH for c in piece):
+            # A quote (``[|“endofturn|]``) or a slash (``[|/endofturn|]``, stop 50) reads past.
+            curly = curly or any(c in _QUOTES for c in piece)
+            plain_quote = plain_quote or any(c in _ASCII_QUOTE_CHARS for c in piece)
+        else:
             return _NONE
         i = nxt
     return _NONE

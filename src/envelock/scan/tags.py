@@ -437,9 +437,9 @@ def _padding_hit(text: str, end: int, reading_end: int, ctx: Context) -> _Hit | 
     return _Hit("padding", "", False, reading_end, False)
 
 
-@lru_cache(maxsize=1)
-def _lead_re() -> re.Pattern[str]:
-    return modeleye.read_past_re(_SLASH | _LEAD_PASS)
+@lru_cache(maxsize=2)
+def _lead_re(stop_at_bars: bool = False) -> re.Pattern[str]:
+    return modeleye.read_past_re(_SLASH | (_LEAD_PASS - _PIPE if stop_at_bars else _LEAD_PASS))
 
 
 def _padded_hit(text: str, end: int, ctx: Context) -> _Hit | None:
@@ -462,12 +462,12 @@ def _padded_hit(text: str, end: int, ctx: Context) -> _Hit | None:
     return None
 
 
-def _past_lead(text: str, i: int, stop: int, *, bars: bool = False) -> int:
+def _past_lead(text: str, i: int, stop: int, *, bars: bool = False, stop_at_bars: bool = False) -> int:
     """Past what the eye's lead reads past from ``i`` (before ``stop``): skipped characters, slashes,
     ``!``/``?``, the non-ASCII structural look-alikes, and references to them (``&#8203;``); with
-    ``bars``, every bar too (the ASCII one and references to one). Runs are regex matches (``<`` and 62
-    bars, repeated, is no Python step per bar)."""
-    lead = _lead_re()
+    ``bars``, every bar too (the ASCII one and references to one); with ``stop_at_bars``, no bar. Runs
+    are regex matches (``<`` and 62 bars, repeated, is no Python step per bar)."""
+    lead = _lead_re(stop_at_bars)
     while i < stop:
         j = lead.match(text, _LEAD_BARS_RE.match(text, i, stop).end() if bars else i, stop).end()  # type: ignore[union-attr]
         if j < stop and text[j] == "&":
@@ -486,7 +486,8 @@ def _padded_token(text: str, end: int, ctx: Context) -> tuple[int, _Hit] | None:
     reads it from there; else ``None``. A model that reads past blanks and invisible characters reads
     ``<`` + 40 U+2800 + ``start_of_turn>`` as the token (stop 50, a red-team find: a warning only)."""
     stop = min(len(text), end + MAX_LOOKAHEAD)
-    first = _past_lead(text, end, stop)
+    # Up to a bar (a look-alike too: ``<`` + padding + ``¦im_end¦>``, a red-team find), read as a bar here.
+    first = _past_lead(text, end, stop, stop_at_bars=True)
     # The next opener ends a reading; else the kind is asked first, natively when the core is in use.
     if first >= stop or text[first] in modeleye._OPENER_CHARS:
         return None
@@ -580,7 +581,7 @@ def _describe_hit(text: str, start: int, hit: _Hit, ctx: Context) -> tuple[str, 
                 "warning",
             )
         word = hit.name[2:-2] if hit.name.endswith("|>") else hit.name[2:-1]
-        if len(modeleye.skeleton(word)) > _longest_bar_name(ctx):
+        if _name_letters(word) > _longest_bar_name(ctx):
             # Read to its closer (or to the lookahead) since stop 50: escaped binary in a C string
             # (``<|cq\252\360c…|>``) is no token; longer than every token's name, it is a warning.
             return (
@@ -610,11 +611,17 @@ def _describe_hit(text: str, start: int, hit: _Hit, ctx: Context) -> tuple[str, 
     return "chat-control-token", f"chat-template control token {token}{_disguises(snippet, token)}", "error"
 
 
+def _name_letters(name: str) -> int:
+    """The letters and digits of a name's skeleton (quotes, slashes and other punctuation the eye may
+    read past do not count: ``<|im_end`` + 23 quotes + ``|>`` is no longer name; a red-team find)."""
+    return sum(1 for c in modeleye.skeleton(name) if c.isalnum())
+
+
 @lru_cache(maxsize=64)
 def _longest_bar_name(ctx: Context) -> int:
-    """The longest skeleton of a bar token's name, in the tables or the team's tokens."""
+    """The most letters and digits in a bar token's name (its skeleton), in the tables or the team's tokens."""
     own = ctx.tokens.bars if ctx.tokens is not None else ()
-    return max(len(modeleye.skeleton(classify(t)[1])) for t in (*BAR_TOKENS, *own))
+    return max(_name_letters(classify(t)[1]) for t in (*BAR_TOKENS, *own))
 
 
 def _open_bar_listed(name: str, ctx: Context) -> bool:
@@ -963,7 +970,7 @@ def _bracket_describer(text: str, ctx: Context) -> _Describe:
             return rend, [(got[0], got[1], got[2], start, rend)]
         if kind == "padding":
             # A token after the padding (``[`` + 40 U+2800 + ``INST]``, stop 50): graded as where it stands.
-            first = _past_lead(text, end, min(n, end + MAX_LOOKAHEAD))
+            first = _past_lead(text, end, min(n, end + MAX_LOOKAHEAD), stop_at_bars=True)
             padded = modeleye.read_bracket(text, first, names) if first < n else modeleye._NONE
             if padded.kind == "token":
                 tname = brk.get(padded.name, padded.name)
