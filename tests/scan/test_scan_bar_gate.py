@@ -299,3 +299,24 @@ def test_control_a_lead_past_bars_grades_padded_bar_tokens_as_padding(monkeypatc
 def test_control_without_the_length_rule_the_c_string_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tags, "_longest_bar_name", lambda ctx: 10**6)
     assert _grades(C_STRING) == [("chat-control-token", "error")]
+
+
+# An envelope tag after padding written as references (the scanner's lead stopped at ``&``)
+
+REFERENCE_PADDED = {
+    "<" + "&#8203;" * 33 + "retrieved_content>": "envelope-open-tag",
+    "<" + "&#8203;" * 33 + "/retrieved_content>": "envelope-close-tag",
+    "<" + "&shy;" * 40 + "retrieved_content>": "envelope-open-tag",
+}
+
+
+@pytest.mark.usefixtures("impl")
+@pytest.mark.parametrize("text", REFERENCE_PADDED)
+def test_a_tag_after_reference_padding_is_a_tag(text: str) -> None:
+    assert escape.defang(text) != text
+    assert _grades(text) == [(REFERENCE_PADDED[text], "error")]
+
+
+def test_control_a_lead_that_stops_at_references_misses_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tags, "_past_lead", lambda text, i, stop, **kw: tags._lead_re().match(text, i, stop).end())  # type: ignore[union-attr]
+    assert {_grades(t)[0] for t in REFERENCE_PADDED} == {("padded-opener", "warning")}

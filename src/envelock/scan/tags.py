@@ -446,19 +446,20 @@ def _padded_hit(text: str, end: int, ctx: Context) -> _Hit | None:
     """The envelope tag after the padding that follows an opener ending at ``end`` (the lookahead gave
     up on it), when a reserved name follows the padding; else ``None``."""
     names, res_map, _, _ = _name_maps(ctx)
-    window = text[end : end + MAX_LOOKAHEAD]
-    # The lead the eye reads past: skipped characters, slashes, ``!``/``?`` and the non-ASCII structural
-    # look-alikes (bars too: after a bar opener that is no token, a bar look-alike is read as one).
-    lead = _lead_re().match(window).end()  # type: ignore[union-attr]  # a starred class always matches
+    stop = min(len(text), end + MAX_LOOKAHEAD)
+    # The lead the eye reads past (_past_lead): skipped characters, slashes, ``!``/``?``, the non-ASCII
+    # structural look-alikes (bars too: after a bar opener that is no token, a bar look-alike is read as
+    # one), and references to them (``<`` + 33 ``&#8203;`` + ``retrieved_content>`` was a padding warning).
+    first = _past_lead(text, end, stop)
     # The skeleton of the rest of the window in one call (native, or two C passes), cheaper than one
     # Python step per character up to the name.
-    skel = backend.skeleton(window[lead:])
+    skel = backend.skeleton(text[first:stop])
     for r in names.reserved:
         if skel.startswith(r):
-            first_alnum = modeleye.first_alnum(window)
-            slash = not _SLASH.isdisjoint(window[:first_alnum])
-            close, closed = _tag_end(text, end + first_alnum)
-            return _Hit("reserved", res_map.get(r, r), slash, max(close, end + first_alnum), closed)
+            letter = first + modeleye.first_alnum(text[first:stop])
+            slash = not _SLASH.isdisjoint(text[end:letter])
+            close, closed = _tag_end(text, letter)
+            return _Hit("reserved", res_map.get(r, r), slash, max(close, letter), closed)
     return None
 
 
