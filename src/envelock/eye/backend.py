@@ -581,16 +581,23 @@ def reread_window(text: str, start: int, pos: int) -> tuple[int, int]:
     return max(0, start - 8), min(len(text), pos + reader.MAX_LOOKAHEAD + REREAD_MARGIN)
 
 
+def _whole_window(text: str, start: int, pos: int) -> tuple[int, int] | None:
+    """:func:`reread_window`, or ``None`` when it ends inside a numeric reference (its leading zeros
+    are unbounded, so the reading may look further: read the whole text)."""
+    lo, hi = reread_window(text, start, pos)
+    return None if hi < len(text) and _OPEN_NUMBER_RE.search(text, lo, hi) else (lo, hi)
+
+
 def reading_kind_near(text: str, pos: int, reserved: tuple[str, ...], tokens: Tokens | None, names: reader.Names) -> str:
     """:func:`reading_kind_after` on the window of ``text`` the reading looks at (:func:`reread_window`):
     a call per opener of a long text must not copy the whole text for the core each time (stop 50, a
     red-team find: ``‹`` + padding + ``s>`` repeated was quadratic). A window that ends inside a numeric
     reference is read whole, by the reference."""
-    lo, hi = reread_window(text, pos, pos)
-    window = text[lo:hi]
-    if hi < len(text) and _OPEN_NUMBER_RE.search(window):
+    window = _whole_window(text, pos, pos)
+    if window is None:
         return reader.read_after(text, pos, names).kind
-    return reading_kind_after(window, pos - lo, reserved, tokens, names)
+    lo, hi = window
+    return reading_kind_after(text[lo:hi], pos - lo, reserved, tokens, names)
 
 
 def read_reserved_only(
@@ -607,8 +614,9 @@ def read_reserved_only(
     call costs no copy of the whole text; the scanner asks it for openers whose token reading passed
     letter symbols. ``memo``: the answers by window (hostile text repeats its windows; the caller
     bounds its size)."""
-    lo, hi = reread_window(text, start, pos)
-    if is_native() and not (hi < len(text) and _OPEN_NUMBER_RE.search(text, lo, hi)):
+    window = _whole_window(text, start, pos)
+    if is_native() and window is not None:
+        lo, hi = window
         key = (text[lo:hi], pos - lo)
         got = memo.get(key) if memo is not None else None
         if got is None:
