@@ -320,3 +320,12 @@ def test_a_tag_after_reference_padding_is_a_tag(text: str) -> None:
 def test_control_a_lead_that_stops_at_references_misses_them(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tags, "_past_lead", lambda text, i, stop, **kw: tags._lead_re().match(text, i, stop).end())  # type: ignore[union-attr]
     assert {_grades(t)[0] for t in REFERENCE_PADDED} == {("padded-opener", "warning")}
+
+
+def test_control_without_the_drawn_bars_they_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The generated bar_classes rule names them; a bar set without them reads no bar there."""
+    names = me.names_for()
+    drawn = {"\ufe33", "\ufe34", "\u23b8", "\u258f"}
+    assert drawn <= me._PIPE
+    monkeypatch.setattr(me, "_PIPE", me._PIPE - drawn)
+    assert [t for t in DRAWN_BARS if t.startswith("<") and me.read_after(t, 1, names).kind != "none"] == []
