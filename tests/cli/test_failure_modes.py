@@ -570,3 +570,53 @@ def test_an_unknown_implementation_fails_every_library_call() -> None:
 def test_control_an_implementation_that_is_there_passes() -> None:
     got = run_process("--version", env={"ENVELOCK_IMPL": "reference"})
     assert got.returncode == 0 and b"(reference)" in got.stdout
+
+
+# ---------------------------------------------------------------------------
+# Verify of rows that are all empty prefaces (stop 50's list of gaps, closed in stop 51)
+
+
+def _preface_rows(tmp_path: Path, prefaces: list[str]) -> Path:
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps({"preface": p}) + "\n" for p in prefaces), encoding="utf-8")
+    return path
+
+
+def test_verify_of_rows_all_empty_reads_nothing_and_fails(tmp_path: Path) -> None:
+    """``{"preface": ""}`` rows, and nothing else, hold no envelope to check: exit 2 as a file of zero
+    bytes does; one row with a preface is something read; ``scan`` of empty texts read its rows."""
+    from envelock import PrefaceEntry, compose_preface
+
+    empty = _preface_rows(tmp_path, ["", ""])
+    assert run("verify", "--jsonl", "--field", "preface", str(empty)).returncode == 2
+    assert run("verify", "--jsonl", "--field", "preface", "--allow-empty", str(empty)).returncode == 0
+    assert run("scan", "--jsonl", "--field", "preface", str(empty)).returncode == 0
+    good = str(compose_preface([PrefaceEntry("external", "web:x", "hi")]))
+    some = _preface_rows(tmp_path, ["", good])
+    assert run("verify", "--jsonl", "--field", "preface", str(some)).returncode == 0
+
+
+def test_verify_of_parquet_rows_all_empty_reads_nothing_and_fails(tmp_path: Path) -> None:
+    from helpers.scale import require
+
+    pa = require("pyarrow")
+    pq = require("pyarrow.parquet")
+    pq.write_table(pa.table({"preface": ["", ""]}), tmp_path / "e.parquet")
+    assert run("verify", "--column", "preface", str(tmp_path / "e.parquet")).returncode == 2
+    assert run("verify", "--column", "preface", "--allow-empty", str(tmp_path / "e.parquet")).returncode == 0
+    pq.write_table(pa.table({"preface": ["", "not a preface"]}), tmp_path / "f.parquet")
+    assert run("verify", "--column", "preface", str(tmp_path / "f.parquet")).returncode == 1
+    # A view or dictionary layout is counted as its reader reads it (a row with a text was read).
+    for layout in (pa.array(["", "x"], type=pa.string_view()), pa.array(["", "x"]).dictionary_encode()):
+        pq.write_table(pa.table({"preface": layout}), tmp_path / "v.parquet")
+        assert run("verify", "--column", "preface", str(tmp_path / "v.parquet")).returncode == 1
+
+
+def test_control_counting_every_row_as_filled_passes_empty_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Negative control: a count of rows that takes an empty text for a filled one lets them pass."""
+    from envelock.cli import rows
+
+    real = rows._Rows.file
+    monkeypatch.setattr(rows._Rows, "file", lambda self, size, n, filled: real(self, size, n, n))
+    empty = _preface_rows(tmp_path, ["", ""])
+    assert run("verify", "--jsonl", "--field", "preface", str(empty)).returncode == 0

@@ -152,24 +152,36 @@ def _bad_utf8_row(arr: Any) -> tuple[int, str]:
     return 0, "not valid UTF-8"  # pragma: no cover - Arrow and Python agree on UTF-8
 
 
+def _unpacked(arr: Any) -> tuple[Any, Any, bool]:
+    """``arr`` without a dictionary or view layout (a view read as bytes, checked as UTF-8 by its
+    reader), its type as text, and whether it holds bytes."""
+    pa = _pa()
+    t = arr.type
+    if pa.types.is_dictionary(t):
+        arr = arr.dictionary_decode()
+        t = arr.type
+    if pa.types.is_string_view(t) or pa.types.is_binary_view(t):
+        return arr.cast(pa.large_binary()), pa.large_binary() if pa.types.is_binary_view(t) else pa.large_string(), True
+    return arr, t, pa.types.is_binary(t) or pa.types.is_large_binary(t)
+
+
+def filled_rows(batch: Any, column: str) -> int:
+    """How many rows of ``batch`` hold a non-empty value in ``column`` (a null or an empty text does
+    not); 0 for a column that is not text, which :func:`text_column` refuses."""
+    pa = _pa()
+    arr, t, binary = _unpacked(_field(batch, column))
+    if not len(arr) or not (binary or pa.types.is_string(t) or pa.types.is_large_string(t)):
+        return 0
+    return int(pa.compute.sum(pa.compute.greater(pa.compute.binary_length(arr), 0)).as_py() or 0)
+
+
 def text_column(batch: Any, column: str, first_row: int, max_bytes: int) -> Any:
     """The ``column`` of ``batch`` as an Arrow string array, checked: text type, no null, valid
     UTF-8, no row over ``max_bytes``. Raises :class:`BatchInputError` naming the row (counted from
     ``first_row``) and column."""
     pa = _pa()
     pc = pa.compute
-    arr = _field(batch, column)
-    t = arr.type
-    if pa.types.is_dictionary(t):
-        arr = arr.dictionary_decode()
-        t = arr.type
-    if pa.types.is_string_view(t) or pa.types.is_binary_view(t):
-        arr = arr.cast(pa.large_binary())  # view layouts: read as bytes, checked as UTF-8 below
-        t = pa.large_binary() if pa.types.is_binary_view(t) else pa.large_string()
-        binary_like = True
-    else:
-        binary_like = False
-    binary = binary_like or pa.types.is_binary(t) or pa.types.is_large_binary(t)
+    arr, t, binary = _unpacked(_field(batch, column))
     if not (binary or pa.types.is_string(t) or pa.types.is_large_string(t)):
         raise BatchInputError(f"type {t} is not text (string, large_string, string_view, or binary holding UTF-8)", None, column)
     if arr.null_count:

@@ -64,6 +64,9 @@ class FileResult:
     row: int | None = None
     row_id: str | None = None
     rows: int = 0
+    #: Columnar input, on a file's own result: the rows whose text is not empty (``verify`` of rows
+    #: that are all empty prefaces read nothing, as a file of zero bytes does).
+    filled: int = 0
     #: Why an input that should have been read was not (unreadable, a symbolic link loop, a named
     #: pipe with no writer): the command exits 2.
     error: str | None = None

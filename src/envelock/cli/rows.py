@@ -78,8 +78,8 @@ class _Rows:
     def __init__(self, shown: str, uri: str, baseline: Baseline | None) -> None:
         self.shown, self.uri, self.baseline = shown, uri, baseline
 
-    def file(self, size: int, rows: int) -> FileResult:
-        return FileResult(self.shown, self.uri, size=size, rows=rows)
+    def file(self, size: int, rows: int, filled: int) -> FileResult:
+        return FileResult(self.shown, self.uri, size=size, rows=rows, filled=filled)
 
     def row(self, row: int, row_id: str | None, findings: Sequence[Finding], prints: Sequence[str]) -> FileResult:
         kept, kept_fp, gone = suppress(self.shown, findings, prints, (), self.baseline)
@@ -128,14 +128,18 @@ def _jsonl_rows(data: bytes, field: str, id_field: str | None) -> Iterator[tuple
         row += 1
 
 
-def _chunks(rows: Iterator[tuple[int, str, str | None]], ids: dict[int, str | None]) -> Iterator[tuple[int, list[str]]]:
-    """Tasks of up to TASK_ROWS texts; ``ids`` gets every row's id as its task is handed out."""
+def _chunks(
+    rows: Iterator[tuple[int, str, str | None]], ids: dict[int, str | None], filled: list[int]
+) -> Iterator[tuple[int, list[str]]]:
+    """Tasks of up to TASK_ROWS texts; ``ids`` gets every row's id as its task is handed out, and
+    ``filled[0]`` counts the rows whose text is not empty."""
     first, texts = 0, list[str]()
     for row, text, rid in rows:
         if not texts:
             first = row
         texts.append(text)
         ids[row] = rid
+        filled[0] += text != ""
         if len(texts) >= TASK_ROWS:
             yield first, texts
             texts = []
@@ -154,7 +158,8 @@ def _verify_chunk(chunk: tuple[int, list[str]], level: Level, tokens: Tokens | N
 def _jsonl_results(path: str, args: argparse.Namespace, command: str, build: _Rows) -> list[FileResult]:
     data = read_input(path, pipe_timeout=args.pipe_timeout)
     ids: dict[int, str | None] = {}  # every row handed out so far, with its id (None without --id-field)
-    chunks = _chunks(_jsonl_rows(data, args.column, args.id_column), ids)
+    filled = [0]
+    chunks = _chunks(_jsonl_rows(data, args.column, args.id_column), ids, filled)
     out: list[FileResult] = []
     if command == "scan":
         spec = ScanSpec(disable=frozenset(args.disable), tokens=args.tokenizer)
@@ -163,7 +168,7 @@ def _jsonl_results(path: str, args: argparse.Namespace, command: str, build: _Ro
     else:
         for probs in ordered_map(partial(_verify_chunk, level=args.level, tokens=args.tokenizer), chunks, args.jobs):
             out.extend(build.problems(rp.row, ids[rp.row], rp.problems) for rp in probs)
-    return [build.file(len(data), len(ids)), *out]
+    return [build.file(len(data), len(ids), filled[0]), *out]
 
 
 # ---------------------------------------------------------------------------
@@ -186,7 +191,8 @@ def _parquet_results(path: str, args: argparse.Namespace, command: str, build: _
     for c in cols:
         if c not in names:
             raise BatchInputError(f"no such column (columns: {', '.join(repr(n) for n in names[:20])})", None, c)
-    batches = pf.iter_batches(batch_size=TASK_ROWS * 4, columns=cols)
+    filled = [0]
+    batches = _counted(pf.iter_batches(batch_size=TASK_ROWS * 4, columns=cols), args.column, filled)
     out: list[FileResult] = []
     if command == "scan":
         stream = columnar.scan_batches(
@@ -200,7 +206,16 @@ def _parquet_results(path: str, args: argparse.Namespace, command: str, build: _
         )
         for batch in stream:
             out.extend(_grouped_problems(batch.to_pylist(), build))
-    return [build.file(Path(path).stat().st_size, pf.metadata.num_rows), *out]
+    return [build.file(Path(path).stat().st_size, pf.metadata.num_rows, filled[0]), *out]
+
+
+def _counted(batches: Iterator[Any], column: str, filled: list[int]) -> Iterator[Any]:
+    """``batches``, with ``filled[0]`` counting the rows whose ``column`` holds a non-empty text."""
+    from ..batch.columnar import filled_rows
+
+    for batch in batches:
+        filled[0] += filled_rows(batch, column)
+        yield batch
 
 
 def _grouped_findings(records: list[dict[str, Any]], build: _Rows) -> Iterator[FileResult]:
