@@ -55,9 +55,10 @@ RUST_OUT = ROOT / "rust" / "envelock-core" / "src" / "tables.rs"
 #: Kangxi radical LINE, the CJK Strokes block's S (shu, the vertical stroke; H is the horizontal one),
 #: the epigraphic I longa (an I drawn taller than the line), the vertical presentation forms of a
 #: dash or a low line (drawn as a vertical stroke: U+FE31's siblings), the vertical box lines and the
-#: one-eighth blocks at the left or right edge (a red-team find of stop 50: ``‹︳im_end︳>``, ``<turn⎸>``).
+#: one-eighth blocks at the left or right edge (a red-team find of stop 50: ``‹︳im_end︳>``, ``<turn⎸>``),
+#: the Hangzhou numeral one (drawn as ``丨``, stop 51).
 _BAR_CLASS_NAMES = (
-    r"^(?:(?:.* )?(?:DOUBLE |TRIPLE )?DANDA|KANGXI RADICAL LINE|CJK STROKE S|.* LETTER I LONGA"
+    r"^(?:(?:.* )?(?:DOUBLE |TRIPLE )?DANDA|KANGXI RADICAL LINE|CJK STROKE S|.* LETTER I LONGA|HANGZHOU NUMERAL ONE"
     r"|PRESENTATION FORM FOR VERTICAL (?:EM DASH|EN DASH|LOW LINE|WAVY LOW LINE)"
     r"|(?:LEFT|RIGHT) VERTICAL BOX LINE|(?:LEFT|RIGHT) ONE EIGHTH BLOCK)$"
 )
@@ -95,34 +96,45 @@ RULES = {
         r"(?:.*LESS-THAN.*|.*LEFT-POINTING (?:\w+ )?ANGLE.*|.*LEFT (?:\w+ )?ANGLE BRACKET.*"
         r"|MODIFIER LETTER (?:LOW )?LEFT ARROWHEAD|(?:DOUBLE )?PRECEDES(?: UNDER RELATION)?"
         r"|.*LEFT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:NOT )?NORMAL SUBGROUP OF"
-        r"|LARGE LEFT TRIANGLE OPERATOR|LEFTWARDS TRIANGLE ARROWHEAD)$"
+        r"|LARGE LEFT TRIANGLE OPERATOR|LEFTWARDS TRIANGLE ARROWHEAD|(?:.* )?LEFTWARDS EQUILATERAL ARROWHEAD)$"
     ),
     "gt_names": (
         r"^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|LESS-THAN|VERTICAL|PRESENTATION FORM))"
         r"(?:.*GREATER-THAN.*|.*RIGHT-POINTING (?:\w+ )?ANGLE.*|.*RIGHT (?:\w+ )?ANGLE BRACKET.*"
         r"|MODIFIER LETTER (?:LOW )?RIGHT ARROWHEAD|(?:DOUBLE )?SUCCEEDS(?: UNDER RELATION)?"
         r"|.*RIGHT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:DOES NOT )?CONTAINS? AS NORMAL SUBGROUP"
-        r"|LARGE RIGHT TRIANGLE OPERATOR|RIGHTWARDS TRIANGLE ARROWHEAD)$"
+        r"|LARGE RIGHT TRIANGLE OPERATOR|RIGHTWARDS TRIANGLE ARROWHEAD|(?:.* )?RIGHTWARDS EQUILATERAL ARROWHEAD)$"
     ),
     "slash_names": (
         r"^(?!.*REVERSE)(?:.*SOLIDUS.*|FRACTION SLASH|DIVISION SLASH"
         r"|BOX DRAWINGS LIGHT DIAGONAL UPPER RIGHT TO LOWER LEFT)$"
     ),
+    # A vertical stroke drawn alone, or with a dot, circle, tick marks or a stroke across it: the
+    # musical barlines, the tally marks for one, the one-eighth blocks drawn as a thin vertical line,
+    # the triple bars of mathematics (stop 51, a red-team round: `<\U0001FB70im_start\U0001FB70>`).
     "bar_names": (
         r"^(?:(?:.* )?VERTICAL (?:LINE|BAR)(?: EXTENSION| WITH QUILL| DELIMITER)?|DIVIDES|.*PASEQ|.*PALOCHKA"
         r"|(?:LEFT |RIGHT )?(?:DOUBLE |TRIPLE |WHITE |LIGHT |MEDIUM |HEAVY )?VERTICAL (?:LINE|BAR)"
         r"|BOX DRAWINGS (?:LIGHT|HEAVY|DOUBLE)(?: (?:DOUBLE|TRIPLE|QUADRUPLE) DASH)? VERTICAL"
-        r"|HALFWIDTH FORMS LIGHT VERTICAL|(?:FULLWIDTH )?BROKEN BAR)$"
+        r"|HALFWIDTH FORMS LIGHT VERTICAL|(?:FULLWIDTH )?BROKEN BAR"
+        r"|.* BARLINE|(?:IDEOGRAPHIC )?TALLY MARK ONE|VERTICAL ONE EIGHTH BLOCK-\d|.* TWO VERTICAL BARS(?: WITH DOTS)?"
+        r"|(?:LARGE )?TRIPLE VERTICAL BAR (?:BINARY RELATION|OPERATOR)|(?:TRIPLE )?VERTICAL BAR WITH HORIZONTAL STROKE"
+        r"|(?:(?:LOWER|UPPER) HALF )?VERTICAL LINE WITH (?:MIDDLE DOT|CIRCLE (?:ABOVE|BELOW)|\w+ TICK MARKS))$"
     ),
     "lbracket_names": r"^(?!PRESENTATION FORM)(?:.*LEFT (?:\w+ )?SQUARE BRACKET.*|LEFT (?:BLACK|WHITE) LENTICULAR BRACKET)$",
     "rbracket_names": r"^(?!PRESENTATION FORM)(?:.*RIGHT (?:\w+ )?SQUARE BRACKET.*|RIGHT (?:BLACK|WHITE) LENTICULAR BRACKET)$",
     # Every other bracket shape: a reader takes a tortoise-shell, corner, ceiling or half bracket for
     # '[' as readily as a square one. Applied by bracket_categories().
     "bracket_categories": (
-        "every non-ASCII code point of general category Ps (for '[') or Pe (for ']'), except one whose NFKC"
+        "every non-ASCII code point of general category Ps (for '[') or Pe (for ']'), and of Pi or Pf named"
+        " LEFT ... BRACKET (for '[') or RIGHT ... BRACKET (for ']'), except one whose NFKC"
         " is an ASCII character other than [ ] (fullwidth and small parentheses and braces read as ( ) { },"
         " which are not brackets of a token) and one already in another structural set (it keeps that role)"
     ),
+    # The corners drawn as the top or bottom half of a square bracket (U+231C TOP LEFT CORNER is the
+    # half bracket U+2E22 drawn as a symbol; stop 51, a red-team round: ``\u231cINST\u231d``).
+    "lcorner_names": r"^(?:LARGE TYPE PIECE )?(?:TOP|BOTTOM|UPPER|LOWER) LEFT CORNER$",
+    "rcorner_names": r"^(?:LARGE TYPE PIECE )?(?:TOP|BOTTOM|UPPER|LOWER) RIGHT CORNER$",
     # The transitive UTS #39 classes (applied by ConfusableClasses): two characters are in one class
     # when one is the other's one-character prototype, or is listed between them in the comment of the
     # entry ("# →｜→"), or is its one-character NFKC (except <vertical> presentation forms, which NFKC
@@ -154,10 +166,11 @@ RULES = {
     # reader's stand-in rule). What may stand in: a visible character read past (no blank, nothing
     # invisible, no mark that sits on the letter before).
     "stand_ins": (
-        "every non-ASCII code point of SKIP_RANGES, and every non-ASCII structural look-alike but a '<' one"
+        "every non-ASCII code point of SKIP_RANGES, every non-ASCII structural look-alike but a '<' one"
         " that is no letter or number (closers, slashes, bars, brackets, '!'/'?', quotes: an angle reading"
-        " reads past them too), except Python's whitespace, Default_Ignorable_Code_Point and categories"
-        " Zs Zl Zp Cc Cf Cs Mn"
+        " reads past them too), and every non-ASCII code point that is no letter or number with '' among"
+        " its READINGS (read past or as a letter), except Python's whitespace, Default_Ignorable_Code_Point"
+        " and categories Zs Zl Zp Cc Cf Cs Mn"
     ),
     # Fail closed on letters the eye has no fitting reading for (the reader's letter stand-in rule,
     # reader.is_letter_stand_in, from ALNUM_RANGES and the opener sets; no table of its own): inside a
@@ -529,10 +542,15 @@ class Tables:
 
     def bracket_categories(self, category: str, target: str, taken: set[int]) -> set[int]:
         """The ``bracket_categories`` rule for ``category`` (Ps or Pe)."""
+        # Pi and Pf name no direction of their own (a quote opens either way): their brackets by name.
+        side = re.compile(r"^LEFT .*BRACKET$" if category == "Ps" else r"^RIGHT .*BRACKET$")
         out = set()
         for cp in self.cps:
             c = chr(cp)
-            if cp < 0x80 or ud.category(c) != category or cp in taken or cp in self.skip:
+            cat = ud.category(c)
+            if cp < 0x80 or cp in taken or cp in self.skip:
+                continue
+            if cat != category and not (cat in ("Pi", "Pf") and side.match(ud.name(c, ""))):
                 continue
             n = ud.normalize("NFKC", c)
             if len(n) == 1 and ord(n) < 0x80 and n != target:
@@ -621,14 +639,20 @@ def skip_set(t: Tables, structural: set[int], readings: dict[int, list[str]]) ->
     return skip, out
 
 
-def stand_ins(t: Tables, eye_skip: set[int], space: set[int], passed: set[int]) -> list[int]:
+def stand_ins(
+    t: Tables, eye_skip: set[int], space: set[int], passed: set[int], readings: dict[int, list[str]]
+) -> list[int]:
     """The ``stand_ins`` rule: what may stand for one letter of a reserved envelope name. ``passed``:
-    the structural look-alikes an angle reading also reads past (``reader._PASS``)."""
+    the structural look-alikes an angle reading also reads past (``reader._PASS``); ``readings``: the
+    eye's, where a symbol read past or as a letter (``""`` among its readings: U+2297 CIRCLED TIMES
+    reads as ``x`` or nothing) is read past too, so it may stand in as well (stop 51, a red-team round:
+    ``</retrieved_c\u2297ntent>`` passed while ``c\u2295ntent`` was escaped)."""
     refused = {"Zs", "Zl", "Zp", "Cc", "Cf", "Cs", "Mn"}
     symbols = {cp for cp in passed if ud.category(chr(cp))[0] not in "LN"}
+    either = {cp for cp, rs in readings.items() if "" in rs and ud.category(chr(cp))[0] not in "LN"}
     return sorted(
         cp
-        for cp in eye_skip | symbols
+        for cp in eye_skip | symbols | either
         if cp > 0x7F and cp not in space and cp not in t.ign_set and ud.category(chr(cp)) not in refused
     )
 
@@ -691,8 +715,8 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
     slash = t.by_name("slash_names", "/")
     named_bars = set(t.by_name("bar_names", "|")) | {cp for cp in t.cps if cp not in t.skip and _bar_shaped(chr(cp))
                                                      and t.confuse(chr(cp)) in ("l", "|", "ll")}
-    lbr = t.by_name("lbracket_names", "[")
-    rbr = t.by_name("rbracket_names", "]")
+    lbr = sorted(set(t.by_name("lbracket_names", "[")) | set(t.by_name("lcorner_names", "[")))
+    rbr = sorted(set(t.by_name("rbracket_names", "]")) | set(t.by_name("rcorner_names", "]")))
     quote = sorted(
         set(t.by_name("quote_names", '"'))
         | set(t.by_name("quote_names", "'"))
@@ -770,7 +794,7 @@ def generate_all(shared: Path, *, write_python_first: bool = False) -> dict[Path
     blank = t.blanks(space, eye_skip)
     # Read past inside an angle reading (reader._PASS): every non-ASCII structural look-alike but a '<' one.
     passed = {cp for cps in (gt, slash, bar, lbr, rbr, bang, quote) for cp in cps if cp > 0x7F} - set(lt)
-    stand_in = stand_ins(t, eye_skip, set(space), passed)
+    stand_in = stand_ins(t, eye_skip, set(space), passed, eye_readings)
     # What attaches to the letter before it (a letter stand-in name reads past it anywhere): marks,
     # format characters, default-ignorables and the emoji modifiers (skin tones); and a lone
     # surrogate (nothing a reader sees: fail closed, and the backend's stand-in for one, a format

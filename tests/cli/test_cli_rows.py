@@ -153,3 +153,17 @@ def test_parquet_scan_and_bad_column(tmp_path: Path) -> None:
     pq.write_table(pa.table({"text": ["a", None]}), tmp_path / "null.parquet")
     null = run("scan", "--column", "text", str(tmp_path / "null.parquet"))
     assert null.returncode == 2 and "row 1, column 'text'" in null.stderr.decode()
+
+
+def test_verify_of_parquet_rows_all_empty_reads_nothing_and_fails(tmp_path: Path) -> None:
+    pa = require("pyarrow")
+    pq = require("pyarrow.parquet")
+    pq.write_table(pa.table({"preface": ["", ""]}), tmp_path / "e.parquet")
+    assert run("verify", "--column", "preface", str(tmp_path / "e.parquet")).returncode == 2
+    assert run("verify", "--column", "preface", "--allow-empty", str(tmp_path / "e.parquet")).returncode == 0
+    pq.write_table(pa.table({"preface": ["", "not a preface"]}), tmp_path / "f.parquet")
+    assert run("verify", "--column", "preface", str(tmp_path / "f.parquet")).returncode == 1
+    # A view or dictionary layout is counted as its reader reads it (a row with a text was read).
+    for layout in (pa.array(["", "x"], type=pa.string_view()), pa.array(["", "x"]).dictionary_encode()):
+        pq.write_table(pa.table({"preface": layout}), tmp_path / "v.parquet")
+        assert run("verify", "--column", "preface", str(tmp_path / "v.parquet")).returncode == 1

@@ -596,22 +596,6 @@ def test_verify_of_rows_all_empty_reads_nothing_and_fails(tmp_path: Path) -> Non
     assert run("verify", "--jsonl", "--field", "preface", str(some)).returncode == 0
 
 
-def test_verify_of_parquet_rows_all_empty_reads_nothing_and_fails(tmp_path: Path) -> None:
-    from helpers.scale import require
-
-    pa = require("pyarrow")
-    pq = require("pyarrow.parquet")
-    pq.write_table(pa.table({"preface": ["", ""]}), tmp_path / "e.parquet")
-    assert run("verify", "--column", "preface", str(tmp_path / "e.parquet")).returncode == 2
-    assert run("verify", "--column", "preface", "--allow-empty", str(tmp_path / "e.parquet")).returncode == 0
-    pq.write_table(pa.table({"preface": ["", "not a preface"]}), tmp_path / "f.parquet")
-    assert run("verify", "--column", "preface", str(tmp_path / "f.parquet")).returncode == 1
-    # A view or dictionary layout is counted as its reader reads it (a row with a text was read).
-    for layout in (pa.array(["", "x"], type=pa.string_view()), pa.array(["", "x"]).dictionary_encode()):
-        pq.write_table(pa.table({"preface": layout}), tmp_path / "v.parquet")
-        assert run("verify", "--column", "preface", str(tmp_path / "v.parquet")).returncode == 1
-
-
 def test_control_counting_every_row_as_filled_passes_empty_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Negative control: a count of rows that takes an empty text for a filled one lets them pass."""
     from envelock.cli import rows

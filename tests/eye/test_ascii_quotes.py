@@ -98,4 +98,7 @@ def test_control_a_reader_without_the_quoted_opener_escapes_a_comparison(broken_
 
 def test_control_a_bar_closer_that_stops_at_a_quote_misses_a_token(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tags, "_pipe_closer", lambda text, i, end: modeleye.closer_after(text, i, end, modeleye.GT_CHARS))
+    # (stop 51: a listed name and its bar with more before a closer on the line is a token too; without
+    # that rule as well, the closer's quote rule is what finds this one)
+    monkeypatch.setattr(modeleye, "bar_close_end", lambda text, i, end: -1)
     assert not any(f.severity == "error" for f in scan_text("<|im_end|'>"))

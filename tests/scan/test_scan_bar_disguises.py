@@ -102,11 +102,15 @@ def test_control_the_old_bracket_bar_misses_them(broken_reader: pytest.MonkeyPat
 
 def test_control_a_closer_past_quotes_only_misses_the_extra_bars(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tags, "_pipe_closer", lambda text, i, end: me.closer_after(text, i, end, me.GT_CHARS))
+    # (stop 51: without the rule that a listed name's bar with more before a closer is a token too)
+    monkeypatch.setattr(me, "bar_close_end", lambda text, i, end: -1)
     assert scan_text("<|im_end||>") == [] and scan_text("<|im_end&#124;|>") == []
 
 
 def test_control_isalnum_misses_a_newer_letter_drawn_as_a_bar(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tags, "_letter", lambda ch: ch.isalnum())
+    # (stop 51: without the rule that a listed name's bar with more before a closer is a token too)
+    monkeypatch.setattr(me, "bar_close_end", lambda text, i, end: -1)
     assert scan_text("<|eot_\U0001ccded|>") == []
 
 

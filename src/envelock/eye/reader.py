@@ -1203,24 +1203,30 @@ def bar_closes(text: str, i: int, end: int) -> bool:
     close there is text (``error < |f|/10**extra + 0.5``, ``x <|y|`` in a regex or a table). A
     bound reached first (:data:`MAX_RUN` skipped characters in a row, the end of the lookahead) is a
     token: fail closed."""
+    return bar_close_end(text, i, end) >= 0
+
+
+def bar_close_end(text: str, i: int, end: int) -> int:
+    """:func:`bar_closes` as a position: just after the closer, or where a bound was reached (fail
+    closed); ``-1`` when the shape does not close (the scanner's span of ``<|im_end|x>``)."""
     run = 0
     n = len(text)
     while i < end:
         piece, nxt = _decode_at(text, i)
         if not piece or all(can_skip(c) or c in _SLASH for c in piece):
             if piece and piece[0] in _LINE_BREAKS:
-                return False
+                return -1
             run += 1
             if run >= MAX_RUN:
-                return True
+                return nxt
         elif piece[0] in _GT:
-            return True
+            return nxt
         elif piece[0] in _OPENER_CHARS or piece[0] in _LINE_BREAKS:
-            return False
+            return -1
         else:
             run = 0
         i = nxt
-    return i < n
+    return i if i < n else -1
 
 
 def _bracket_bar(text: str, i: int, end: int, slash: bool) -> Reading:

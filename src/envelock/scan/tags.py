@@ -262,6 +262,15 @@ def _pipe_closer(text: str, i: int, end: int) -> int:
     return j if j < len(text) and run >= MAX_RUN else -1
 
 
+def _bar_listed(word: str) -> bool:
+    """Is ``word`` (a bar shape's name) the name of a ``<|NAME|>`` token of the tables, as the eye reads it?"""
+    return bool(word) and modeleye.skeleton(word) in _BAR_SKELETONS
+
+
+#: The skeletons of the names of the tables' ``<|NAME|>`` tokens.
+_BAR_SKELETONS = frozenset(modeleye.skeleton(name) for kind, name in map(classify, BAR_TOKENS) if kind == "bar") - {""}
+
+
 def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
     """``name|>`` from ``i`` (just after the opening bar; bars and ``>`` may be look-alikes or references)."""
     simple = _SIMPLE_PIPE_RE.match(text, i) if _SIMPLE_PIPE_RE is not None else None
@@ -301,7 +310,12 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
                 j = nxt  # a bar written as a reference before the name, read past as the plain ones are
                 continue
             if not _letter(ch):
-                return None
+                # A listed token's name and its bar, then more before a closer on the line
+                # (``<|im_end|x>``, ``<|im_end|\u00c0>``): the bar shape closes, so the defang escapes
+                # it, and the token's name and both bars are there (stop 51, a red-team round: no finding
+                # at all). Listed names only: ``x <| y || z >`` is code.
+                close = modeleye.bar_close_end(text, nxt, lim) if _bar_listed(word) else -1
+                return _Hit("pipe", f"<|{word}|>", slash, close, True) if close >= 0 else None
             # A letter or number drawn as a bar (``Ⅰ``, ``ǀ``, ``丨``) with no closer after it is a letter
             # of the name (``<|Ⅰm_end|>``), as the eye reads it; a bar that is no letter ends the shape.
         if ch and ch in _GT:
