@@ -314,7 +314,7 @@ def _pipe_token(text: str, i: int, slash: bool) -> _Hit | None:
                 # (``<|im_end|x>``, ``<|im_end|\u00c0>``): the bar shape closes, so the defang escapes
                 # it, and the token's name and both bars are there (stop 51, a red-team round: no finding
                 # at all). Listed names only: ``x <| y || z >`` is code.
-                close = modeleye.bar_close_end(text, nxt, lim) if _bar_listed(word) else -1
+                close = modeleye.bar_close_end(text, nxt, lim) if gt < 0 and _bar_listed(word) else -1
                 return _Hit("pipe", f"<|{word}|>", slash, close, True) if close >= 0 else None
             # A letter or number drawn as a bar (``Ⅰ``, ``ǀ``, ``丨``) with no closer after it is a letter
             # of the name (``<|Ⅰm_end|>``), as the eye reads it; a bar that is no letter ends the shape.
