@@ -56,9 +56,13 @@ RUST_OUT = ROOT / "rust" / "envelock-core" / "src" / "tables.rs"
 #: the epigraphic I longa (an I drawn taller than the line), the vertical presentation forms of a
 #: dash or a low line (drawn as a vertical stroke: U+FE31's siblings), the vertical box lines and the
 #: one-eighth blocks at the left or right edge (a red-team find of stop 50: ``‹︳im_end︳>``, ``<turn⎸>``),
-#: the Hangzhou numeral one (drawn as ``丨``, stop 51).
+#: the Hangzhou numeral one (drawn as ``丨``, stop 51); the other scripts' dandas: the shads (Tibetan,
+#: Phags-pa, Zanabazar, Soyombo, Marchen), the Myanmar sections, the Ol Chiki mucaad, the Meetei Mayek
+#: cheikhan and cheikhei, the Kayah Li shya (a ninth red-team round, stop 51: ``<\u0f0dim_end\u0f0d>``).
 _BAR_CLASS_NAMES = (
     r"^(?:(?:.* )?(?:DOUBLE |TRIPLE )?DANDA|KANGXI RADICAL LINE|CJK STROKE S|.* LETTER I LONGA|HANGZHOU NUMERAL ONE"
+    r"|.* SHAD|MYANMAR SIGN (?:LITTLE )?SECTION|OL CHIKI PUNCTUATION (?:DOUBLE )?MUCAAD|MEETEI MAYEK CHEIKH(?:AN|EI)"
+    r"|KAYAH LI SIGN SHYA"
     r"|PRESENTATION FORM FOR VERTICAL (?:EM DASH|EN DASH|LOW LINE|WAVY LOW LINE)"
     r"|(?:LEFT|RIGHT) VERTICAL BOX LINE|(?:LEFT|RIGHT) ONE EIGHTH BLOCK)$"
 )
@@ -91,14 +95,19 @@ RULES = {
     ),
     # '<' look-alikes: a left-pointing angle drawn alone (compound relations such as
     # LESS-THAN OR EQUAL TO read as mathematics and are left out).
+    # (Drawn as '<' whatever else the name says: '><' opens, '<' with a stroke, a left triangle
+    # notehead; a ninth red-team round, stop 51.)
     "lt_names": (
+        r"^(?:GREATER-THAN BESIDE LESS-THAN|SMALLER THAN|MUSICAL SYMBOL TRIANGLE NOTEHEAD LEFT (?:WHITE|BLACK))$|"
         r"^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|GREATER|VERTICAL|PRESENTATION FORM))"
         r"(?:.*LESS-THAN.*|.*LEFT-POINTING (?:\w+ )?ANGLE.*|.*LEFT (?:\w+ )?ANGLE BRACKET.*"
         r"|MODIFIER LETTER (?:LOW )?LEFT ARROWHEAD|(?:DOUBLE )?PRECEDES(?: UNDER RELATION)?"
         r"|.*LEFT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:NOT )?NORMAL SUBGROUP OF"
         r"|LARGE LEFT TRIANGLE OPERATOR|LEFTWARDS TRIANGLE ARROWHEAD|(?:.* )?LEFTWARDS EQUILATERAL ARROWHEAD)$"
     ),
+    # (A bar beside a right triangle draws '|>': its closer ends a bar token, `<|im_end\u29d0`.)
     "gt_names": (
+        r"^(?:LARGER THAN|VERTICAL BAR BESIDE RIGHT TRIANGLE|MUSICAL SYMBOL TRIANGLE NOTEHEAD RIGHT (?:WHITE|BLACK))$|"
         r"^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|LESS-THAN|VERTICAL|PRESENTATION FORM))"
         r"(?:.*GREATER-THAN.*|.*RIGHT-POINTING (?:\w+ )?ANGLE.*|.*RIGHT (?:\w+ )?ANGLE BRACKET.*"
         r"|MODIFIER LETTER (?:LOW )?RIGHT ARROWHEAD|(?:DOUBLE )?SUCCEEDS(?: UNDER RELATION)?"
@@ -111,7 +120,9 @@ RULES = {
     ),
     # A vertical stroke drawn alone, or with a dot, circle, tick marks or a stroke across it: the
     # musical barlines, the tally marks for one, the one-eighth blocks drawn as a thin vertical line,
-    # the triple bars of mathematics (stop 51, a red-team round: `<\U0001FB70im_start\U0001FB70>`).
+    # the triple bars of mathematics (stop 51, a red-team round: `<\U0001FB70im_start\U0001FB70>`);
+    # the ancient numerals one and the counting rod one (a stroke), the box-drawing lines of mixed
+    # weight and the quarter blocks at an edge, the Aegean word separator line (a ninth round).
     "bar_names": (
         r"^(?:(?:.* )?VERTICAL (?:LINE|BAR)(?: EXTENSION| WITH QUILL| DELIMITER)?|DIVIDES|.*PASEQ|.*PALOCHKA"
         r"|(?:LEFT |RIGHT )?(?:DOUBLE |TRIPLE |WHITE |LIGHT |MEDIUM |HEAVY )?VERTICAL (?:LINE|BAR)"
@@ -119,7 +130,9 @@ RULES = {
         r"|HALFWIDTH FORMS LIGHT VERTICAL|(?:FULLWIDTH )?BROKEN BAR"
         r"|.* BARLINE|(?:IDEOGRAPHIC )?TALLY MARK ONE|VERTICAL ONE EIGHTH BLOCK-\d|.* TWO VERTICAL BARS(?: WITH DOTS)?"
         r"|(?:LARGE )?TRIPLE VERTICAL BAR (?:BINARY RELATION|OPERATOR)|(?:TRIPLE )?VERTICAL BAR WITH HORIZONTAL STROKE"
-        r"|(?:(?:LOWER|UPPER) HALF )?VERTICAL LINE WITH (?:MIDDLE DOT|CIRCLE (?:ABOVE|BELOW)|\w+ TICK MARKS))$"
+        r"|(?:(?:LOWER|UPPER) HALF )?VERTICAL LINE WITH (?:MIDDLE DOT|CIRCLE (?:ABOVE|BELOW)|\w+ TICK MARKS)"
+        r"|.* NUMBER ONE|COUNTING ROD UNIT DIGIT ONE|BOX DRAWINGS (?:LIGHT|HEAVY) UP AND (?:LIGHT|HEAVY) DOWN"
+        r"|(?:LEFT|RIGHT) ONE QUARTER BLOCK|.* WORD SEPARATOR LINE)$"
     ),
     "lbracket_names": r"^(?!PRESENTATION FORM)(?:.*LEFT (?:\w+ )?SQUARE BRACKET.*|LEFT (?:BLACK|WHITE) LENTICULAR BRACKET)$",
     "rbracket_names": r"^(?!PRESENTATION FORM)(?:.*RIGHT (?:\w+ )?SQUARE BRACKET.*|RIGHT (?:BLACK|WHITE) LENTICULAR BRACKET)$",
@@ -133,8 +146,8 @@ RULES = {
     ),
     # The corners drawn as the top or bottom half of a square bracket (U+231C TOP LEFT CORNER is the
     # half bracket U+2E22 drawn as a symbol; stop 51, a red-team round: ``\u231cINST\u231d``).
-    "lcorner_names": r"^(?:LARGE TYPE PIECE )?(?:TOP|BOTTOM|UPPER|LOWER) LEFT CORNER$",
-    "rcorner_names": r"^(?:LARGE TYPE PIECE )?(?:TOP|BOTTOM|UPPER|LOWER) RIGHT CORNER$",
+    "lcorner_names": r"^(?:LARGE TYPE PIECE )?(?:TOP|BOTTOM|UPPER|LOWER) LEFT CORNER(?: WITH DOT)?$",
+    "rcorner_names": r"^(?:LARGE TYPE PIECE )?(?:TOP|BOTTOM|UPPER|LOWER) RIGHT CORNER(?: WITH DOT)?$",
     # The transitive UTS #39 classes (applied by ConfusableClasses): two characters are in one class
     # when one is the other's one-character prototype, or is listed between them in the comment of the
     # entry ("# →｜→"), or is its one-character NFKC (except <vertical> presentation forms, which NFKC

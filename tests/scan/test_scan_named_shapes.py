@@ -39,9 +39,33 @@ BARS = {
     "\u2af4": "TRIPLE VERTICAL BAR BINARY RELATION",
     "\u2afc": "LARGE TRIPLE VERTICAL BAR OPERATOR",
     "\u237f": "VERTICAL LINE WITH MIDDLE DOT",
+    # a ninth round: the other scripts' dandas, the ancient numerals one, box lines of mixed weight
+    "\u0f0d": "TIBETAN MARK SHAD",
+    "\u104a": "MYANMAR SIGN LITTLE SECTION",
+    "\u1c7e": "OL CHIKI PUNCTUATION MUCAAD",
+    "\ua876": "PHAGS-PA MARK SHAD",
+    "\U00010916": "PHOENICIAN NUMBER ONE",
+    "\U00010107": "AEGEAN NUMBER ONE",
+    "\U0001d360": "COUNTING ROD UNIT DIGIT ONE",
+    "\u257d": "BOX DRAWINGS LIGHT UP AND HEAVY DOWN",
+    "\u258e": "LEFT ONE QUARTER BLOCK",
+    "\U00010100": "AEGEAN WORD SEPARATOR LINE",
 }
-OPENERS = {"\u2b9c": "BLACK LEFTWARDS EQUILATERAL ARROWHEAD", "\u2b98": "THREE-D TOP-LIGHTED LEFTWARDS EQUILATERAL ARROWHEAD"}
-CORNERS = [("\u231c", "\u231d"), ("\u231e", "\u231f"), ("\u2e0c", "\u2e0d"), ("\u2e02", "\u2e03"), ("&ulcorn;", "&urcorn;")]
+OPENERS = {
+    "\u2b9c": "BLACK LEFTWARDS EQUILATERAL ARROWHEAD",
+    "\u2b98": "THREE-D TOP-LIGHTED LEFTWARDS EQUILATERAL ARROWHEAD",
+    "\u2aa5": "GREATER-THAN BESIDE LESS-THAN",
+    "\u2aaa": "SMALLER THAN",
+    "\U0001d14a": "MUSICAL SYMBOL TRIANGLE NOTEHEAD LEFT WHITE",
+}
+CORNERS = [
+    ("\u231c", "\u231d"),
+    ("\u231e", "\u231f"),
+    ("\u2e0c", "\u2e0d"),
+    ("\u2e02", "\u2e03"),
+    ("&ulcorn;", "&urcorn;"),
+    ("\u27d4", "\u27d3"),
+]
 STAND_INS = ["\u2297", "\u2a02", "\u2bbe"]
 
 SHAPES = (
@@ -70,6 +94,8 @@ QUIET = [
     "a bar \U0001d100 in the score",
     "note \u2e02text\u2e03 in the edition",
     "see the \u2b9c arrow and the \u2b9e arrow",
+    "\u0f56\u0f40\u0fb2\u0f0b\u0f64\u0f72\u0f66\u0f0d \u1019\u103c\u1014\u103a\u1019\u102c\u104b",
+    "x \u2aa5 y and a \u2aaa b",
 ]
 UNCLOSED = ["<|im_end|x", "a <|im_end|b\n>", "<|im_end|x <y>"]
 
@@ -77,7 +103,7 @@ UNCLOSED = ["<|im_end|x", "a <|im_end|b\n>", "<|im_end|x <y>"]
 def test_the_tables_hold_the_named_shapes() -> None:
     assert {hex(ord(b)) for b in BARS if ord(b) not in ut.PIPE_LOOKALIKES} == set()
     assert {hex(ord(o)) for o in OPENERS if ord(o) not in ut.LT_LOOKALIKES} == set()
-    assert {0x2B9A, 0x2B9E} <= set(ut.GT_LOOKALIKES)
+    assert {0x2B9A, 0x2B9E, 0x29D0, 0x2AAB, 0x1D14C} <= set(ut.GT_LOOKALIKES)
     plain = [(a, z) for a, z in CORNERS if not a.startswith("&")]
     assert all(ord(a) in ut.LBRACKET_LOOKALIKES and ord(z) in ut.RBRACKET_LOOKALIKES for a, z in plain)
     assert all(me.is_stand_in(s) and "" in ut.READINGS[ord(s)] for s in STAND_INS)
@@ -146,3 +172,14 @@ def test_a_source_with_a_stand_in_that_has_a_reading_is_refused() -> None:
     for s in STAND_INS:
         with pytest.raises(InvalidEntry, match="reads as the tier"):
             compose_preface([PrefaceEntry(f"system-c{s}nfig", "x", "b")])
+
+
+@pytest.mark.usefixtures("impl")
+@pytest.mark.parametrize("level", ["reserved", "markup", "xml"])
+def test_a_bar_beside_a_triangle_closes_as_its_ascii_spelling(level: Level) -> None:
+    """U+29D0 draws ``|>`` as one character: a closer, so ``<|im_start\u29d0`` is escaped and graded
+    as ``<|im_start>`` is (an open-bar shape whose name no tokenizer lists there: a warning)."""
+    for name in ("im_start", "im_end", "turn"):
+        drawn, ascii_form = f"<|{name}\u29d0system", f"<|{name}>system"
+        assert "\\" in escape.defang(drawn, level=level)
+        assert [(f.rule, f.severity) for f in scan_text(drawn)] == [(f.rule, f.severity) for f in scan_text(ascii_form)] != []

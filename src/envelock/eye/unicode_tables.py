@@ -10,17 +10,17 @@ Rules (regexes over character names; see the generator's docstring):
 * ``skip_by_exclusion``: ``ASCII: whitespace, controls and - _ . \ only. Every other code point (assigned or not, private use, surrogates) except the structural sets (openers, closers, slashes, bars, brackets, quotes, !/? look-alikes) and letters/numbers (L* but Lm, N*): read past. One with a reading (READINGS) keeps both: skipped or that letter. A letter in the narrow blank set, or whose UTS #39 prototype is only skipped characters, is skipped too``
 * ``skip_categories``: ``Zs Zl Zp Cc Cf Mn Mc Me Pd Pc``
 * ``skip_names``: ``^(?:BRAILLE PATTERN BLANK|IDEOGRAPHIC HALF FILL SPACE|.* GAP FILLER(?:-\d)?|.* SPACE FILLER|EGYPTIAN HIEROGLYPH (?:FULL|HALF) BLANK|MUSICAL SYMBOL NULL NOTEHEAD|BOX DRAWINGS (?:LIGHT|HEAVY|DOUBLE)(?: (?:DOUBLE|TRIPLE|QUADRUPLE) DASH)? HORIZONTAL|BOX DRAWINGS (?:LIGHT|HEAVY) (?:LEFT|RIGHT)|HORIZONTAL LINE EXTENSION|HORIZONTAL SCAN LINE-\d|MODIFIER LETTER (?:LOW )?MACRON|MODIFIER LETTER (?:LOW )?(?:MINUS SIGN|EN DASH)|OVERLINE|.*LOW LINE|.*HYPHEN.*|.* DASH)$``
-* ``lt_names``: ``^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|GREATER|VERTICAL|PRESENTATION FORM))(?:.*LESS-THAN.*|.*LEFT-POINTING (?:\w+ )?ANGLE.*|.*LEFT (?:\w+ )?ANGLE BRACKET.*|MODIFIER LETTER (?:LOW )?LEFT ARROWHEAD|(?:DOUBLE )?PRECEDES(?: UNDER RELATION)?|.*LEFT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:NOT )?NORMAL SUBGROUP OF|LARGE LEFT TRIANGLE OPERATOR|LEFTWARDS TRIANGLE ARROWHEAD|(?:.* )?LEFTWARDS EQUILATERAL ARROWHEAD)$``
-* ``gt_names``: ``^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|LESS-THAN|VERTICAL|PRESENTATION FORM))(?:.*GREATER-THAN.*|.*RIGHT-POINTING (?:\w+ )?ANGLE.*|.*RIGHT (?:\w+ )?ANGLE BRACKET.*|MODIFIER LETTER (?:LOW )?RIGHT ARROWHEAD|(?:DOUBLE )?SUCCEEDS(?: UNDER RELATION)?|.*RIGHT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:DOES NOT )?CONTAINS? AS NORMAL SUBGROUP|LARGE RIGHT TRIANGLE OPERATOR|RIGHTWARDS TRIANGLE ARROWHEAD|(?:.* )?RIGHTWARDS EQUILATERAL ARROWHEAD)$``
+* ``lt_names``: ``^(?:GREATER-THAN BESIDE LESS-THAN|SMALLER THAN|MUSICAL SYMBOL TRIANGLE NOTEHEAD LEFT (?:WHITE|BLACK))$|^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|GREATER|VERTICAL|PRESENTATION FORM))(?:.*LESS-THAN.*|.*LEFT-POINTING (?:\w+ )?ANGLE.*|.*LEFT (?:\w+ )?ANGLE BRACKET.*|MODIFIER LETTER (?:LOW )?LEFT ARROWHEAD|(?:DOUBLE )?PRECEDES(?: UNDER RELATION)?|.*LEFT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:NOT )?NORMAL SUBGROUP OF|LARGE LEFT TRIANGLE OPERATOR|LEFTWARDS TRIANGLE ARROWHEAD|(?:.* )?LEFTWARDS EQUILATERAL ARROWHEAD)$``
+* ``gt_names``: ``^(?:LARGER THAN|VERTICAL BAR BESIDE RIGHT TRIANGLE|MUSICAL SYMBOL TRIANGLE NOTEHEAD RIGHT (?:WHITE|BLACK))$|^(?!.*(?:EQUAL|EQUIVALENT|APPROXIMATE|SIMILAR|ARROW(?!HEAD)|LESS-THAN|VERTICAL|PRESENTATION FORM))(?:.*GREATER-THAN.*|.*RIGHT-POINTING (?:\w+ )?ANGLE.*|.*RIGHT (?:\w+ )?ANGLE BRACKET.*|MODIFIER LETTER (?:LOW )?RIGHT ARROWHEAD|(?:DOUBLE )?SUCCEEDS(?: UNDER RELATION)?|.*RIGHT-POINTING (?:\w+ ){0,2}(?:TRIANGLE|POINTER)(?: CENTRED)?|(?:DOES NOT )?CONTAINS? AS NORMAL SUBGROUP|LARGE RIGHT TRIANGLE OPERATOR|RIGHTWARDS TRIANGLE ARROWHEAD|(?:.* )?RIGHTWARDS EQUILATERAL ARROWHEAD)$``
 * ``slash_names``: ``^(?!.*REVERSE)(?:.*SOLIDUS.*|FRACTION SLASH|DIVISION SLASH|BOX DRAWINGS LIGHT DIAGONAL UPPER RIGHT TO LOWER LEFT)$``
-* ``bar_names``: ``^(?:(?:.* )?VERTICAL (?:LINE|BAR)(?: EXTENSION| WITH QUILL| DELIMITER)?|DIVIDES|.*PASEQ|.*PALOCHKA|(?:LEFT |RIGHT )?(?:DOUBLE |TRIPLE |WHITE |LIGHT |MEDIUM |HEAVY )?VERTICAL (?:LINE|BAR)|BOX DRAWINGS (?:LIGHT|HEAVY|DOUBLE)(?: (?:DOUBLE|TRIPLE|QUADRUPLE) DASH)? VERTICAL|HALFWIDTH FORMS LIGHT VERTICAL|(?:FULLWIDTH )?BROKEN BAR|.* BARLINE|(?:IDEOGRAPHIC )?TALLY MARK ONE|VERTICAL ONE EIGHTH BLOCK-\d|.* TWO VERTICAL BARS(?: WITH DOTS)?|(?:LARGE )?TRIPLE VERTICAL BAR (?:BINARY RELATION|OPERATOR)|(?:TRIPLE )?VERTICAL BAR WITH HORIZONTAL STROKE|(?:(?:LOWER|UPPER) HALF )?VERTICAL LINE WITH (?:MIDDLE DOT|CIRCLE (?:ABOVE|BELOW)|\w+ TICK MARKS))$``
+* ``bar_names``: ``^(?:(?:.* )?VERTICAL (?:LINE|BAR)(?: EXTENSION| WITH QUILL| DELIMITER)?|DIVIDES|.*PASEQ|.*PALOCHKA|(?:LEFT |RIGHT )?(?:DOUBLE |TRIPLE |WHITE |LIGHT |MEDIUM |HEAVY )?VERTICAL (?:LINE|BAR)|BOX DRAWINGS (?:LIGHT|HEAVY|DOUBLE)(?: (?:DOUBLE|TRIPLE|QUADRUPLE) DASH)? VERTICAL|HALFWIDTH FORMS LIGHT VERTICAL|(?:FULLWIDTH )?BROKEN BAR|.* BARLINE|(?:IDEOGRAPHIC )?TALLY MARK ONE|VERTICAL ONE EIGHTH BLOCK-\d|.* TWO VERTICAL BARS(?: WITH DOTS)?|(?:LARGE )?TRIPLE VERTICAL BAR (?:BINARY RELATION|OPERATOR)|(?:TRIPLE )?VERTICAL BAR WITH HORIZONTAL STROKE|(?:(?:LOWER|UPPER) HALF )?VERTICAL LINE WITH (?:MIDDLE DOT|CIRCLE (?:ABOVE|BELOW)|\w+ TICK MARKS)|.* NUMBER ONE|COUNTING ROD UNIT DIGIT ONE|BOX DRAWINGS (?:LIGHT|HEAVY) UP AND (?:LIGHT|HEAVY) DOWN|(?:LEFT|RIGHT) ONE QUARTER BLOCK|.* WORD SEPARATOR LINE)$``
 * ``lbracket_names``: ``^(?!PRESENTATION FORM)(?:.*LEFT (?:\w+ )?SQUARE BRACKET.*|LEFT (?:BLACK|WHITE) LENTICULAR BRACKET)$``
 * ``rbracket_names``: ``^(?!PRESENTATION FORM)(?:.*RIGHT (?:\w+ )?SQUARE BRACKET.*|RIGHT (?:BLACK|WHITE) LENTICULAR BRACKET)$``
 * ``bracket_categories``: ``every non-ASCII code point of general category Ps (for '[') or Pe (for ']'), and of Pi or Pf named LEFT ... BRACKET (for '[') or RIGHT ... BRACKET (for ']'), except one whose NFKC is an ASCII character other than [ ] (fullwidth and small parentheses and braces read as ( ) { }, which are not brackets of a token) and one already in another structural set (it keeps that role)``
-* ``lcorner_names``: ``^(?:LARGE TYPE PIECE )?(?:TOP|BOTTOM|UPPER|LOWER) LEFT CORNER$``
-* ``rcorner_names``: ``^(?:LARGE TYPE PIECE )?(?:TOP|BOTTOM|UPPER|LOWER) RIGHT CORNER$``
+* ``lcorner_names``: ``^(?:LARGE TYPE PIECE )?(?:TOP|BOTTOM|UPPER|LOWER) LEFT CORNER(?: WITH DOT)?$``
+* ``rcorner_names``: ``^(?:LARGE TYPE PIECE )?(?:TOP|BOTTOM|UPPER|LOWER) RIGHT CORNER(?: WITH DOT)?$``
 * ``confusable_classes``: ``prototype, intermediate (comment) and NFKC (not <vertical>) links, taken transitively; ASCII letters and digits are not traversed``
-* ``bar_classes``: ``the confusable classes of '|' and of every character named ^(?:(?:.* )?(?:DOUBLE |TRIPLE )?DANDA|KANGXI RADICAL LINE|CJK STROKE S|.* LETTER I LONGA|HANGZHOU NUMERAL ONE|PRESENTATION FORM FOR VERTICAL (?:EM DASH|EN DASH|LOW LINE|WAVY LOW LINE)|(?:LEFT|RIGHT) VERTICAL BOX LINE|(?:LEFT|RIGHT) ONE EIGHTH BLOCK)$, beyond ASCII; not in another structural set (they are taken out of the narrow blank set: a vertical em dash is a bar)``
+* ``bar_classes``: ``the confusable classes of '|' and of every character named ^(?:(?:.* )?(?:DOUBLE |TRIPLE )?DANDA|KANGXI RADICAL LINE|CJK STROKE S|.* LETTER I LONGA|HANGZHOU NUMERAL ONE|.* SHAD|MYANMAR SIGN (?:LITTLE )?SECTION|OL CHIKI PUNCTUATION (?:DOUBLE )?MUCAAD|MEETEI MAYEK CHEIKH(?:AN|EI)|KAYAH LI SIGN SHYA|PRESENTATION FORM FOR VERTICAL (?:EM DASH|EN DASH|LOW LINE|WAVY LOW LINE)|(?:LEFT|RIGHT) VERTICAL BOX LINE|(?:LEFT|RIGHT) ONE EIGHTH BLOCK)$, beyond ASCII; not in another structural set (they are taken out of the narrow blank set: a vertical em dash is a bar)``
 * ``separator_classes``: ``categories L* N* in the confusable class of - _ . or of a P* character named ^(?:.* )?MIDDLE DOT$: '' added to the readings``
 * ``digit_values``: ``categories N* with a digit value: that ASCII digit (0 as o, 1 as l) added to the readings``
 * ``stand_ins``: ``every non-ASCII code point of SKIP_RANGES, every non-ASCII structural look-alike but a '<' one that is no letter or number (closers, slashes, bars, brackets, '!'/'?', quotes: an angle reading reads past them too), and every non-ASCII code point that is no letter or number with '' among its READINGS (read past or as a letter), except Python's whitespace, Default_Ignorable_Code_Point and categories Zs Zl Zp Cc Cf Cs Mn``
@@ -298,7 +298,9 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x0ECE, 0x0ECF),
     (0x0EDA, 0x0EDB),
     (0x0EE0, 0x0EFF),
-    (0x0F01, 0x0F19),
+    (0x0F01, 0x0F07),
+    (0x0F09, 0x0F0C),
+    (0x0F13, 0x0F19),
     (0x0F1B, 0x0F1C),
     (0x0F1E, 0x0F1F),
     (0x0F34, 0x0F39),
@@ -327,7 +329,7 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x1032, 0x1032),
     (0x1034, 0x1034),
     (0x1037, 0x103A),
-    (0x104A, 0x104F),
+    (0x104C, 0x104F),
     (0x1063, 0x1064),
     (0x1069, 0x106D),
     (0x1086, 0x108D),
@@ -430,7 +432,7 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x1C34, 0x1C3F),
     (0x1C4A, 0x1C4C),
     (0x1C79, 0x1C79),
-    (0x1C7B, 0x1C7F),
+    (0x1C7B, 0x1C7D),
     (0x1C8B, 0x1C8F),
     (0x1CBB, 0x1CBC),
     (0x1CC0, 0x1CC3),
@@ -583,7 +585,9 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x2550, 0x2550),
     (0x2552, 0x2570),
     (0x2572, 0x2572),
-    (0x2574, 0x258E),
+    (0x2574, 0x257C),
+    (0x257E, 0x257E),
+    (0x2580, 0x258D),
     (0x2590, 0x2594),
     (0x2596, 0x25B5),
     (0x25C6, 0x2611),
@@ -611,7 +615,7 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x27C8, 0x27C8),
     (0x27CC, 0x27CE),
     (0x27D0, 0x27D1),
-    (0x27D3, 0x27D7),
+    (0x27D5, 0x27D7),
     (0x27DA, 0x27E5),
     (0x27F0, 0x27F0),
     (0x27F2, 0x2800),
@@ -666,7 +670,7 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x29BB, 0x29BF),
     (0x29C2, 0x29C6),
     (0x29C8, 0x29CE),
-    (0x29D0, 0x29D7),
+    (0x29D1, 0x29D7),
     (0x29DC, 0x29DD),
     (0x29DF, 0x29E1),
     (0x29E3, 0x29F5),
@@ -694,8 +698,9 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x2A5E, 0x2A60),
     (0x2A64, 0x2A78),
     (0x2A7D, 0x2AA0),
-    (0x2AA4, 0x2AA5),
-    (0x2AA8, 0x2ABA),
+    (0x2AA4, 0x2AA4),
+    (0x2AA8, 0x2AA9),
+    (0x2AAC, 0x2ABA),
     (0x2ABD, 0x2AEE),
     (0x2AF1, 0x2AF3),
     (0x2AF6, 0x2AF6),
@@ -827,7 +832,8 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0xA80B, 0xA80B),
     (0xA828, 0xA82F),
     (0xA836, 0xA83F),
-    (0xA874, 0xA87F),
+    (0xA874, 0xA875),
+    (0xA878, 0xA87F),
     (0xA8C0, 0xA8C0),
     (0xA8C3, 0xA8C4),
     (0xA8C6, 0xA8CD),
@@ -836,7 +842,7 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0xA8F8, 0xA8FA),
     (0xA8FC, 0xA8FC),
     (0xA926, 0xA927),
-    (0xA92A, 0xA92F),
+    (0xA92A, 0xA92E),
     (0xA94A, 0xA94A),
     (0xA94C, 0xA94F),
     (0xA953, 0xA95F),
@@ -864,7 +870,8 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0xAAC1, 0xAAC1),
     (0xAAC3, 0xAADA),
     (0xAADD, 0xAADF),
-    (0xAAED, 0xAAF1),
+    (0xAAED, 0xAAEF),
+    (0xAAF1, 0xAAF1),
     (0xAAF3, 0xAAF4),
     (0xAAF6, 0xAB00),
     (0xAB07, 0xAB08),
@@ -876,7 +883,7 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0xAB6A, 0xAB6F),
     (0xABE7, 0xABE7),
     (0xABE9, 0xABE9),
-    (0xABEB, 0xABEF),
+    (0xABEC, 0xABEF),
     (0xABFA, 0xABFF),
     (0xD7A4, 0xD7AF),
     (0xD7C7, 0xD7CA),
@@ -936,7 +943,8 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x1003E, 0x1003E),
     (0x1004E, 0x1004F),
     (0x1005E, 0x1007F),
-    (0x100FB, 0x10106),
+    (0x100FB, 0x100FF),
+    (0x10101, 0x10106),
     (0x10134, 0x1013F),
     (0x1017B, 0x10180),
     (0x10184, 0x10184),
@@ -1160,13 +1168,14 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x11A07, 0x11A08),
     (0x11A0A, 0x11A0A),
     (0x11A33, 0x11A34),
-    (0x11A3F, 0x11A4F),
+    (0x11A3F, 0x11A41),
+    (0x11A44, 0x11A4F),
     (0x11A57, 0x11A58),
     (0x11A5B, 0x11A5B),
     (0x11A8C, 0x11A8C),
     (0x11A93, 0x11A93),
     (0x11A95, 0x11A95),
-    (0x11A98, 0x11A9C),
+    (0x11A98, 0x11A9A),
     (0x11A9E, 0x11AAF),
     (0x11AF9, 0x11BBF),
     (0x11BE1, 0x11BEF),
@@ -1177,7 +1186,7 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x11C3B, 0x11C3B),
     (0x11C3F, 0x11C3F),
     (0x11C43, 0x11C4F),
-    (0x11C6D, 0x11C71),
+    (0x11C6D, 0x11C70),
     (0x11C90, 0x11C91),
     (0x11C93, 0x11C93),
     (0x11C95, 0x11C95),
@@ -1294,7 +1303,8 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x1D123, 0x1D124),
     (0x1D127, 0x1D12B),
     (0x1D12E, 0x1D132),
-    (0x1D134, 0x1D18B),
+    (0x1D134, 0x1D149),
+    (0x1D14E, 0x1D18B),
     (0x1D192, 0x1D1A7),
     (0x1D1A9, 0x1D1CF),
     (0x1D1D3, 0x1D1DD),
@@ -1475,7 +1485,8 @@ SKIP_RANGES: tuple[tuple[int, int], ...] = (
     (0x1F8B8, 0x1F9FF),
     (0x1FA4E, 0x1FA5F),
     (0x1FA6E, 0x1FB6F),
-    (0x1FB76, 0x1FB99),
+    (0x1FB76, 0x1FB86),
+    (0x1FB88, 0x1FB99),
     (0x1FB9C, 0x1FB9F),
     (0x1FBAF, 0x1FBB0),
     (0x1FBB2, 0x1FBB6),
@@ -1909,8 +1920,9 @@ STAND_IN_RANGES: tuple[tuple[int, int], ...] = (
     (0x2A7A, 0x2A7A),
     (0x2A7C, 0x2AA0),
     (0x2AA2, 0x2AA2),
-    (0x2AA4, 0x2AA5),
-    (0x2AA7, 0x2ABA),
+    (0x2AA4, 0x2AA4),
+    (0x2AA7, 0x2AA9),
+    (0x2AAB, 0x2ABA),
     (0x2ABC, 0x2AF6),
     (0x2AF8, 0x2B97),
     (0x2B99, 0x2B9B),
@@ -2383,7 +2395,8 @@ STAND_IN_RANGES: tuple[tuple[int, int], ...] = (
     (0x1CCFA, 0x1CE06),
     (0x1CE08, 0x1CEFF),
     (0x1CF2E, 0x1CF2F),
-    (0x1CF47, 0x1D166),
+    (0x1CF47, 0x1D149),
+    (0x1D14C, 0x1D166),
     (0x1D16A, 0x1D172),
     (0x1D183, 0x1D184),
     (0x1D18C, 0x1D1A9),
@@ -18343,7 +18356,9 @@ LT_LOOKALIKES: tuple[int, ...] = (
     0x2A7B,  # LESS-THAN WITH QUESTION MARK ABOVE
     0x2AA1,  # DOUBLE NESTED LESS-THAN
     0x2AA3,  # DOUBLE NESTED LESS-THAN WITH UNDERBAR
+    0x2AA5,  # GREATER-THAN BESIDE LESS-THAN
     0x2AA6,  # LESS-THAN CLOSED BY CURVE
+    0x2AAA,  # SMALLER THAN
     0x2ABB,  # DOUBLE PRECEDES
     0x2AF7,  # TRIPLE NESTED LESS-THAN
     0x2B98,  # THREE-D TOP-LIGHTED LEFTWARDS EQUILATERAL ARROWHEAD
@@ -18355,6 +18370,8 @@ LT_LOOKALIKES: tuple[int, ...] = (
     0xFF1C,  # FULLWIDTH LESS-THAN SIGN
     0x1CC80,  # STRIPED LEFT-POINTING TRIANGLE
     0x1CE07,  # TOP LEFT BLACK LEFT-POINTING SMALL TRIANGLE
+    0x1D14A,  # MUSICAL SYMBOL TRIANGLE NOTEHEAD LEFT WHITE
+    0x1D14B,  # MUSICAL SYMBOL TRIANGLE NOTEHEAD LEFT BLACK
     0x1D236,  # GREEK INSTRUMENTAL NOTATION SYMBOL-40
     0x1F780,  # BLACK LEFT-POINTING ISOSCELES RIGHT TRIANGLE
     0x1F890,  # LEFTWARDS TRIANGLE ARROWHEAD
@@ -18395,12 +18412,14 @@ GT_LOOKALIKES: tuple[int, ...] = (
     0x2994,  # RIGHT ARC GREATER-THAN BRACKET
     0x2995,  # DOUBLE LEFT ARC GREATER-THAN BRACKET
     0x29C1,  # CIRCLED GREATER-THAN
+    0x29D0,  # VERTICAL BAR BESIDE RIGHT TRIANGLE
     0x29FD,  # RIGHT-POINTING CURVED ANGLE BRACKET
     0x2A20,  # Z NOTATION SCHEMA PIPING
     0x2A7A,  # GREATER-THAN WITH CIRCLE INSIDE
     0x2A7C,  # GREATER-THAN WITH QUESTION MARK ABOVE
     0x2AA2,  # DOUBLE NESTED GREATER-THAN
     0x2AA7,  # GREATER-THAN CLOSED BY CURVE
+    0x2AAB,  # LARGER THAN
     0x2ABC,  # DOUBLE SUCCEEDS
     0x2AF8,  # TRIPLE NESTED GREATER-THAN
     0x2B9A,  # THREE-D TOP-LIGHTED RIGHTWARDS EQUILATERAL ARROWHEAD
@@ -18413,6 +18432,8 @@ GT_LOOKALIKES: tuple[int, ...] = (
     0xFF1E,  # FULLWIDTH GREATER-THAN SIGN
     0x16F3F,  # MIAO LETTER ARCHAIC ZZA
     0x1CC82,  # STRIPED RIGHT-POINTING TRIANGLE
+    0x1D14C,  # MUSICAL SYMBOL TRIANGLE NOTEHEAD RIGHT WHITE
+    0x1D14D,  # MUSICAL SYMBOL TRIANGLE NOTEHEAD RIGHT BLACK
     0x1D237,  # GREEK INSTRUMENTAL NOTATION SYMBOL-42
     0x1F782,  # BLACK RIGHT-POINTING ISOSCELES RIGHT TRIANGLE
     0x1F892,  # RIGHTWARDS TRIANGLE ARROWHEAD
@@ -18461,8 +18482,19 @@ PIPE_LOOKALIKES: tuple[int, ...] = (
     0x07CA,  # NKO LETTER A
     0x0964,  # DEVANAGARI DANDA
     0x0965,  # DEVANAGARI DOUBLE DANDA
+    0x0F08,  # TIBETAN MARK SBRUL SHAD
+    0x0F0D,  # TIBETAN MARK SHAD
+    0x0F0E,  # TIBETAN MARK NYIS SHAD
+    0x0F0F,  # TIBETAN MARK TSHEG SHAD
+    0x0F10,  # TIBETAN MARK NYIS TSHEG SHAD
+    0x0F11,  # TIBETAN MARK RIN CHEN SPUNGS SHAD
+    0x0F12,  # TIBETAN MARK RGYA GRAM SHAD
+    0x104A,  # MYANMAR SIGN LITTLE SECTION
+    0x104B,  # MYANMAR SIGN SECTION
     0x1175,  # HANGUL JUNGSEONG I
     0x16C1,  # RUNIC LETTER ISAZ IS ISS I
+    0x1C7E,  # OL CHIKI PUNCTUATION MUCAAD
+    0x1C7F,  # OL CHIKI PUNCTUATION DOUBLE MUCAAD
     0x2016,  # DOUBLE VERTICAL LINE
     0x2160,  # ROMAN NUMERAL ONE
     0x2161,  # ROMAN NUMERAL TWO
@@ -18494,6 +18526,9 @@ PIPE_LOOKALIKES: tuple[int, ...] = (
     0x254E,  # BOX DRAWINGS LIGHT DOUBLE DASH VERTICAL
     0x254F,  # BOX DRAWINGS HEAVY DOUBLE DASH VERTICAL
     0x2551,  # BOX DRAWINGS DOUBLE VERTICAL
+    0x257D,  # BOX DRAWINGS LIGHT UP AND HEAVY DOWN
+    0x257F,  # BOX DRAWINGS HEAVY UP AND LIGHT DOWN
+    0x258E,  # LEFT ONE QUARTER BLOCK
     0x258F,  # LEFT ONE EIGHTH BLOCK
     0x2595,  # RIGHT ONE EIGHTH BLOCK
     0x2758,  # LIGHT VERTICAL BAR
@@ -18525,11 +18560,16 @@ PIPE_LOOKALIKES: tuple[int, ...] = (
     0xA717,  # MODIFIER LETTER DOT VERTICAL BAR
     0xA7FE,  # LATIN EPIGRAPHIC LETTER I LONGA
     0xA830,  # NORTH INDIC FRACTION ONE QUARTER
+    0xA876,  # PHAGS-PA MARK SHAD
+    0xA877,  # PHAGS-PA MARK DOUBLE SHAD
     0xA8CE,  # SAURASHTRA DANDA
     0xA8CF,  # SAURASHTRA DOUBLE DANDA
+    0xA92F,  # KAYAH LI SIGN SHYA
     0xAA5D,  # CHAM PUNCTUATION DANDA
     0xAA5E,  # CHAM PUNCTUATION DOUBLE DANDA
     0xAA5F,  # CHAM PUNCTUATION TRIPLE DANDA
+    0xAAF0,  # MEETEI MAYEK CHEIKHAN
+    0xABEB,  # MEETEI MAYEK CHEIKHEI
     0xFE31,  # PRESENTATION FORM FOR VERTICAL EM DASH
     0xFE32,  # PRESENTATION FORM FOR VERTICAL EN DASH
     0xFE33,  # PRESENTATION FORM FOR VERTICAL LOW LINE
@@ -18540,15 +18580,35 @@ PIPE_LOOKALIKES: tuple[int, ...] = (
     0xFFDC,  # HALFWIDTH HANGUL LETTER I
     0xFFE4,  # FULLWIDTH BROKEN BAR
     0xFFE8,  # HALFWIDTH FORMS LIGHT VERTICAL
+    0x10100,  # AEGEAN WORD SEPARATOR LINE
+    0x10107,  # AEGEAN NUMBER ONE
     0x1028A,  # LYCIAN LETTER J
     0x10309,  # OLD ITALIC LETTER I
     0x10320,  # OLD ITALIC NUMERAL ONE
+    0x103D1,  # OLD PERSIAN NUMBER ONE
+    0x10858,  # IMPERIAL ARAMAIC NUMBER ONE
+    0x10879,  # PALMYRENE NUMBER ONE
+    0x108A7,  # NABATAEAN NUMBER ONE
+    0x108FB,  # HATRAN NUMBER ONE
+    0x10916,  # PHOENICIAN NUMBER ONE
+    0x109C0,  # MEROITIC CURSIVE NUMBER ONE
     0x10A56,  # KHAROSHTHI PUNCTUATION DANDA
     0x10A57,  # KHAROSHTHI PUNCTUATION DOUBLE DANDA
+    0x10A7D,  # OLD SOUTH ARABIAN NUMBER ONE
+    0x10A9D,  # OLD NORTH ARABIAN NUMBER ONE
+    0x10AEB,  # MANICHAEAN NUMBER ONE
+    0x10B58,  # INSCRIPTIONAL PARTHIAN NUMBER ONE
+    0x10B78,  # INSCRIPTIONAL PAHLAVI NUMBER ONE
+    0x10BA9,  # PSALTER PAHLAVI NUMBER ONE
+    0x10CFA,  # OLD HUNGARIAN NUMBER ONE
+    0x10F1D,  # OLD SOGDIAN NUMBER ONE
+    0x10F51,  # SOGDIAN NUMBER ONE
     0x10F55,  # SOGDIAN PUNCTUATION TWO VERTICAL BARS
     0x10F56,  # SOGDIAN PUNCTUATION TWO VERTICAL BARS WITH DOTS
+    0x10FC5,  # CHORASMIAN NUMBER ONE
     0x11047,  # BRAHMI DANDA
     0x11048,  # BRAHMI DOUBLE DANDA
+    0x11052,  # BRAHMI NUMBER ONE
     0x110C0,  # KAITHI DANDA
     0x110C1,  # KAITHI DOUBLE DANDA
     0x11141,  # CHAKMA DANDA
@@ -18566,8 +18626,14 @@ PIPE_LOOKALIKES: tuple[int, ...] = (
     0x11641,  # MODI DANDA
     0x11642,  # MODI DOUBLE DANDA
     0x11944,  # DIVES AKURU DOUBLE DANDA
+    0x11A42,  # ZANABAZAR SQUARE MARK SHAD
+    0x11A43,  # ZANABAZAR SQUARE MARK DOUBLE SHAD
+    0x11A9B,  # SOYOMBO MARK SHAD
+    0x11A9C,  # SOYOMBO MARK DOUBLE SHAD
     0x11C41,  # BHAIKSUKI DANDA
     0x11C42,  # BHAIKSUKI DOUBLE DANDA
+    0x11C5A,  # BHAIKSUKI NUMBER ONE
+    0x11C71,  # MARCHEN MARK SHAD
     0x11DDA,  # TOLONG SIKI SIGN HECAKA
     0x11DE1,  # TOLONG SIKI DIGIT ONE
     0x11F43,  # KAWI DANDA
@@ -18588,10 +18654,13 @@ PIPE_LOOKALIKES: tuple[int, ...] = (
     0x1D103,  # MUSICAL SYMBOL REVERSE FINAL BARLINE
     0x1D104,  # MUSICAL SYMBOL DASHED BARLINE
     0x1D105,  # MUSICAL SYMBOL SHORT BARLINE
+    0x1D360,  # COUNTING ROD UNIT DIGIT ONE
     0x1D372,  # IDEOGRAPHIC TALLY MARK ONE
     0x1D377,  # TALLY MARK ONE
     0x1E050,  # MODIFIER LETTER CYRILLIC SMALL PALOCHKA
     0x1E8C7,  # MENDE KIKAKUI DIGIT ONE
+    0x1EC71,  # INDIC SIYAQ NUMBER ONE
+    0x1ED01,  # OTTOMAN SIYAQ NUMBER ONE
     0x1EE00,  # ARABIC MATHEMATICAL ALEF
     0x1EE80,  # ARABIC MATHEMATICAL LOOPED ALEF
     0x1FB70,  # VERTICAL ONE EIGHTH BLOCK-2
@@ -18600,6 +18669,7 @@ PIPE_LOOKALIKES: tuple[int, ...] = (
     0x1FB73,  # VERTICAL ONE EIGHTH BLOCK-5
     0x1FB74,  # VERTICAL ONE EIGHTH BLOCK-6
     0x1FB75,  # VERTICAL ONE EIGHTH BLOCK-7
+    0x1FB87,  # RIGHT ONE QUARTER BLOCK
 )
 
 #: Characters a reader may take for '[' (lbracket_names rule, NFKC, UTS #39, bracket_categories rule).
@@ -18620,6 +18690,7 @@ LBRACKET_LOOKALIKES: tuple[int, ...] = (
     0x2772,  # LIGHT LEFT TORTOISE SHELL BRACKET ORNAMENT
     0x2774,  # MEDIUM LEFT CURLY BRACKET ORNAMENT
     0x27C5,  # LEFT S-SHAPED BAG DELIMITER
+    0x27D4,  # UPPER LEFT CORNER WITH DOT
     0x27E6,  # MATHEMATICAL LEFT WHITE SQUARE BRACKET
     0x27EC,  # MATHEMATICAL LEFT WHITE TORTOISE SHELL BRACKET
     0x27EE,  # MATHEMATICAL LEFT FLATTENED PARENTHESIS
@@ -18689,6 +18760,7 @@ RBRACKET_LOOKALIKES: tuple[int, ...] = (
     0x2773,  # LIGHT RIGHT TORTOISE SHELL BRACKET ORNAMENT
     0x2775,  # MEDIUM RIGHT CURLY BRACKET ORNAMENT
     0x27C6,  # RIGHT S-SHAPED BAG DELIMITER
+    0x27D3,  # LOWER RIGHT CORNER WITH DOT
     0x27E7,  # MATHEMATICAL RIGHT WHITE SQUARE BRACKET
     0x27ED,  # MATHEMATICAL RIGHT WHITE TORTOISE SHELL BRACKET
     0x27EF,  # MATHEMATICAL RIGHT FLATTENED PARENTHESIS
@@ -19750,7 +19822,9 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x0ECF, 0x0ECF),
     (0x0EDA, 0x0EDB),
     (0x0EE0, 0x0EFF),
-    (0x0F01, 0x0F17),
+    (0x0F01, 0x0F07),
+    (0x0F09, 0x0F0C),
+    (0x0F13, 0x0F17),
     (0x0F1B, 0x0F1C),
     (0x0F1E, 0x0F1F),
     (0x0F34, 0x0F34),
@@ -19762,7 +19836,7 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x0F98, 0x0F98),
     (0x0FBD, 0x0FC5),
     (0x0FC7, 0x0FFF),
-    (0x104A, 0x104F),
+    (0x104C, 0x104F),
     (0x109E, 0x109F),
     (0x10C6, 0x10C6),
     (0x10C8, 0x10CC),
@@ -19836,7 +19910,6 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x1BF4, 0x1BFF),
     (0x1C38, 0x1C3F),
     (0x1C4A, 0x1C4C),
-    (0x1C7E, 0x1C7F),
     (0x1C8B, 0x1C8F),
     (0x1CBB, 0x1CBC),
     (0x1CC0, 0x1CC3),
@@ -19972,7 +20045,9 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x2550, 0x2550),
     (0x2552, 0x2570),
     (0x2572, 0x2572),
-    (0x2574, 0x258E),
+    (0x2574, 0x257C),
+    (0x257E, 0x257E),
+    (0x2580, 0x258D),
     (0x2590, 0x2594),
     (0x2596, 0x25B5),
     (0x25C6, 0x2611),
@@ -20000,7 +20075,7 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x27C8, 0x27C8),
     (0x27CC, 0x27CE),
     (0x27D0, 0x27D1),
-    (0x27D3, 0x27D7),
+    (0x27D5, 0x27D7),
     (0x27DA, 0x27E5),
     (0x27F0, 0x27F0),
     (0x27F2, 0x2800),
@@ -20055,7 +20130,7 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x29BB, 0x29BF),
     (0x29C2, 0x29C6),
     (0x29C8, 0x29CE),
-    (0x29D0, 0x29D7),
+    (0x29D1, 0x29D7),
     (0x29DC, 0x29DD),
     (0x29DF, 0x29E1),
     (0x29E3, 0x29F5),
@@ -20083,8 +20158,9 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x2A5E, 0x2A60),
     (0x2A64, 0x2A78),
     (0x2A7D, 0x2AA0),
-    (0x2AA4, 0x2AA5),
-    (0x2AA8, 0x2ABA),
+    (0x2AA4, 0x2AA4),
+    (0x2AA8, 0x2AA9),
+    (0x2AAC, 0x2ABA),
     (0x2ABD, 0x2AEE),
     (0x2AF1, 0x2AF3),
     (0x2AF6, 0x2AF6),
@@ -20197,12 +20273,13 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0xA828, 0xA82B),
     (0xA82D, 0xA82F),
     (0xA836, 0xA83F),
-    (0xA874, 0xA87F),
+    (0xA874, 0xA875),
+    (0xA878, 0xA87F),
     (0xA8C6, 0xA8CD),
     (0xA8DA, 0xA8DF),
     (0xA8F8, 0xA8FA),
     (0xA8FC, 0xA8FC),
-    (0xA92E, 0xA92F),
+    (0xA92E, 0xA92E),
     (0xA954, 0xA95F),
     (0xA97D, 0xA97F),
     (0xA9C1, 0xA9CE),
@@ -20214,7 +20291,7 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0xAA77, 0xAA79),
     (0xAAC3, 0xAADA),
     (0xAADE, 0xAADF),
-    (0xAAF0, 0xAAF1),
+    (0xAAF1, 0xAAF1),
     (0xAAF7, 0xAB00),
     (0xAB07, 0xAB08),
     (0xAB0F, 0xAB10),
@@ -20222,7 +20299,6 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0xAB27, 0xAB27),
     (0xAB2F, 0xAB2F),
     (0xAB6C, 0xAB6F),
-    (0xABEB, 0xABEB),
     (0xABEE, 0xABEF),
     (0xABFA, 0xABFF),
     (0xD7A4, 0xD7AF),
@@ -20281,7 +20357,8 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x1003E, 0x1003E),
     (0x1004E, 0x1004F),
     (0x1005E, 0x1007F),
-    (0x100FB, 0x10106),
+    (0x100FB, 0x100FF),
+    (0x10101, 0x10106),
     (0x10134, 0x1013F),
     (0x1017B, 0x10180),
     (0x10184, 0x10184),
@@ -20458,9 +20535,10 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x119D8, 0x119D9),
     (0x119E2, 0x119E2),
     (0x119E5, 0x119FF),
-    (0x11A3F, 0x11A46),
+    (0x11A3F, 0x11A41),
+    (0x11A44, 0x11A46),
     (0x11A48, 0x11A4F),
-    (0x11A9A, 0x11A9C),
+    (0x11A9A, 0x11A9A),
     (0x11A9E, 0x11AAF),
     (0x11AF9, 0x11B5F),
     (0x11B68, 0x11BBF),
@@ -20469,7 +20547,7 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x11C09, 0x11C09),
     (0x11C37, 0x11C37),
     (0x11C43, 0x11C4F),
-    (0x11C6D, 0x11C71),
+    (0x11C6D, 0x11C70),
     (0x11C90, 0x11C91),
     (0x11CA8, 0x11CA8),
     (0x11CB7, 0x11CFF),
@@ -20564,7 +20642,8 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x1D123, 0x1D124),
     (0x1D127, 0x1D12B),
     (0x1D12E, 0x1D132),
-    (0x1D134, 0x1D164),
+    (0x1D134, 0x1D149),
+    (0x1D14E, 0x1D164),
     (0x1D16A, 0x1D16C),
     (0x1D173, 0x1D17A),
     (0x1D183, 0x1D184),
@@ -20742,7 +20821,8 @@ BLANK_RANGES: tuple[tuple[int, int], ...] = (
     (0x1F8B8, 0x1F9FF),
     (0x1FA4E, 0x1FA5F),
     (0x1FA6E, 0x1FB6F),
-    (0x1FB76, 0x1FB99),
+    (0x1FB76, 0x1FB86),
+    (0x1FB88, 0x1FB99),
     (0x1FB9C, 0x1FB9F),
     (0x1FBAF, 0x1FBB0),
     (0x1FBB2, 0x1FBB6),
@@ -20914,7 +20994,9 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x0DF4, 0x0DF4),
     (0x0E4F, 0x0E4F),
     (0x0E5A, 0x0E5B),
-    (0x0F01, 0x0F17),
+    (0x0F01, 0x0F07),
+    (0x0F09, 0x0F0C),
+    (0x0F13, 0x0F17),
     (0x0F1B, 0x0F1C),
     (0x0F1E, 0x0F1F),
     (0x0F34, 0x0F34),
@@ -20924,7 +21006,7 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x0FBE, 0x0FC5),
     (0x0FC7, 0x0FCC),
     (0x0FCE, 0x0FDA),
-    (0x104A, 0x104F),
+    (0x104C, 0x104F),
     (0x109F, 0x109F),
     (0x10FB, 0x10FB),
     (0x1360, 0x1368),
@@ -20953,7 +21035,7 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x1BFC, 0x1BFF),
     (0x1C3B, 0x1C3F),
     (0x1C79, 0x1C79),
-    (0x1C7B, 0x1C7F),
+    (0x1C7B, 0x1C7D),
     (0x1CC0, 0x1CC3),
     (0x1D46, 0x1D46),
     (0x1D5C, 0x1D5C),
@@ -21077,7 +21159,9 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x2575, 0x2575),
     (0x2577, 0x2577),
     (0x2579, 0x2579),
-    (0x257B, 0x258E),
+    (0x257B, 0x257C),
+    (0x257E, 0x257E),
+    (0x2580, 0x258D),
     (0x2590, 0x2593),
     (0x2596, 0x25B5),
     (0x25C6, 0x2611),
@@ -21107,7 +21191,7 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x27CC, 0x27CC),
     (0x27CE, 0x27CE),
     (0x27D0, 0x27D1),
-    (0x27D3, 0x27D7),
+    (0x27D5, 0x27D7),
     (0x27DA, 0x27E5),
     (0x27F0, 0x27F0),
     (0x27F2, 0x27FF),
@@ -21163,7 +21247,7 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x29BB, 0x29BF),
     (0x29C2, 0x29C6),
     (0x29C8, 0x29CE),
-    (0x29D0, 0x29D7),
+    (0x29D1, 0x29D7),
     (0x29DC, 0x29DD),
     (0x29DF, 0x29E1),
     (0x29E3, 0x29F4),
@@ -21194,7 +21278,8 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x2A77, 0x2A78),
     (0x2A7D, 0x2AA0),
     (0x2AA4, 0x2AA4),
-    (0x2AA8, 0x2ABA),
+    (0x2AA8, 0x2AA9),
+    (0x2AAC, 0x2ABA),
     (0x2ABD, 0x2AEE),
     (0x2AF1, 0x2AF3),
     (0x2AF6, 0x2AF6),
@@ -21283,11 +21368,11 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0xA78A, 0xA78A),
     (0xA828, 0xA82B),
     (0xA836, 0xA839),
-    (0xA874, 0xA877),
+    (0xA874, 0xA875),
     (0xA8F8, 0xA8F8),
     (0xA8FA, 0xA8FA),
     (0xA8FC, 0xA8FC),
-    (0xA92E, 0xA92F),
+    (0xA92E, 0xA92E),
     (0xA95F, 0xA95F),
     (0xA9C1, 0xA9CD),
     (0xA9CF, 0xA9CF),
@@ -21295,11 +21380,10 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0xAA5C, 0xAA5C),
     (0xAA77, 0xAA79),
     (0xAADE, 0xAADF),
-    (0xAAF0, 0xAAF1),
+    (0xAAF1, 0xAAF1),
     (0xAAF3, 0xAAF4),
     (0xAB5B, 0xAB5B),
     (0xAB6A, 0xAB6B),
-    (0xABEB, 0xABEB),
     (0xFBB2, 0xFBBF),
     (0xFBC2, 0xFBD2),
     (0xFD40, 0xFD4F),
@@ -21327,7 +21411,7 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0xFFE9, 0xFFEB),
     (0xFFED, 0xFFEE),
     (0xFFFC, 0xFFFC),
-    (0x10100, 0x10102),
+    (0x10101, 0x10102),
     (0x10137, 0x1013F),
     (0x1017B, 0x10180),
     (0x10184, 0x10184),
@@ -21393,13 +21477,14 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x1183B, 0x1183B),
     (0x11946, 0x11946),
     (0x119E2, 0x119E2),
-    (0x11A3F, 0x11A46),
-    (0x11A9A, 0x11A9C),
+    (0x11A3F, 0x11A41),
+    (0x11A44, 0x11A46),
+    (0x11A9A, 0x11A9A),
     (0x11A9E, 0x11AA2),
     (0x11B00, 0x11B09),
     (0x11BE1, 0x11BE1),
     (0x11C43, 0x11C43),
-    (0x11C70, 0x11C71),
+    (0x11C70, 0x11C70),
     (0x11EF7, 0x11EF8),
     (0x11F45, 0x11F47),
     (0x11F49, 0x11F4F),
@@ -21437,7 +21522,8 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x1D123, 0x1D124),
     (0x1D129, 0x1D12B),
     (0x1D12E, 0x1D132),
-    (0x1D134, 0x1D158),
+    (0x1D134, 0x1D149),
+    (0x1D14E, 0x1D158),
     (0x1D15A, 0x1D164),
     (0x1D16A, 0x1D16C),
     (0x1D183, 0x1D184),
@@ -21570,7 +21656,8 @@ MARKER_ALLOWED_RANGES: tuple[tuple[int, int], ...] = (
     (0x1FADF, 0x1FAEA),
     (0x1FAEF, 0x1FAF8),
     (0x1FB00, 0x1FB6F),
-    (0x1FB76, 0x1FB92),
+    (0x1FB76, 0x1FB86),
+    (0x1FB88, 0x1FB92),
     (0x1FB94, 0x1FB99),
     (0x1FB9C, 0x1FB9F),
     (0x1FBAF, 0x1FBB0),
@@ -21994,9 +22081,7 @@ MARKER_CANDIDATES: tuple[int, ...] = (
     0x2579,  # BOX DRAWINGS HEAVY UP
     0x257B,  # BOX DRAWINGS HEAVY DOWN
     0x257C,  # BOX DRAWINGS LIGHT LEFT AND HEAVY RIGHT
-    0x257D,  # BOX DRAWINGS LIGHT UP AND HEAVY DOWN
     0x257E,  # BOX DRAWINGS HEAVY LEFT AND LIGHT RIGHT
-    0x257F,  # BOX DRAWINGS HEAVY UP AND LIGHT DOWN
     0x2580,  # UPPER HALF BLOCK
     0x2581,  # LOWER ONE EIGHTH BLOCK
     0x2582,  # LOWER ONE QUARTER BLOCK
@@ -22009,7 +22094,6 @@ MARKER_CANDIDATES: tuple[int, ...] = (
     0x258A,  # LEFT THREE QUARTERS BLOCK
     0x258B,  # LEFT FIVE EIGHTHS BLOCK
     0x258D,  # LEFT THREE EIGHTHS BLOCK
-    0x258E,  # LEFT ONE QUARTER BLOCK
     0x2591,  # LIGHT SHADE
     0x2592,  # MEDIUM SHADE
     0x2593,  # DARK SHADE
@@ -22373,10 +22457,12 @@ LT_REFERENCES: tuple[tuple[str, bool, tuple[str, ...]], ...] = (
     ('nLtv', False, ()),
     ('nvlt', False, ()),
     ('prec', False, ()),
+    ('gla', False, ()),
     ('nLl', False, ()),
     ('nLt', False, ()),
     ('nlt', False, ()),
     ('olt', False, ()),
+    ('smt', False, ()),
     ('LT', True, ()),
     ('Ll', False, ()),
     ('Lt', False, ()),
@@ -22387,7 +22473,7 @@ LT_REFERENCES: tuple[tuple[str, bool, tuple[str, ...]], ...] = (
 )
 
 #: Numbers whose numeric reference decodes to one (LT).
-LT_NUMERIC: tuple[int, ...] = (0x3C, 0x8B, 0xAB, 0x2C2, 0x2F1, 0x1438, 0x16B2, 0x2039, 0x226A, 0x226E, 0x227A, 0x22B0, 0x22B2, 0x22D6, 0x22D8, 0x22EA, 0x2329, 0x2343, 0x23EA, 0x23F4, 0x25C0, 0x25C1, 0x25C2, 0x25C3, 0x25C4, 0x25C5, 0x276C, 0x276E, 0x2770, 0x27E8, 0x27EA, 0x2991, 0x2993, 0x2996, 0x29C0, 0x29FC, 0x2A1E, 0x2A79, 0x2A7B, 0x2AA1, 0x2AA3, 0x2AA6, 0x2ABB, 0x2AF7, 0x2B98, 0x2B9C, 0x2BC7, 0x3008, 0x300A, 0xFE64, 0xFF1C, 0x1CC80, 0x1CE07, 0x1D236, 0x1F780, 0x1F890,)
+LT_NUMERIC: tuple[int, ...] = (0x3C, 0x8B, 0xAB, 0x2C2, 0x2F1, 0x1438, 0x16B2, 0x2039, 0x226A, 0x226E, 0x227A, 0x22B0, 0x22B2, 0x22D6, 0x22D8, 0x22EA, 0x2329, 0x2343, 0x23EA, 0x23F4, 0x25C0, 0x25C1, 0x25C2, 0x25C3, 0x25C4, 0x25C5, 0x276C, 0x276E, 0x2770, 0x27E8, 0x27EA, 0x2991, 0x2993, 0x2996, 0x29C0, 0x29FC, 0x2A1E, 0x2A79, 0x2A7B, 0x2AA1, 0x2AA3, 0x2AA5, 0x2AA6, 0x2AAA, 0x2ABB, 0x2AF7, 0x2B98, 0x2B9C, 0x2BC7, 0x3008, 0x300A, 0xFE64, 0xFF1C, 0x1CC80, 0x1CE07, 0x1D14A, 0x1D14B, 0x1D236, 0x1F780, 0x1F890,)
 
 #: Named references that decode to an opener (LBRACKET; references rule):
 #: (name, legacy: also without ';', exclusions: continuations that make a longer name).
@@ -22413,7 +22499,7 @@ LBRACKET_REFERENCES: tuple[tuple[str, bool, tuple[str, ...]], ...] = (
 )
 
 #: Numbers whose numeric reference decodes to one (LBRACKET).
-LBRACKET_NUMERIC: tuple[int, ...] = (0x5B, 0xF3A, 0xF3C, 0x169B, 0x2045, 0x2308, 0x230A, 0x231C, 0x231E, 0x23A1, 0x23A2, 0x23A3, 0x2768, 0x276A, 0x2772, 0x2774, 0x27C5, 0x27E6, 0x27EC, 0x27EE, 0x2983, 0x2985, 0x2987, 0x2989, 0x298B, 0x298D, 0x298F, 0x2997, 0x29D8, 0x29DA, 0x2E02, 0x2E04, 0x2E09, 0x2E0C, 0x2E1C, 0x2E22, 0x2E24, 0x2E26, 0x2E28, 0x2E55, 0x2E57, 0x2E59, 0x2E5B, 0x300C, 0x300E, 0x3010, 0x3014, 0x3016, 0x3018, 0x301A, 0xFD3F, 0xFE17, 0xFE39, 0xFE3B, 0xFE3D, 0xFE3F, 0xFE41, 0xFE43, 0xFE47, 0xFE5D, 0xFF3B, 0xFF5F, 0xFF62, 0x1CE1B, 0x1CE3D, 0x1FBCC,)
+LBRACKET_NUMERIC: tuple[int, ...] = (0x5B, 0xF3A, 0xF3C, 0x169B, 0x2045, 0x2308, 0x230A, 0x231C, 0x231E, 0x23A1, 0x23A2, 0x23A3, 0x2768, 0x276A, 0x2772, 0x2774, 0x27C5, 0x27D4, 0x27E6, 0x27EC, 0x27EE, 0x2983, 0x2985, 0x2987, 0x2989, 0x298B, 0x298D, 0x298F, 0x2997, 0x29D8, 0x29DA, 0x2E02, 0x2E04, 0x2E09, 0x2E0C, 0x2E1C, 0x2E22, 0x2E24, 0x2E26, 0x2E28, 0x2E55, 0x2E57, 0x2E59, 0x2E5B, 0x300C, 0x300E, 0x3010, 0x3014, 0x3016, 0x3018, 0x301A, 0xFD3F, 0xFE17, 0xFE39, 0xFE3B, 0xFE3D, 0xFE3F, 0xFE41, 0xFE43, 0xFE47, 0xFE5D, 0xFF3B, 0xFF5F, 0xFF62, 0x1CE1B, 0x1CE3D, 0x1FBCC,)
 
 #: Named references that decode to & (AMP; references rule):
 #: (name, legacy: also without ';', exclusions: continuations that make a longer name).
