@@ -27,6 +27,7 @@ from envelock import PrefaceEntry, compose_preface, scan_text
 from envelock.eye import reader as me
 from envelock.eye import unicode_tables as ut
 from envelock.eye.levels import Level
+from envelock.scan import tags
 
 BARS = {
     "\U0001fb70": "VERTICAL ONE EIGHTH BLOCK-2",
@@ -183,3 +184,30 @@ def test_a_bar_beside_a_triangle_closes_as_its_ascii_spelling(level: Level) -> N
         drawn, ascii_form = f"<|{name}\u29d0system", f"<|{name}>system"
         assert "\\" in escape.defang(drawn, level=level)
         assert [(f.rule, f.severity) for f in scan_text(drawn)] == [(f.rule, f.severity) for f in scan_text(ascii_form)] != []
+
+
+#: A word in East Asian wide brackets, and its ASCII spelling: one grade.
+WIDE = {
+    "\u300cThink\u300d\u3068\u8a00\u3063\u305f": "[Think]",
+    "\u3010Think\u3011": "[Think]",
+    "\u3014think\u3015": "[think]",
+    "\u300cINST\u300d": "[INST]",
+    "\u300c INST \u300d": "[ INST ]",
+    "\uff3bINST\uff3d": "[INST]",
+}
+
+
+@pytest.mark.usefixtures("impl")
+def test_a_word_in_wide_brackets_is_graded_as_in_ascii_brackets() -> None:
+    def grades(text: str) -> list[tuple[str, str]]:
+        return [(f.rule, f.severity) for f in scan_text(text)]
+
+    assert {wide: grades(wide) for wide in WIDE} == {wide: grades(plain) for wide, plain in WIDE.items()}
+    assert grades("\u300cINST\u300d") == [("chat-control-token", "error")]
+    assert all("\\" in escape.defang(wide) for wide in WIDE)  # the defang escapes them all the same
+    assert grades("\u2e02inst\u2e03") == [("chat-control-token", "error")]  # not a script's quotation marks
+
+
+def test_control_wide_brackets_as_disguises_make_a_quoted_word_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tags, "_ascii_bracketed", lambda span: span)
+    assert [(f.rule, f.severity) for f in scan_text("\u300cThink\u300d")] == [("chat-control-token", "error")]

@@ -1046,11 +1046,15 @@ def _bracket_report(span: str, kind: str, name: str, slash: bool, opener: int) -
 def _describe_bracket(span: str, name: str, slash: bool, in_context: bool, after: str | None) -> tuple[str, Severity, str]:
     """(rule, severity, message) of a ``[NAME]`` token spelled ``span`` (see :func:`_scan_brackets`)."""
     token = f"[{'/' if slash else ''}{name}]"
-    if name.endswith("#") and re.fullmatch(re.escape(token[:-2]) + "[0-9]+]", span):
-        token = span  # a placeholder family written as its tokenizer writes it: [control_8]
-    if _disguised(span) or (span == token and in_context):
+    # CJK text quotes and labels a word with its own wide brackets (「Think」と言った, 【Think】): such a
+    # pair is graded as the ASCII pair would be (stop 51, a red-team find: an error where ``[Think]`` is
+    # a warning); the defang escapes both alike, and a disguise inside still counts.
+    graded = _ascii_bracketed(span)
+    if name.endswith("#") and re.fullmatch(re.escape(token[:-2]) + "[0-9]+]", graded):
+        token = graded  # a placeholder family written as its tokenizer writes it: [control_8]
+    if _disguised(graded) or (graded == token and in_context):
         return CONTROL_TOKEN.id, "error", f"chat-template control token {token}{_disguises(span, token)}"
-    why = "differs only in case or spacing" if span != token else f"not followed by {after!r} as in its template"
+    why = "differs only in case or spacing" if graded != token else f"not followed by {after!r} as in its template"
     return CONTROL_TOKEN.id, "warning", f"{span} reads as control token {token} ({why}; also ordinary code or help text)"
 
 
@@ -1078,6 +1082,17 @@ def _disguised(span: str) -> bool:
 
 
 _BRACKETS = frozenset(modeleye.LBRACKET_CHARS + modeleye.RBRACKET_CHARS)
+#: The bracket look-alikes East Asian text writes as its own punctuation (East_Asian_Width W or F:
+#: 「」『』【】〔〕 and the fullwidth forms).
+_WIDE_LBRACKETS = frozenset(c for c in modeleye.LBRACKET_CHARS if unicodedata.east_asian_width(c) in ("W", "F"))
+_WIDE_RBRACKETS = frozenset(c for c in modeleye.RBRACKET_CHARS if unicodedata.east_asian_width(c) in ("W", "F"))
+
+
+def _ascii_bracketed(span: str) -> str:
+    """``span`` with a wide bracket pair around it written as ASCII ``[`` ``]``, else ``span``."""
+    if len(span) >= 2 and span[0] in _WIDE_LBRACKETS and span[-1] in _WIDE_RBRACKETS:
+        return "[" + span[1:-1] + "]"
+    return span
 
 
 def _scan_exact(text: str, ctx: Context, out: list[_Raw]) -> None:
