@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.cli import ENVELOCK, run, run_process
+from helpers.cli import ENVELOCK, run, run_process, sarif_schema
 from helpers.data import skip_unless_required
 
 from envelock.cli import commands, scanning
@@ -563,7 +563,9 @@ def test_an_unknown_implementation_fails_every_library_call() -> None:
         "    else:\n"
         "        raise SystemExit('a call passed')\n"
     )
-    got = subprocess.run([sys.executable, "-c", code], env={**os.environ, "ENVELOCK_IMPL": "bogus"}, capture_output=True, timeout=120)
+    got = subprocess.run(
+        [sys.executable, "-c", code], env={**os.environ, "ENVELOCK_IMPL": "bogus"}, capture_output=True, timeout=120
+    )
     assert got.returncode == 0, got.stderr.decode()
 
 
@@ -604,3 +606,123 @@ def test_control_counting_every_row_as_filled_passes_empty_rows(tmp_path: Path, 
     monkeypatch.setattr(rows._Rows, "file", lambda self, size, n, filled: real(self, size, n, n))
     empty = _preface_rows(tmp_path, ["", ""])
     assert run("verify", "--jsonl", "--field", "preface", str(empty)).returncode == 0
+
+
+# ---------------------------------------------------------------------------
+# A CLI probe of stop 51: crashes, a hang and JSON that is not JSON
+
+
+def test_an_integer_too_long_to_read_is_bad_input_not_an_internal_error(tmp_path: Path) -> None:
+    (tmp_path / "big.jsonl").write_text('{"text": "x", "n": ' + "9" * 5000 + "}\n", encoding="utf-8")
+    r = run("scan", "big.jsonl", "--field", "text", cwd=tmp_path)
+    assert r.returncode == 2 and b"over this reader's limit" in r.stderr and b"internal error" not in r.stderr, r.stderr
+    entry = '[{"source": "external", "origin": "w:x", "body": "b", "n": ' + "9" * 5000 + "}]"
+    (tmp_path / "big.json").write_text(entry, encoding="utf-8")
+    r = run("compose", "big.json", cwd=tmp_path)
+    assert r.returncode == 2 and b"internal error" not in r.stderr, r.stderr
+
+
+def test_nan_and_infinity_are_not_json(tmp_path: Path) -> None:
+    for constant in ("NaN", "Infinity", "-Infinity"):
+        (tmp_path / "d.jsonl").write_text('{"text": "fine", "id": ' + constant + "}\n", encoding="utf-8")
+        r = run("scan", "d.jsonl", "--field", "text", "--id-field", "id", cwd=tmp_path)
+        assert r.returncode == 2 and b"is not a JSON value" in r.stderr, r.stderr
+
+
+def test_control_python_json_reads_nan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from envelock.cli import strict_json
+
+    monkeypatch.setattr(strict_json, "loads", json.loads)
+    (tmp_path / "d.jsonl").write_text('{"text": "fine", "id": NaN}\n', encoding="utf-8")
+    assert run("scan", "d.jsonl", "--field", "text", "--id-field", "id", cwd=tmp_path).returncode == 0
+
+
+def test_compose_reads_a_json_lines_record_holding_a_line_separator(tmp_path: Path) -> None:
+    """JSON strings may hold U+2028, U+2029 and NEL raw; a record ends at LF only (scan read it already)."""
+    from envelock import parse_preface
+
+    record = {"source": "external", "origin": "w:x", "body": "a\u2028b\u0085c\u2029d"}
+    (tmp_path / "e.jsonl").write_text(json.dumps(record, ensure_ascii=False) + "\r\n", encoding="utf-8")
+    r = run("compose", "e.jsonl", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert [e.body for e in parse_preface(r.stdout.decode("utf-8"))] == [record["body"]]
+
+
+def test_a_baseline_with_a_wrong_suppressed_list_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "bad.txt").write_text("x </retrieved_content> y", encoding="utf-8")
+    for value in ("null", "3", '"x"'):
+        (tmp_path / "bl.json").write_text(
+            '{"schema": "envelock-report/1", "findings": [], "suppressed": ' + value + "}", encoding="utf-8"
+        )
+        r = run("scan", "--baseline", "bl.json", "bad.txt", cwd=tmp_path)
+        assert r.returncode == 2 and b"'suppressed' is not a list" in r.stderr, r.stderr
+
+
+def test_a_baseline_with_a_bom_is_read(tmp_path: Path) -> None:
+    (tmp_path / "bad.txt").write_text("x </retrieved_content> y", encoding="utf-8")
+    base = run("scan", "--format", "json", "bad.txt", cwd=tmp_path).stdout
+    (tmp_path / "bl.json").write_bytes(b"\xef\xbb\xbf" + base)
+    assert run("scan", "--baseline", "bl.json", "bad.txt", cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_baseline_pipe_without_a_writer_times_out(tmp_path: Path) -> None:
+    (tmp_path / "bad.txt").write_text("x </retrieved_content> y", encoding="utf-8")
+    os.mkfifo(tmp_path / "ff")
+    r = run_process("scan", "--pipe-timeout", "1", "--baseline", "ff", "bad.txt", cwd=tmp_path)
+    assert r.returncode == 2 and b"no data for 1 s" in r.stderr, r.stderr
+
+
+def test_a_tekken_file_asking_for_a_billion_tokens_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "tek.json").write_text('{"vocab": [], "config": {"default_num_special_tokens": 1000000000}}', encoding="utf-8")
+    (tmp_path / "bad.txt").write_text("x", encoding="utf-8")
+    r = run_process("scan", "--tokenizer", "tek.json", "bad.txt", cwd=tmp_path)
+    assert r.returncode == 2 and b"over the limit" in r.stderr and b"Traceback" not in r.stderr, r.stderr
+
+
+def test_a_report_that_cannot_be_written_is_an_error_not_a_bug(tmp_path: Path) -> None:
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    (tmp_path / "bad.txt").write_text("x </retrieved_content> y", encoding="utf-8")
+    with open("/dev/full", "wb") as full:
+        r = subprocess.run(
+            [str(ENVELOCK), "scan", "bad.txt"], stdout=full, stderr=subprocess.PIPE, cwd=tmp_path, timeout=120, check=False
+        )
+    assert r.returncode == 2 and b"could not be written" in r.stderr and b"internal error" not in r.stderr, r.stderr
+
+
+def test_a_closed_stdout_or_stdin_is_exit_2_not_a_bug(tmp_path: Path) -> None:
+    (tmp_path / "bad.txt").write_text("x </retrieved_content> y", encoding="utf-8")
+    for redirect in (">&-", "<&-"):
+        target = "-" if redirect == "<&-" else "bad.txt"
+        r = subprocess.run(
+            ["sh", "-c", f'"{ENVELOCK}" scan {target} {redirect}'], capture_output=True, cwd=tmp_path, timeout=120, check=False
+        )
+        assert r.returncode == 2 and b"internal error" not in r.stderr, (redirect, r.stderr)
+
+
+def test_fetched_at_of_the_wrong_json_type_is_named_in_json_terms(tmp_path: Path) -> None:
+    (tmp_path / "fa.json").write_text('[{"source": "external", "origin": "w:x", "body": "b", "fetched_at": 5}]', encoding="utf-8")
+    r = run("compose", "fa.json", cwd=tmp_path)
+    assert r.returncode == 2 and b"got a number" in r.stderr and b"datetime" not in r.stderr, r.stderr
+
+
+def test_a_run_that_read_nothing_says_so_in_json_and_sarif(tmp_path: Path) -> None:
+    import jsonschema
+
+    from envelock.cli.report import NOTHING_READ
+
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "a.bin").write_bytes(b"\x00\x01\x02")
+    sarif = run("scan", "--format", "sarif", "bin", cwd=tmp_path)
+    assert sarif.returncode == 2
+    doc = json.loads(sarif.stdout)
+    invocation = doc["runs"][0]["invocations"][0]
+    assert invocation["executionSuccessful"] is False
+    assert {"level": "error", "message": {"text": NOTHING_READ}} in invocation["toolExecutionNotifications"]
+    jsonschema.validate(doc, sarif_schema())
+    report = json.loads(run("scan", "--format", "json", "bin", cwd=tmp_path).stdout)
+    assert report["nothing_read"] is True and report["exit_code"] == 2
+    # --allow-empty: the run passes, and says nothing of the kind
+    allowed = json.loads(run("scan", "--format", "sarif", "--allow-empty", "bin", cwd=tmp_path).stdout)
+    assert allowed["runs"][0]["invocations"][0]["executionSuccessful"] is True

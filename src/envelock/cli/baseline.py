@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ..types import Finding
+from .read import PIPE_TIMEOUT, read_input, reason
 from .report import JSON_SCHEMA_ID, Suppressed
 from .walk import real
 
@@ -41,20 +42,25 @@ class Baseline:
         self.total = sum(self._left.values())
 
     @classmethod
-    def load(cls, path: str) -> Baseline:
-        """Read a baseline; raises ``ValueError`` (with the reason) when it is not an envelock JSON report."""
+    def load(cls, path: str, pipe_timeout: float = PIPE_TIMEOUT) -> Baseline:
+        """Read a baseline; raises ``ValueError`` (with the reason) when it is not an envelock JSON report.
+        Read as every input is (:func:`read_input`: a named pipe with no writer times out, stop 51; a
+        UTF-8 BOM is allowed)."""
         try:
-            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+            doc = json.loads(read_input(path, pipe_timeout=pipe_timeout).decode("utf-8-sig"))
         except OSError as e:
-            raise ValueError(f"cannot read baseline {path}: {e.strerror or e}") from e
+            raise ValueError(f"cannot read baseline {path}: {reason(e)}") from e
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise ValueError(f"baseline {path} is not JSON: {e}") from e
         except RecursionError:
             raise ValueError(f"baseline {path} is not JSON: nested too deeply to be read") from None
         if not isinstance(doc, dict) or doc.get("schema") != JSON_SCHEMA_ID or not isinstance(doc.get("findings"), list):
             raise ValueError(f"baseline {path} is not an envelock JSON report (envelock scan --format json)")
+        suppressed = doc.get("suppressed", [])
+        if not isinstance(suppressed, list):
+            raise ValueError(f"baseline {path}: 'suppressed' is not a list")
         entries: list[tuple[str, str, str]] = []
-        for item in [*doc["findings"], *doc.get("suppressed", [])]:
+        for item in [*doc["findings"], *suppressed]:
             if not isinstance(item, dict) or not all(isinstance(item.get(k), str) for k in ("path", "rule", "fingerprint")):
                 raise ValueError(f"baseline {path}: a finding without path, rule and fingerprint: {item!r}"[:300])
             entries.append((baseline_path(item["path"]), item["rule"], item["fingerprint"]))

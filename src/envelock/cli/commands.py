@@ -177,7 +177,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
     baseline = None
     if args.baseline:
         try:
-            baseline = Baseline.load(args.baseline)
+            baseline = Baseline.load(args.baseline, args.pipe_timeout)
         except ValueError as e:
             raise UsageError(str(e)) from e
     if rows.wanted(args):

@@ -30,7 +30,7 @@ def parse_entries(text: str) -> list[Any]:
     if stripped.startswith("["):
         try:
             data = strict_json.loads(stripped)
-        except strict_json.DuplicateKeyError as e:
+        except strict_json.StrictJSONError as e:
             raise UsageError(f"invalid JSON: {e}") from None
         except json.JSONDecodeError as e:
             raise UsageError(f"invalid JSON: {e}") from e
@@ -40,12 +40,15 @@ def parse_entries(text: str) -> list[Any]:
             raise UsageError("expected a JSON array of entries")
         return data
     values: list[Any] = []
-    for n, line in enumerate(text.splitlines(), 1):
+    # Records end at LF (CRLF too: the CR is blank to JSON) only: ``str.splitlines`` also breaks at
+    # U+2028, U+2029, NEL and others, which JSON strings may hold raw (a CLI-probe find of stop 51: a
+    # record that ``scan --jsonl`` reads was refused by compose).
+    for n, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
         try:
             values.append(strict_json.loads(line))
-        except strict_json.DuplicateKeyError as e:
+        except strict_json.StrictJSONError as e:
             raise UsageError(f"line {n}: invalid JSON Lines record: {e}") from None
         except json.JSONDecodeError as e:
             raise UsageError(f"line {n}: invalid JSON Lines record: {e}") from e
@@ -95,6 +98,12 @@ def entries_from_json(
                 raise bad(f"expected a string, got {json_type(v[k])}", k)
         if not isinstance(body, str):
             raise bad(f"expected a string or an array of entries, got {json_type(body)}", "body")
+        # (JSON's names for JSON input: the library's own message speaks of datetime and None.)
+        stamp = v.get("fetched_at")
+        if stamp is not None and not isinstance(stamp, str):
+            raise bad(f"expected a string (or null to omit it), got {json_type(stamp)}", "fetched_at")
+        if stamp == "":
+            raise bad("empty string (leave the field out, or null, to omit fetched_at)", "fetched_at")
         out.append(PrefaceEntry(v["source"], v["origin"], body, v.get("fetched_at")))
     return out
 

@@ -6,6 +6,7 @@ do its job (usage, an input that could not be read, nothing read, a bad entry).
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import traceback
@@ -37,11 +38,19 @@ def _escape_lone_surrogates() -> None:
             reconfigure(errors="backslashreplace")
 
 
+#: What writing the report may fail with that is not a bug: no space, a quota, a file too large, an I/O error.
+_WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         backend.check()  # ENVELOCK_IMPL naming an implementation this interpreter lacks: exit 2, one line
     except ImportError as e:
         print(f"envelock: error: {e}", file=sys.stderr)
+        return EXIT_USAGE
+    if sys.stdout is None or sys.stderr is None:
+        # A closed stdout (``envelock scan x >&-``): no report can be written (stop 51, a CLI-probe find:
+        # an internal error). The status alone says so.
         return EXIT_USAGE
     args = build_parser().parse_args(argv)
     _escape_lone_surrogates()
@@ -57,6 +66,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except Exception as e:  # a bug: it must not read as "findings" (1), nor pass (0)
+        if isinstance(e, OSError) and e.errno in _WRITE_FAILURES:
+            # The report could not be written (a full disk: ``> /dev/full``): not a pass, and no bug.
+            _silence_stdout()
+            print(f"envelock {args.command}: error: the report could not be written: {e.strerror or e}", file=sys.stderr)
+            return EXIT_USAGE
         print(f"envelock {args.command}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
         if os.environ.get("ENVELOCK_TRACEBACK") == "1":
             traceback.print_exc()

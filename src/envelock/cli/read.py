@@ -10,6 +10,7 @@ the caller chose what feeds it.
 
 from __future__ import annotations
 
+import errno
 import os
 import selectors
 import stat
@@ -27,6 +28,8 @@ class PipeTimeout(TimeoutError):
 def read_input(path: str, *, pipe_timeout: float = PIPE_TIMEOUT) -> bytes:
     """The bytes of ``path`` (``-``: stdin). Raises :class:`OSError` (and :class:`PipeTimeout`)."""
     if path == "-":
+        if sys.stdin is None:  # a closed stdin (``envelock scan - <&-``)
+            raise OSError(errno.EBADF, "standard input is closed")
         return sys.stdin.buffer.read()
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:

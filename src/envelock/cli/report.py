@@ -20,6 +20,7 @@ from .._version import __version__
 from ..eye.reader import visible
 from ..scan.rules import RULE_TAGS, RULES, SECURITY_SEVERITY, SEVERITIES, VERIFY_SECURITY_SEVERITY
 from ..types import Finding, Problem
+from .exits import EXIT_USAGE
 from .walk import real
 
 INFORMATION_URI = "https://github.com/envelock/envelock"
@@ -183,9 +184,20 @@ def json_report(command: str, results: Sequence[FileResult], exit_code: int) -> 
         ],
         "decoded": [{"path": r.path, "how": r.decoding} for r in results if r.decoding],
         **({"errors": errors} if errors else {}),
+        **({"nothing_read": True} if _nothing_read(results, exit_code) else {}),
         "summary": summary,
         "exit_code": exit_code,
     }
+
+
+def _nothing_read(results: Sequence[FileResult], exit_code: int) -> bool:
+    """Did the run exit 2 for having read nothing (every input could be read, none held anything)?
+    The only exit 2 that reaches a report without an input in error (usage errors stop before one)."""
+    return exit_code == EXIT_USAGE and not any(r.error for r in results)
+
+
+#: What a report says of a run that read nothing (``conclude``'s stderr line, in the report itself).
+NOTHING_READ = "nothing was read: the gate checked nothing (--allow-empty accepts this)"
 
 
 # ---------------------------------------------------------------------------
@@ -264,7 +276,9 @@ def _sarif_result(
     return out
 
 
-def sarif_report(command: str, results: Sequence[FileResult], srcroot: Path | None = None) -> dict[str, Any]:
+def sarif_report(
+    command: str, results: Sequence[FileResult], srcroot: Path | None = None, exit_code: int | None = None
+) -> dict[str, Any]:
     """A SARIF 2.1.0 log GitHub code scanning accepts (columns in Unicode code points, every
     URI relative to ``%SRCROOT%``, rules with ``security-severity`` and ``tags``)."""
     root = srcroot or real(Path.cwd())
@@ -300,6 +314,11 @@ def sarif_report(command: str, results: Sequence[FileResult], srcroot: Path | No
         if r.decoding:
             notifications.append({"level": "note", "message": {"text": f"decoded: {r.decoding}"}, "locations": where})
         notifications.extend({"level": "note", "message": {"text": n}, "locations": where} for n in r.notices)
+    # A run that read nothing did not succeed, though no input was in error (stop 51, a CLI-probe find:
+    # the SARIF of `scan` over a directory of binary files said executionSuccessful).
+    empty = exit_code is not None and _nothing_read(results, exit_code)
+    if empty:
+        notifications.append({"level": "error", "message": {"text": NOTHING_READ}})
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -315,7 +334,10 @@ def sarif_report(command: str, results: Sequence[FileResult], srcroot: Path | No
                     }
                 },
                 "invocations": [
-                    {"executionSuccessful": not any(r.error for r in results), "toolExecutionNotifications": notifications}
+                    {
+                        "executionSuccessful": not empty and not any(r.error for r in results),
+                        "toolExecutionNotifications": notifications,
+                    }
                 ],
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri().rstrip("/") + "/"}},
                 "columnKind": "unicodeCodePoints",
@@ -362,7 +384,7 @@ def emit(
     if fmt == "json":
         out.write(json.dumps(json_report(command, results, exit_code), ensure_ascii=False, indent=2) + "\n")
     elif fmt == "sarif":
-        out.write(json.dumps(sarif_report(command, results, srcroot), ensure_ascii=False, indent=2) + "\n")
+        out.write(json.dumps(sarif_report(command, results, srcroot, exit_code), ensure_ascii=False, indent=2) + "\n")
     else:
         for r in results:
             if r.error:

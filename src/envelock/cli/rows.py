@@ -107,7 +107,7 @@ def _jsonl_rows(data: bytes, field: str, id_field: str | None) -> Iterator[tuple
             raise BatchInputError(f"{where}record of {len(line)} bytes is over the limit of {MAX_TEXT_BYTES} bytes", row, field)
         try:
             record = strict_json.loads(line.decode("utf-8"))
-        except strict_json.DuplicateKeyError as e:
+        except strict_json.StrictJSONError as e:
             raise BatchInputError(f"{where}invalid JSON ({e})", row, field) from None
         except UnicodeDecodeError as e:
             raise BatchInputError(f"{where}not valid UTF-8 ({e.reason} at byte {e.start})", row, field) from None

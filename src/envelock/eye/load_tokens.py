@@ -193,6 +193,10 @@ def _hf_added_tokens(data: dict[str, object], where: str) -> list[str]:
     return out
 
 
+#: The most ``<SPECIAL_{id}>`` tokens a tekken.json without a list may ask for.
+MAX_TEKKEN_SPECIAL = 100_000
+
+
 def _tekken_special_tokens(data: dict[str, object], where: str) -> list[str]:
     config = data.get("config")
     if not isinstance(config, dict):
@@ -206,6 +210,12 @@ def _tekken_special_tokens(data: dict[str, object], where: str) -> list[str]:
         count = config.get("default_num_special_tokens")
         if not isinstance(count, int) or isinstance(count, bool) or count < len(TEKKEN_DEPRECATED_SPECIAL_TOKENS):
             raise TokenizerFileError("no 'special_tokens' and no valid config.default_num_special_tokens", path=where)
+        if count > MAX_TEKKEN_SPECIAL:
+            # Each is a token to match: a file asking for a billion filled the memory (a CLI-probe find
+            # of stop 51; the tekken files of mistral-common ask for 1,000).
+            raise TokenizerFileError(
+                f"config.default_num_special_tokens of {count} is over the limit of {MAX_TEKKEN_SPECIAL}", path=where
+            )
         fill = [TEKKEN_SPECIAL_TOKEN_TEMPLATE.format(id=i) for i in range(len(TEKKEN_DEPRECATED_SPECIAL_TOKENS), count)]
         return [*TEKKEN_DEPRECATED_SPECIAL_TOKENS, *fill]
     if not isinstance(special, list):
