@@ -726,3 +726,35 @@ def test_a_run_that_read_nothing_says_so_in_json_and_sarif(tmp_path: Path) -> No
     # --allow-empty: the run passes, and says nothing of the kind
     allowed = json.loads(run("scan", "--format", "sarif", "--allow-empty", "bin", cwd=tmp_path).stdout)
     assert allowed["runs"][0]["invocations"][0]["executionSuccessful"] is True
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
+def test_a_tokenizer_pipe_is_read_and_one_without_a_writer_times_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from envelock.cli import args as cli_args
+    from envelock.cli.read import read_input
+
+    (tmp_path / "mine.txt").write_text("a <|mine|> b", encoding="utf-8")
+    os.mkfifo(tmp_path / "tf")
+    body = b'{"added_tokens": [{"content": "<|mine|>", "special": true}]}'
+    writer = threading.Thread(target=lambda: (tmp_path / "tf").write_bytes(body))
+    writer.start()
+    try:
+        r = run("scan", "--format", "json", "--tokenizer", "tf", "mine.txt", cwd=tmp_path)
+    finally:
+        writer.join(timeout=30)
+    assert r.returncode == 1 and "<|mine|>" in r.stdout.decode("utf-8"), r.stderr
+    # No writer: the default timeout (shortened here), then exit 2 naming the pipe.
+    monkeypatch.setattr(cli_args, "read_input", lambda path: read_input(path, pipe_timeout=0.5))
+    os.mkfifo(tmp_path / "nobody")
+    r = run("scan", "--tokenizer", "nobody", "mine.txt", cwd=tmp_path)
+    assert r.returncode == 2 and b"no data for 0.5 s" in r.stderr, r.stderr
+
+
+def test_out_of_memory_is_an_error_not_a_bug(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def exhausted(*a: Any, **k: Any) -> Any:
+        raise MemoryError
+
+    monkeypatch.setattr(commands, "_read_text", exhausted)
+    (tmp_path / "e.json").write_text("[]", encoding="utf-8")
+    r = run("compose", "e.json", cwd=tmp_path)
+    assert r.returncode == 2 and b"out of memory" in r.stderr and b"internal error" not in r.stderr, r.stderr

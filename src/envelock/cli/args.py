@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
+import stat
 import sys
 from typing import Any
 
@@ -13,10 +15,10 @@ from ..envelope.spotlight import SPOTLIGHT_MODES, check_marker, check_nonce
 from ..errors import InvalidOption
 from ..eye.backend import implementation
 from ..eye.escape import LEVELS
-from ..eye.load_tokens import TokenizerFileError, Tokens, load_tokens
+from ..eye.load_tokens import TokenizerFileError, Tokens, load_tokens, tokens_of_file_bytes
 from ..scan.rules import RULES_BY_ID, SEVERITIES
 from .exits import EXIT_USAGE
-from .read import PIPE_TIMEOUT
+from .read import PIPE_TIMEOUT, read_input, reason
 
 #: The documentation, shipped in the sdist and online.
 DOCS_URL = "https://github.com/envelock/envelock/blob/main/docs/cli.md"
@@ -87,9 +89,24 @@ def _seconds(value: str) -> float:
 
 def _tokenizer(value: str) -> Tokens:
     try:
+        if _is_pipe(value):
+            # Read as every input is, with the default timeout (``--pipe-timeout`` is not parsed yet): a
+            # named pipe with no writer blocked forever (stop 51, a CLI-probe find).
+            try:
+                raw = read_input(value)
+            except OSError as e:
+                raise argparse.ArgumentTypeError(f"tokenizer {value!r}: cannot be read: {reason(e)}") from None
+            return tokens_of_file_bytes(raw, value)
         return load_tokens(value)
     except TokenizerFileError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _is_pipe(path: str) -> bool:
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False  # load_tokens says why it cannot be read
 
 
 class _TokensUnion(argparse.Action):

@@ -66,6 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except Exception as e:  # a bug: it must not read as "findings" (1), nor pass (0)
+        if isinstance(e, MemoryError):
+            # An input too large to hold (a character device read whole, under a memory limit): not a bug.
+            print(f"envelock {args.command}: error: out of memory (an input too large to hold)", file=sys.stderr)
+            return EXIT_USAGE
         if isinstance(e, OSError) and e.errno in _WRITE_FAILURES:
             # The report could not be written (a full disk: ``> /dev/full``): not a pass, and no bug.
             _silence_stdout()

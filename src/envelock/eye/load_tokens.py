@@ -234,6 +234,16 @@ def _read_file(path: Path) -> list[str]:
         raw = path.read_bytes()
     except OSError as exc:
         raise TokenizerFileError(f"cannot be read: {exc.strerror or exc}", path=where) from None
+    return _parse_file(raw, where)
+
+
+def tokens_of_file_bytes(raw: bytes, where: str) -> Tokens:
+    """:func:`load_tokens` of a tokenizer file's bytes read by the caller (the CLI reads a named pipe
+    with a timeout); ``where`` names it in errors."""
+    return Tokens.of(_check_strings(_parse_file(raw, where), where))
+
+
+def _parse_file(raw: bytes, where: str) -> list[str]:
     if not raw.strip():
         raise TokenizerFileError("is empty", path=where)
     try:
