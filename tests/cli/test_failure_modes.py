@@ -13,6 +13,8 @@ from __future__ import annotations
 import codecs
 import dataclasses
 import errno
+import importlib
+import io
 import json
 import os
 import shutil
@@ -665,7 +667,6 @@ def test_a_baseline_with_a_bom_is_read(tmp_path: Path) -> None:
     assert run("scan", "--baseline", "bl.json", "bad.txt", cwd=tmp_path).returncode == 0
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
 def test_a_baseline_pipe_without_a_writer_times_out(tmp_path: Path) -> None:
     (tmp_path / "bad.txt").write_text("x </retrieved_content> y", encoding="utf-8")
     os.mkfifo(tmp_path / "ff")
@@ -680,15 +681,37 @@ def test_a_tekken_file_asking_for_a_billion_tokens_is_refused(tmp_path: Path) ->
     assert r.returncode == 2 and b"over the limit" in r.stderr and b"Traceback" not in r.stderr, r.stderr
 
 
-def test_a_report_that_cannot_be_written_is_an_error_not_a_bug(tmp_path: Path) -> None:
-    if not os.path.exists("/dev/full"):
-        pytest.skip("no /dev/full")
+class _FullDisk(io.TextIOBase):
+    """A stdout on a full disk (what ``> /dev/full`` gives, on any platform): every write fails."""
+
+    def write(self, s: str) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def _scan_to_a_full_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    from envelock.cli.main import main
+
     (tmp_path / "bad.txt").write_text("x </retrieved_content> y", encoding="utf-8")
-    with open("/dev/full", "wb") as full:
-        r = subprocess.run(
-            [str(ENVELOCK), "scan", "bad.txt"], stdout=full, stderr=subprocess.PIPE, cwd=tmp_path, timeout=120, check=False
-        )
-    assert r.returncode == 2 and b"could not be written" in r.stderr and b"internal error" not in r.stderr, r.stderr
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdout", _FullDisk())
+    code = main(["scan", "bad.txt"])
+    return code, capsys.readouterr().err
+
+
+def test_a_report_that_cannot_be_written_is_an_error_not_a_bug(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, err = _scan_to_a_full_disk(tmp_path, monkeypatch, capsys)
+    assert code == 2 and "could not be written: No space left on device" in err and "internal error" not in err, err
+
+
+def test_control_without_the_write_failures_a_full_disk_is_an_internal_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cli_main = importlib.import_module("envelock.cli.main")  # (the package's `main` is the function)
+    monkeypatch.setattr(cli_main, "_WRITE_FAILURES", frozenset())
+    code, err = _scan_to_a_full_disk(tmp_path, monkeypatch, capsys)
+    assert code == 2 and "internal error: OSError" in err, err
 
 
 def test_a_closed_stdout_or_stdin_is_exit_2_not_a_bug(tmp_path: Path) -> None:
@@ -728,7 +751,6 @@ def test_a_run_that_read_nothing_says_so_in_json_and_sarif(tmp_path: Path) -> No
     assert allowed["runs"][0]["invocations"][0]["executionSuccessful"] is True
 
 
-@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes")
 def test_a_tokenizer_pipe_is_read_and_one_without_a_writer_times_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from envelock.cli import args as cli_args
     from envelock.cli.read import read_input
