@@ -45,7 +45,7 @@ from ..eye.tokens import (
     NAMESPACE_TOKEN_NAMES,
     OPEN_BAR_TOKENS,
 )
-from ..eye.unicode_tables import QUOTATION_ANGLES, READINGS
+from ..eye.unicode_tables import QUOTATION_ANGLES, READINGS, WIDE_BRACKETS
 from ..types import Severity
 from . import context
 from ._base import (
@@ -1082,10 +1082,9 @@ def _disguised(span: str) -> bool:
 
 
 _BRACKETS = frozenset(modeleye.LBRACKET_CHARS + modeleye.RBRACKET_CHARS)
-#: The bracket look-alikes East Asian text writes as its own punctuation (East_Asian_Width W or F:
-#: 「」『』【】〔〕 and the fullwidth forms).
-_WIDE_LBRACKETS = frozenset(c for c in modeleye.LBRACKET_CHARS if unicodedata.east_asian_width(c) in ("W", "F"))
-_WIDE_RBRACKETS = frozenset(c for c in modeleye.RBRACKET_CHARS if unicodedata.east_asian_width(c) in ("W", "F"))
+#: The generated WIDE_BRACKETS (East Asian punctuation: 「」『』【】〔〕 and the fullwidth forms), by side.
+_WIDE_LBRACKETS = frozenset(chr(c) for c in WIDE_BRACKETS) & frozenset(modeleye.LBRACKET_CHARS)
+_WIDE_RBRACKETS = frozenset(chr(c) for c in WIDE_BRACKETS) & frozenset(modeleye.RBRACKET_CHARS)
 
 
 def _ascii_bracketed(span: str) -> str:
