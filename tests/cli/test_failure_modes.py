@@ -780,3 +780,14 @@ def test_out_of_memory_is_an_error_not_a_bug(tmp_path: Path, monkeypatch: pytest
     (tmp_path / "e.json").write_text("[]", encoding="utf-8")
     r = run("compose", "e.json", cwd=tmp_path)
     assert r.returncode == 2 and b"out of memory" in r.stderr and b"internal error" not in r.stderr, r.stderr
+
+
+def test_control_a_report_not_told_of_nothing_read_says_the_run_succeeded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = commands.emit
+    monkeypatch.setattr(commands, "emit", lambda *a, **k: real(*a, **{**k, "nothing_read": False}))
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "a.bin").write_bytes(b"\x00\x01\x02")
+    doc = json.loads(run("scan", "--format", "sarif", "bin", cwd=tmp_path).stdout)
+    assert doc["runs"][0]["invocations"][0]["executionSuccessful"] is True

@@ -142,7 +142,7 @@ def conclude(
     errors = sum(1 for r in results if r.error)
     empty = not read and not args.allow_empty
     code = EXIT_USAGE if errors or empty else EXIT_FINDINGS if failed else EXIT_CLEAN
-    emit(args.format, command, results, code, quiet=args.quiet, srcroot=srcroot)
+    emit(args.format, command, results, code, quiet=args.quiet, srcroot=srcroot, nothing_read=empty and not errors)
     if errors:
         print(
             f"envelock {command}: error: {errors} input(s) could not be read: the gate did not check everything", file=sys.stderr

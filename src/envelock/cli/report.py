@@ -20,7 +20,6 @@ from .._version import __version__
 from ..eye.reader import visible
 from ..scan.rules import RULE_TAGS, RULES, SECURITY_SEVERITY, SEVERITIES, VERIFY_SECURITY_SEVERITY
 from ..types import Finding, Problem
-from .exits import EXIT_USAGE
 from .walk import real
 
 INFORMATION_URI = "https://github.com/envelock/envelock"
@@ -163,7 +162,7 @@ def _row_fields(r: FileResult) -> dict[str, Any]:
     return {} if r.row is None else {"row": r.row, "id": r.row_id}
 
 
-def json_report(command: str, results: Sequence[FileResult], exit_code: int) -> dict[str, Any]:
+def json_report(command: str, results: Sequence[FileResult], exit_code: int, nothing_read: bool = False) -> dict[str, Any]:
     c = counts(results)
     summary = {k: c[k] for k in ("files", "skipped", *SEVERITIES, "suppressed", "rows", "errors") if k in c}
     errors = [{"path": r.path, "reason": r.error} for r in results if r.error]
@@ -184,16 +183,10 @@ def json_report(command: str, results: Sequence[FileResult], exit_code: int) -> 
         ],
         "decoded": [{"path": r.path, "how": r.decoding} for r in results if r.decoding],
         **({"errors": errors} if errors else {}),
-        **({"nothing_read": True} if _nothing_read(results, exit_code) else {}),
+        **({"nothing_read": True} if nothing_read else {}),
         "summary": summary,
         "exit_code": exit_code,
     }
-
-
-def _nothing_read(results: Sequence[FileResult], exit_code: int) -> bool:
-    """Did the run exit 2 for having read nothing (every input could be read, none held anything)?
-    The only exit 2 that reaches a report without an input in error (usage errors stop before one)."""
-    return exit_code == EXIT_USAGE and not any(r.error for r in results)
 
 
 #: What a report says of a run that read nothing (``conclude``'s stderr line, in the report itself).
@@ -277,7 +270,7 @@ def _sarif_result(
 
 
 def sarif_report(
-    command: str, results: Sequence[FileResult], srcroot: Path | None = None, exit_code: int | None = None
+    command: str, results: Sequence[FileResult], srcroot: Path | None = None, nothing_read: bool = False
 ) -> dict[str, Any]:
     """A SARIF 2.1.0 log GitHub code scanning accepts (columns in Unicode code points, every
     URI relative to ``%SRCROOT%``, rules with ``security-severity`` and ``tags``)."""
@@ -316,8 +309,7 @@ def sarif_report(
         notifications.extend({"level": "note", "message": {"text": n}, "locations": where} for n in r.notices)
     # A run that read nothing did not succeed, though no input was in error (stop 51, a CLI-probe find:
     # the SARIF of `scan` over a directory of binary files said executionSuccessful).
-    empty = exit_code is not None and _nothing_read(results, exit_code)
-    if empty:
+    if nothing_read:
         notifications.append({"level": "error", "message": {"text": NOTHING_READ}})
     return {
         "$schema": SARIF_SCHEMA,
@@ -335,7 +327,7 @@ def sarif_report(
                 },
                 "invocations": [
                     {
-                        "executionSuccessful": not empty and not any(r.error for r in results),
+                        "executionSuccessful": not nothing_read and not any(r.error for r in results),
                         "toolExecutionNotifications": notifications,
                     }
                 ],
@@ -375,16 +367,18 @@ def emit(
     srcroot: Path | None = None,
     out: TextIO | None = None,
     err: TextIO | None = None,
+    nothing_read: bool = False,
 ) -> None:
-    """Write the report of ``results`` to ``out`` (stdout); in the text format, skipped files,
+    """Write the report of ``results`` to ``out`` (stdout); ``nothing_read``: the run exits 2 for having
+    read nothing (the JSON and SARIF reports say so). In the text format, skipped files,
     decoding notes and the summary go to ``err`` (stderr) unless ``quiet``; inputs that could not
     be read go there even with ``quiet`` (they are why the command exits 2)."""
     out = out or sys.stdout
     err = err or sys.stderr
     if fmt == "json":
-        out.write(json.dumps(json_report(command, results, exit_code), ensure_ascii=False, indent=2) + "\n")
+        out.write(json.dumps(json_report(command, results, exit_code, nothing_read), ensure_ascii=False, indent=2) + "\n")
     elif fmt == "sarif":
-        out.write(json.dumps(sarif_report(command, results, srcroot, exit_code), ensure_ascii=False, indent=2) + "\n")
+        out.write(json.dumps(sarif_report(command, results, srcroot, nothing_read), ensure_ascii=False, indent=2) + "\n")
     else:
         for r in results:
             if r.error:
