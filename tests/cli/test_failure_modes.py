@@ -722,6 +722,7 @@ def test_a_closed_stdout_or_stdin_is_exit_2_not_a_bug(tmp_path: Path) -> None:
             ["sh", "-c", f'"{ENVELOCK}" scan {target} {redirect}'], capture_output=True, cwd=tmp_path, timeout=120, check=False
         )
         assert r.returncode == 2 and b"internal error" not in r.stderr, (redirect, r.stderr)
+        assert (b"standard output is closed" if redirect == ">&-" else b"standard input is closed") in r.stderr, r.stderr
 
 
 def test_fetched_at_of_the_wrong_json_type_is_named_in_json_terms(tmp_path: Path) -> None:

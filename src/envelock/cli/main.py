@@ -50,7 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     if sys.stdout is None or sys.stderr is None:
         # A closed stdout (``envelock scan x >&-``): no report can be written (stop 51, a CLI-probe find:
-        # an internal error). The status alone says so.
+        # an internal error). Said on stderr where it is open; the status says so in any case.
+        if sys.stderr is not None:
+            print("envelock: error: standard output is closed: no report can be written", file=sys.stderr)
         return EXIT_USAGE
     args = build_parser().parse_args(argv)
     _escape_lone_surrogates()

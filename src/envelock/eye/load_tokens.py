@@ -228,13 +228,11 @@ def _tekken_special_tokens(data: dict[str, object], where: str) -> list[str]:
     return out
 
 
-def _read_file(path: Path) -> list[str]:
-    where = str(path)
+def _read_file(path: Path) -> bytes:
     try:
-        raw = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
-        raise TokenizerFileError(f"cannot be read: {exc.strerror or exc}", path=where) from None
-    return _parse_file(raw, where)
+        raise TokenizerFileError(f"cannot be read: {exc.strerror or exc}", path=str(path)) from None
 
 
 def tokens_of_file_bytes(raw: bytes, where: str) -> Tokens:
@@ -285,7 +283,7 @@ def load_tokens(source: str | Path | Iterable[str] | object) -> Tokens:
     """
     if isinstance(source, (str, Path)):
         path = Path(source)
-        return Tokens.of(_check_strings(_read_file(path), str(path)))
+        return tokens_of_file_bytes(_read_file(path), str(path))
     if hasattr(source, "special_tokens_set") or hasattr(source, "_special_tokens"):
         return Tokens.of(_from_encoding(source))
     if isinstance(source, (bytes, bytearray)):
