@@ -786,7 +786,8 @@ def test_out_of_memory_is_an_error_not_a_bug(tmp_path: Path, monkeypatch: pytest
 def test_control_a_report_not_told_of_nothing_read_says_the_run_succeeded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = commands.emit
+    from envelock.cli.report import emit as real
+
     monkeypatch.setattr(commands, "emit", lambda *a, **k: real(*a, **{**k, "nothing_read": False}))
     (tmp_path / "bin").mkdir()
     (tmp_path / "bin" / "a.bin").write_bytes(b"\x00\x01\x02")
